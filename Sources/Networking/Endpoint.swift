@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request, described as a value, and the type its response body decodes to.
+///
+/// ```swift
+/// let photos = Endpoint<[Photo]>(baseURL: api, path: "photos", query: [("page", "2")])
+/// let page = try await provider.request(photos)
+/// ```
+/// The request is built with `URLComponents` by ``urlRequest(encoder:)``: query values are
+/// percent-encoded (including `+`, `&`, `=` and non-ASCII text), paths are joined with exactly one
+/// slash, and a URL that cannot be built is a thrown ``NetworkError/invalidURL(_:)``.
+public struct Endpoint<Response>: Sendable {
+    public var baseURL: URL
+    /// Appended to `baseURL`'s path; leading and trailing slashes do not matter.
+    public var path: String
+    public var method: HTTPMethod
+    /// Appended, in order, after any query `baseURL` already carries.
+    public var query: [(name: String, value: String)]
+    public var headers: [String: String]
+    /// Encoded as JSON into the request body, with `Content-Type: application/json`.
+    public var body: (any Encodable & Sendable)?
+    /// A canned response body, for previews and stubs.
+    public var sampleData: Data?
+    /// How long the request may wait for data before it fails with a timeout.
+    public var timeout: TimeInterval?
+
+    public init(
+        baseURL: URL,
+        path: String = "",
+        method: HTTPMethod = .get,
+        query: [(name: String, value: String)] = [],
+        headers: [String: String] = [:],
+        body: (any Encodable & Sendable)? = nil,
+        sampleData: Data? = nil,
+        timeout: TimeInterval? = nil
+    ) {
+        self.baseURL = baseURL
+        self.path = path
+        self.method = method
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.sampleData = sampleData
+        self.timeout = timeout
+    }
+
+    /// The full URL: base, joined path and encoded query.
+    public func url() throws(NetworkError) -> URL {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
+              let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = components.host, !host.isEmpty
+        else {
+            throw .invalidURL("\(Redaction.string(for: baseURL)) is not an absolute http(s) URL")
+        }
+        let extraPath = path.split(separator: "/", omittingEmptySubsequences: true)
+        if !extraPath.isEmpty {
+            var segments = components.percentEncodedPath.split(separator: "/").map(String.init)
+            for segment in extraPath {
+                guard let encoded = String(segment).addingPercentEncoding(withAllowedCharacters: .urlPathSegmentAllowed)
+                else { throw .invalidURL("path segment \(segment) cannot be encoded") }
+                segments.append(encoded)
+            }
+            components.percentEncodedPath = "/" + segments.joined(separator: "/")
+        }
+        if !query.isEmpty {
+            var items = components.percentEncodedQueryItems ?? []
+            for (name, value) in query {
+                guard let encodedName = name.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed),
+                      let encodedValue = value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed)
+                else { throw .invalidURL("query parameter \(name) cannot be encoded") }
+                items.append(URLQueryItem(name: encodedName, value: encodedValue))
+            }
+            components.percentEncodedQueryItems = items
+        }
+        guard let url = components.url else {
+            throw .invalidURL("\(Redaction.string(for: baseURL)) with path \(path) does not form a URL")
+        }
+        return url
+    }
+
+    /// The `URLRequest` this endpoint describes.
+    public func urlRequest(encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> URLRequest {
+        let url = try url()
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        if let timeout { request.timeoutInterval = timeout }
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let body {
+            do {
+                request.httpBody = try encoder.encode(body)
+            } catch {
+                throw .invalidRequest("the body of \(method) \(Redaction.string(for: url)) cannot be encoded: \(error)")
+            }
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+}
+
+extension Endpoint {
+    /// An endpoint for an absolute URL as given, such as a `Link: rel="next"` target.
+    public init(url: URL, method: HTTPMethod = .get, headers: [String: String] = [:]) {
+        self.init(baseURL: url, method: method, headers: headers)
+    }
+}
+
+extension CharacterSet {
+    /// RFC 3986 unreserved characters: everything else in a query name or value is percent-encoded,
+    /// notably `+` (which servers read as a space), `&`, `=` and `/`.
+    static let urlQueryValueAllowed = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Unreserved characters plus the sub-delimiters a path segment may carry unencoded.
+    static let urlPathSegmentAllowed = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,;=:@")
+}

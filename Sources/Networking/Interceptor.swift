@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sees every request ``Provider`` sends and every answer it gets, in the order interceptors were
+/// given; each attempt of a retried request passes through again.
+///
+/// Every method has a default implementation that does nothing, so an interceptor implements
+/// only what it needs.
+public protocol Interceptor: Sendable {
+    /// Called before a request is sent; returns the request to send (for example with a header
+    /// added). Throwing cancels the request: the error reaches the caller unchanged.
+    func willSend(_ request: URLRequest) async throws -> URLRequest
+
+    /// Called when an HTTP answer arrives, whatever its status, before it is validated.
+    /// Throwing rejects the answer: the error reaches the caller unchanged and is not retried.
+    func didReceive(_ exchange: Exchange) async throws
+
+    /// Called when a request got no HTTP answer at all.
+    func didFail(_ request: URLRequest, error: any Error, duration: Duration) async
+}
+
+extension Interceptor {
+    public func willSend(_ request: URLRequest) async throws -> URLRequest { request }
+    public func didReceive(_ exchange: Exchange) async throws {}
+    public func didFail(_ request: URLRequest, error: any Error, duration: Duration) async {}
+}
+
+/// One request and the HTTP answer it got.
+public struct Exchange: Sendable {
+    public var request: URLRequest
+    public var statusCode: Int
+    public var headers: HTTPHeaders
+    /// The body, when it was loaded into memory; nil when it went to a file.
+    public var body: Data?
+    public var byteCount: Int64
+    public var duration: Duration
+    /// 1 for the first attempt, 2 for the first retry, ...
+    public var attempt: Int
+
+    public init(request: URLRequest, statusCode: Int, headers: HTTPHeaders, body: Data?, byteCount: Int64, duration: Duration, attempt: Int) {
+        self.request = request
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.byteCount = byteCount
+        self.duration = duration
+        self.attempt = attempt
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+
+/// Logs each request on swift-log: method, URL, status, byte count and duration.
+///
+/// Secrets never reach the log, at any level: the `Authorization` header (and the other
+/// ``Redaction/secretHeaderNames``) and `client_id`-like query values are replaced by
+/// ``Redaction/placeholder``.
+public struct LoggingInterceptor: Interceptor {
+    public var logger: Logger
+    /// The level of a successful exchange's line.
+    public var level: Logger.Level
+
+    public init(logger: Logger, level: Logger.Level = .debug) {
+        self.logger = logger
+        self.level = level
+    }
+
+    public func willSend(_ request: URLRequest) async throws -> URLRequest {
+        logger.trace("sending request", metadata: [
+            "method": "\(request.httpMethod ?? "GET")",
+            "url": "\(Self.url(request))",
+            "headers": "\(Redaction.headers(request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key })",
+        ])
+        return request
+    }
+
+    public func didReceive(_ exchange: Exchange) async throws {
+        let isSuccess = (200..<300).contains(exchange.statusCode)
+        logger.log(level: isSuccess ? level : .notice, "\(exchange.request.httpMethod ?? "GET") \(Self.url(exchange.request)) \(exchange.statusCode)", metadata: [
+            "status": "\(exchange.statusCode)",
+            "bytes": "\(exchange.byteCount)",
+            "duration_ms": "\(Self.milliseconds(exchange.duration))",
+            "attempt": "\(exchange.attempt)",
+        ])
+    }
+
+    public func didFail(_ request: URLRequest, error: any Error, duration: Duration) async {
+        let reason = (error as? URLError).map { "URL error \($0.code.rawValue)" } ?? String(describing: type(of: error))
+        logger.warning("\(request.httpMethod ?? "GET") \(Self.url(request)) failed: \(reason)", metadata: [
+            "duration_ms": "\(Self.milliseconds(duration))",
+        ])
+    }
+
+    private static func url(_ request: URLRequest) -> String {
+        request.url.map(Redaction.string(for:)) ?? "-"
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a request did not produce the response the caller asked for.
+///
+/// Every message names the request's URL with secrets redacted (see ``Redaction``).
+public enum NetworkError: Error, LocalizedError, Sendable {
+    /// The endpoint does not describe a valid absolute http(s) URL.
+    case invalidURL(String)
+    /// The request could not be built (for example, its body failed to encode).
+    case invalidRequest(String)
+    /// The request never got an HTTP answer: DNS, connection, TLS, timeout.
+    case transport(URLError, url: String)
+    /// The server answered with a status outside 200-299.
+    case unacceptableStatus(StatusFailure)
+    /// The body did not decode to the expected type.
+    case decoding(type: String, codingPath: String, reason: String, url: String)
+    /// A 2xx answer with no body where one was expected.
+    case emptyBody(url: String)
+
+    /// What a non-2xx answer carried. The body may be anything: JSON, plain text, HTML.
+    public struct StatusFailure: Sendable, Equatable {
+        public var statusCode: Int
+        public var headers: HTTPHeaders
+        /// The first bytes of the body (at most ``NetworkError/bodyPrefixLimit``).
+        public var bodyPrefix: Data
+        /// The redacted URL.
+        public var url: String
+
+        public init(statusCode: Int, headers: HTTPHeaders, bodyPrefix: Data, url: String) {
+            self.statusCode = statusCode
+            self.headers = headers
+            self.bodyPrefix = bodyPrefix
+            self.url = url
+        }
+
+        /// The body prefix as text, if it is UTF-8.
+        public var bodyText: String? {
+            String(data: bodyPrefix, encoding: .utf8)
+        }
+    }
+
+    /// How much of an error body is kept.
+    public static let bodyPrefixLimit = 1024
+
+    /// The HTTP status, for ``unacceptableStatus(_:)``.
+    public var statusCode: Int? {
+        if case .unacceptableStatus(let failure) = self { return failure.statusCode }
+        return nil
+    }
+
+    public var errorDescription: String? {
+        switch self {
+        case .invalidURL(let reason):
+            return "invalid URL: \(reason)"
+        case .invalidRequest(let reason):
+            return "invalid request: \(reason)"
+        case .transport(let error, let url):
+            return "\(url) could not be reached: \(Self.describe(error))"
+        case .unacceptableStatus(let failure):
+            let status = HTTPURLResponse.localizedString(forStatusCode: failure.statusCode)
+            var message = "\(failure.url) answered \(failure.statusCode) \(status)"
+            if let text = failure.bodyText?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
+                message += ": " + text.prefix(200).replacingOccurrences(of: "\n", with: " ")
+            }
+            return message
+        case .decoding(let type, let codingPath, let reason, let url):
+            let at = codingPath.isEmpty ? "" : " at \(codingPath)"
+            return "the answer of \(url) is not a valid \(type)\(at): \(reason)"
+        case .emptyBody(let url):
+            return "\(url) answered with an empty body"
+        }
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .timedOut: "the request timed out"
+        case .cannotConnectToHost: "the connection was refused"
+        case .cannotFindHost, .dnsLookupFailed: "the host name could not be resolved"
+        case .networkConnectionLost: "the connection was lost"
+        case .notConnectedToInternet: "the machine is not connected to a network"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            "the TLS connection failed"
+        default: "URL error \(error.code.rawValue)"
+        }
+    }
+}
+
+extension DecodingError {
+    /// The coding path as `[3].user.name`, for error messages.
+    var codingPathDescription: String {
+        let path: [any CodingKey] = switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context),
+             .keyNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath + (keyNotFoundKey.map { [$0] } ?? [])
+        @unknown default:
+            []
+        }
+        return path.map { key in
+            key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
+        }.joined().trimmingPrefix(".").description
+    }
+
+    private var keyNotFoundKey: (any CodingKey)? {
+        if case .keyNotFound(let key, _) = self { return key }
+        return nil
+    }
+
+    var reason: String {
+        switch self {
+        case .typeMismatch(let type, let context): "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context): "missing \(type): \(context.debugDescription)"
+        case .keyNotFound(let key, _): "missing key \(key.stringValue)"
+        case .dataCorrupted(let context): context.debugDescription
+        @unknown default: "\(self)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Networking
+import Synchronization
+
+/// A ``URLSessionable`` that answers from a handler and records every request it was given.
+public final class MockURLSession: URLSessionable {
+    public typealias Handler = @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    private let handler: Handler
+    private let recorded = Mutex<[URLRequest]>([])
+
+    public init(handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    /// Answers the given responses in order, one per request; the last one repeats.
+    public convenience init(responses: [MockResponse]) {
+        let queue = Mutex(responses)
+        self.init { request in
+            let next = queue.withLock { $0.count > 1 ? $0.removeFirst() : $0.first }
+            guard let next else { throw URLError(.resourceUnavailable) }
+            return try next.answer(request)
+        }
+    }
+
+    /// Every request received, in order.
+    public var requests: [URLRequest] { recorded.withLock { $0 } }
+
+    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+        recorded.withLock { $0.append(request) }
+        let (data, response) = try await handler(request)
+        return (data, response)
+    }
+
+    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
+        let (data, response) = try await self.data(for: request)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mock-download-\(UUID().uuidString)")
+        try data.write(to: file)
+        return (file, response)
+    }
+}
+
+/// One canned answer of ``MockURLSession``: an HTTP response or a transport error.
+public enum MockResponse: Sendable {
+    case http(status: Int, headers: [String: String] = [:], body: Data = Data())
+    case failure(URLError.Code)
+
+    /// A JSON answer.
+    public static func json(_ body: String, status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
+        .http(status: status, headers: headers.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8))
+    }
+
+    public func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        switch self {
+        case .http(let status, let headers, let body):
+            return (body, HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+        case .failure(let code):
+            throw URLError(code)
+        }
+    }
+}
