@@ -1,0 +1,93 @@
+import Foundation
+import Networking
+
+/// One page of the feed and what its headers said.
+public struct PhotoPage: Sendable {
+    public var photos: [Photo]
+    /// The `Link: rel="next"` target; nil on the last page.
+    public var next: URL?
+    /// `X-Total`: photos in the whole feed (may differ from the pages' counts by one).
+    public var total: Int?
+    public var perPage: Int?
+    public var rateLimit: RateLimit?
+
+    public init(photos: [Photo], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
+        self.photos = photos
+        self.next = next
+        self.total = total
+        self.perPage = perPage
+        self.rateLimit = rateLimit
+    }
+}
+
+/// An image fetched to a temporary file, which the caller must move or delete.
+public struct FetchedImage: Sendable {
+    public var file: URL
+    public var byteCount: Int64
+    /// `Content-Length` as the server declared it, to compare with ``byteCount``.
+    public var declaredLength: Int64?
+    public var contentType: String?
+}
+
+/// Reads Unsplash's photo feed and images through a ``Provider``.
+///
+/// Errors are ``UnsplashError``s (or `CancellationError`): a rejected key, an exhausted rate
+/// limit and other API answers are told apart so the sync can act on each.
+public struct PhotoRepository: Sendable {
+    public var provider: Provider
+    public var api: UnsplashAPI
+    public var now: @Sendable () -> Date
+
+    public init(provider: Provider, api: UnsplashAPI, now: @escaping @Sendable () -> Date = Date.init) {
+        self.provider = provider
+        self.api = api
+        self.now = now
+    }
+
+    /// The first page of the feed, newest photos first.
+    public func firstPage(perPage: Int) async throws -> PhotoPage {
+        try await page(api.photos(page: 1, perPage: perPage))
+    }
+
+    /// The page at `url`, a `rel="next"` target of an earlier page.
+    public func page(at url: URL) async throws -> PhotoPage {
+        try await page(try api.photos(at: url))
+    }
+
+    /// Downloads an image to a temporary file without holding it in memory.
+    /// Image URLs are the CDN's, not the API's: no key is sent.
+    public func image(at url: URL) async throws -> FetchedImage {
+        let response = try await mapped { try await provider.download(url) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? NSNumber)?.int64Value ?? 0
+        return FetchedImage(
+            file: response.value, byteCount: size,
+            declaredLength: response.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
+            contentType: response.headers["Content-Type"])
+    }
+
+    /// Sends the download-tracking request for a photo's `download_location`.
+    /// - Returns: the rate-limit budget the answer reported.
+    @discardableResult
+    public func trackDownload(_ location: URL) async throws -> RateLimit? {
+        let endpoint = try api.trackDownload(location)
+        return try await RateLimit(headers: mapped { try await provider.response(endpoint) }.headers)
+    }
+
+    private func page(_ endpoint: Endpoint<[Photo]>) async throws -> PhotoPage {
+        let response = try await mapped { try await provider.response(endpoint) }
+        return PhotoPage(
+            photos: response.value,
+            next: response.headers["Link"].flatMap { LinkHeader($0).next },
+            total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            rateLimit: RateLimit(headers: response.headers))
+    }
+
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as NetworkError {
+            throw UnsplashError(error, now: now())
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Networking
+
+/// What went wrong talking to Unsplash, in terms a caller can act on.
+public enum UnsplashError: Error, LocalizedError, Sendable {
+    /// 401: the key is not a valid Access Key.
+    case accessKeyRejected(detail: String)
+    /// 403 `Rate Limit Exceeded` (plain text) or 429: wait, then go on.
+    case rateLimited(RateLimit?, retryAfter: Duration?)
+    /// Any other answer outside 2xx, with the API's `errors` messages when it sent JSON.
+    case api(statusCode: Int, messages: [String], url: String)
+    /// No answer, or one that did not decode.
+    case network(NetworkError)
+    /// A URL from the API outside the API's origin: the key is not sent there.
+    case foreignURL(String, expected: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .accessKeyRejected(let detail):
+            "Unsplash rejected the access key (401\(detail.isEmpty ? "" : ": \(detail)")). "
+                + "Use your application's Access Key, not its Secret key or Application ID."
+        case .rateLimited(let limit, _):
+            "Unsplash's rate limit is exhausted" + (limit.map { " (\($0.remaining) of \($0.limit) left)" } ?? "")
+        case .api(let status, let messages, let url):
+            "\(url) answered \(status)" + (messages.isEmpty ? "" : ": " + messages.joined(separator: "; "))
+        case .network(let error):
+            error.errorDescription
+        case .foreignURL(let url, let expected):
+            "refusing to send the access key to \(url), which is not on \(expected)"
+        }
+    }
+
+    /// Unsplash's reading of a ``NetworkError``.
+    init(_ error: NetworkError, now: Date = Date()) {
+        guard case .unacceptableStatus(let failure) = error else {
+            self = .network(error)
+            return
+        }
+        let messages = (try? JSONDecoder().decode(ErrorBody.self, from: failure.bodyPrefix))?.errors ?? []
+        let text = failure.bodyText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        switch failure.statusCode {
+        case 401:
+            self = .accessKeyRejected(detail: messages.first ?? "")
+        case 403 where !text.localizedCaseInsensitiveContains("rate limit exceeded"):
+            self = .api(statusCode: 403, messages: messages, url: failure.url)
+        case 403, 429:
+            self = .rateLimited(
+                RateLimit(headers: failure.headers),
+                retryAfter: failure.headers["Retry-After"].flatMap { RetryPolicy.retryAfter($0, now: now) })
+        default:
+            self = .api(statusCode: failure.statusCode, messages: messages, url: failure.url)
+        }
+    }
+
+    private struct ErrorBody: Decodable {
+        var errors: [String]
+    }
+}
