@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+
+/// The image download queue. A job is one photo in one variant, and moves
+/// pending -> stored, or pending -> failed when the caller gives up on it. A pending job is due
+/// when its next attempt time has come; a job never attempted has none and is due at once.
+extension PhotoStore {
+    /// Creates a pending job for `variant` for every photo that has none, taking the URL from
+    /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
+    /// one for photos stored before. Photos whose JSON lacks that URL are skipped.
+    ///
+    /// - Returns: how many jobs were created.
+    @discardableResult
+    public func enqueueMissingImages(variant: String) throws -> Int {
+        try write("queueing missing \(variant) images") { db in
+            // json_each looks the variant up as a key, so no JSON path is built from input.
+            try db.execute(
+                sql: """
+                    INSERT INTO image (photo_id, variant, source_url)
+                    SELECT photo.id, :variant, url.value
+                    FROM photo, json_each(photo.json, '$.urls') AS url
+                    WHERE url.key = :variant AND url.type = 'text'
+                      AND NOT EXISTS (
+                          SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.variant = :variant)
+                    ORDER BY photo.sequence
+                    """,
+                arguments: ["variant": variant])
+            return db.changesCount
+        }
+    }
+
+    /// Pending jobs for `variant` whose next attempt time is at or before `now`, in the order
+    /// their photos were first stored (lowest sequence first), at most `limit`.
+    public func dueImageJobs(variant: String, now: Date, limit: Int) throws -> [ImageJob] {
+        try read("listing due \(variant) images") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT image.photo_id, image.variant, image.source_url, image.attempts
+                    FROM image JOIN photo ON photo.id = image.photo_id
+                    WHERE image.status = 'pending' AND image.variant = ?
+                      AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
+                    ORDER BY photo.sequence
+                    LIMIT ?
+                    """,
+                arguments: [variant, now, limit]
+            ).map { row in
+                ImageJob(
+                    photoID: try row.decode(forColumn: "photo_id"),
+                    variant: try row.decode(forColumn: "variant"),
+                    sourceURL: try row.decode(forColumn: "source_url"),
+                    attempts: try row.decode(forColumn: "attempts"))
+            }
+        }
+    }
+
+    /// The earliest next attempt time among pending jobs for `variant`, to know how long to
+    /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
+    /// nothing is pending.
+    public func nextImageRetry(variant: String) throws -> Date? {
+        try read("finding the next \(variant) image retry") { db in
+            let neverAttempted = try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM image
+                    WHERE status = 'pending' AND variant = ? AND next_attempt_at IS NULL)
+                    """,
+                arguments: [variant]) ?? false
+            if neverAttempted { return Date.distantPast }
+            return try Date.fetchOne(
+                db,
+                sql: "SELECT MIN(next_attempt_at) FROM image WHERE status = 'pending' AND variant = ?",
+                arguments: [variant])
+        }
+    }
+
+    /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
+    /// `retryAt`, the job stays pending and is not due before that time; with nil, the job
+    /// becomes `failed`: never due again, counted in statistics and listed by `failedImages`.
+    /// A job already stored is left as it is.
+    ///
+    /// - Throws: `StoreError.unknownImageJob` when there is no such job.
+    public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws {
+        try write("recording a failed download of photo \(photoID)") { db in
+            try db.execute(
+                sql: """
+                    UPDATE image SET
+                        attempts = attempts + 1,
+                        last_error = :error,
+                        status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
+                        next_attempt_at = :retryAt
+                    WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+                    """,
+                arguments: ["error": error, "retryAt": retryAt, "photoID": photoID, "variant": variant])
+            if db.changesCount == 0 {
+                try Self.requireImageJob(photoID: photoID, variant: variant, path: path, in: db)
+            }
+        }
+    }
+
+    /// Jobs that were given up on, in the order their photos were first stored, at most `limit`.
+    public func failedImages(limit: Int) throws -> [ImageFailure] {
+        try read("listing failed images") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT image.photo_id, image.variant, image.attempts, image.last_error
+                    FROM image JOIN photo ON photo.id = image.photo_id
+                    WHERE image.status = 'failed'
+                    ORDER BY photo.sequence, image.variant
+                    LIMIT ?
+                    """,
+                arguments: [limit]
+            ).map { row in
+                ImageFailure(
+                    photoID: try row.decode(forColumn: "photo_id"),
+                    variant: try row.decode(forColumn: "variant"),
+                    attempts: try row.decode(forColumn: "attempts"),
+                    lastError: try row.decode(String?.self, forColumn: "last_error") ?? "")
+            }
+        }
+    }
+
+    // MARK: - Download tracking
+
+    /// Photos that have a stored image (any variant) and a download location, and whose
+    /// download was not tracked yet, in the order they were first stored, at most `limit`.
+    public func pendingDownloadTracking(limit: Int) throws -> [DownloadTrackingJob] {
+        try read("listing downloads to track") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, download_location FROM photo
+                    WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
+                      AND EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.status = 'stored')
+                    ORDER BY sequence
+                    LIMIT ?
+                    """,
+                arguments: [limit]
+            ).map { row in
+                DownloadTrackingJob(
+                    photoID: try row.decode(forColumn: "id"),
+                    downloadLocation: try row.decode(forColumn: "download_location"))
+            }
+        }
+    }
+
+    /// Records that Unsplash was told about the photo's download. The first time is kept.
+    ///
+    /// - Throws: `StoreError.unknownPhoto` when there is no such photo.
+    public func markDownloadTracked(photoID: String, at date: Date) throws {
+        try write("marking the download of photo \(photoID) tracked") { db in
+            try db.execute(
+                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?",
+                arguments: [date, photoID])
+            if db.changesCount == 0 {
+                throw StoreError.unknownPhoto(path: path, photoID: photoID)
+            }
+        }
+    }
+
+    // MARK: - SQL
+
+    /// Throws `unknownImageJob` unless the job exists.
+    static func requireImageJob(photoID: String, variant: String, path: String, in db: Database) throws {
+        let exists = try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM image WHERE photo_id = ? AND variant = ?)",
+            arguments: [photoID, variant]) ?? false
+        if !exists {
+            throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
+        }
+    }
+}

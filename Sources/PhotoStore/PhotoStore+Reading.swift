@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// What `photosync query` and `status` read.
+extension PhotoStore {
+    /// The photo with this id, with the metadata of its stored image of `variant` (of the most
+    /// recently fetched stored variant when nil); nil when no such photo exists.
+    public func photo(id: String, variant: String? = nil) throws -> StoredPhoto? {
+        try read("reading photo \(id)") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM photo WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
+            let image = try Self.storedImageRow(photoID: id, variant: variant, in: db).map { image in
+                StoredImage(
+                    variant: try image.decode(forColumn: "variant"),
+                    contentType: try image.decode(forColumn: "content_type"),
+                    byteCount: try image.decode(forColumn: "byte_count"),
+                    sha256: try image.decode(forColumn: "sha256"),
+                    fetchedAt: try image.decode(forColumn: "fetched_at"))
+            }
+            return StoredPhoto(
+                id: try row.decode(forColumn: "id"),
+                sequence: try row.decode(forColumn: "sequence"),
+                createdAt: try row.decode(forColumn: "created_at"),
+                updatedAt: try row.decode(forColumn: "updated_at"),
+                width: try row.decode(forColumn: "width"),
+                height: try row.decode(forColumn: "height"),
+                color: try row.decode(forColumn: "color"),
+                blurHash: try row.decode(forColumn: "blur_hash"),
+                description: try row.decode(forColumn: "description"),
+                altDescription: try row.decode(forColumn: "alt_description"),
+                userUsername: try row.decode(forColumn: "user_username"),
+                userName: try row.decode(forColumn: "user_name"),
+                likes: try row.decode(forColumn: "likes"),
+                isSponsored: try row.decode(forColumn: "is_sponsored"),
+                downloadLocation: try row.decode(forColumn: "download_location"),
+                downloadTrackedAt: try row.decode(forColumn: "download_tracked_at"),
+                json: try row.decode(forColumn: "json"),
+                firstSeenAt: try row.decode(forColumn: "first_seen_at"),
+                lastSeenAt: try row.decode(forColumn: "last_seen_at"),
+                image: image)
+        }
+    }
+
+    /// Counts of photos and images by status, stored bytes and the backfill's progress, from
+    /// one snapshot. Reads `byte_count` columns, never image blobs.
+    public func statistics() throws -> StoreStatistics {
+        try read("computing statistics") { db in
+            let photos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
+            var counts: [String: Int64] = [:]
+            var bytesStored: Int64 = 0
+            for row in try Row.fetchAll(db, sql: """
+                SELECT status, COUNT(*) AS count, COALESCE(SUM(byte_count), 0) AS bytes
+                FROM image GROUP BY status
+                """)
+            {
+                let status: String = try row.decode(forColumn: "status")
+                counts[status] = try row.decode(forColumn: "count")
+                if status == "stored" { bytesStored = try row.decode(forColumn: "bytes") }
+            }
+            let state = try Self.syncState(db)
+            return StoreStatistics(
+                photos: photos,
+                imagesStored: counts["stored", default: 0],
+                imagesPending: counts["pending", default: 0],
+                imagesFailed: counts["failed", default: 0],
+                bytesStored: bytesStored,
+                backfillNext: state.backfillNext,
+                backfillComplete: state.backfillComplete,
+                lastPageAt: state.lastPageAt)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import GRDB
+
+/// The database schema, as a list of named migrations.
+///
+/// Migrations are append-only history: never edit or reorder one that has shipped, add a new one.
+/// They use plain SQL and no application type, so that an old database always migrates the way
+/// it did when the migration was written.
+///
+/// Conventions the rest of the store relies on:
+/// - Dates are TEXT in GRDB's form, "YYYY-MM-DD HH:MM:SS.SSS" in UTC: ISO-8601 as SQLite's date
+///   functions read it, and ordered the same as text and as time.
+/// - `photo.json` is TEXT so that SQLite's JSON functions can read it (SQLite 3.40 refuses BLOBs).
+/// - Image bytes live in `image_data`, apart from the job row in `image`, so that queue queries
+///   and statistics never read a blob page. `image_data` is a rowid table so that incremental
+///   blob I/O can address its rows.
+enum Schema {
+    /// `PRAGMA application_id` of a photosync database ("PSNC"): tells our files from other
+    /// SQLite databases. Migration v1 writes this value as a literal; keep both equal.
+    static let applicationID: Int32 = 0x5053_4E43
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 photos, images, sync state") { db in
+            try db.execute(sql: """
+                CREATE TABLE photo (
+                    id TEXT NOT NULL PRIMARY KEY CHECK (id <> ''),
+                    sequence INTEGER NOT NULL UNIQUE CHECK (sequence > 0),
+                    created_at TEXT,
+                    updated_at TEXT,
+                    width INTEGER CHECK (width >= 0),
+                    height INTEGER CHECK (height >= 0),
+                    color TEXT,
+                    blur_hash TEXT,
+                    description TEXT,
+                    alt_description TEXT,
+                    user_username TEXT,
+                    user_name TEXT,
+                    likes INTEGER CHECK (likes >= 0),
+                    is_sponsored INTEGER NOT NULL CHECK (is_sponsored IN (0, 1)),
+                    download_location TEXT,
+                    download_tracked_at TEXT,
+                    json TEXT NOT NULL CHECK (json_valid(json)),
+                    first_seen_at TEXT NOT NULL,
+                    last_seen_at TEXT NOT NULL
+                );
+                CREATE INDEX photo_created_at ON photo(created_at);
+                CREATE INDEX photo_user_username ON photo(user_username);
+                CREATE INDEX photo_download_untracked ON photo(sequence)
+                    WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
+
+                CREATE TABLE image (
+                    id INTEGER PRIMARY KEY,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    variant TEXT NOT NULL CHECK (variant <> ''),
+                    status TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (status IN ('pending', 'stored', 'failed')),
+                    source_url TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                    last_error TEXT,
+                    next_attempt_at TEXT,
+                    content_type TEXT,
+                    byte_count INTEGER CHECK (byte_count >= 0),
+                    sha256 TEXT CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+                    fetched_at TEXT,
+                    UNIQUE (photo_id, variant),
+                    CHECK (status <> 'stored' OR (content_type IS NOT NULL AND byte_count IS NOT NULL
+                        AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
+                );
+                CREATE INDEX image_queue ON image(status, variant, next_attempt_at);
+
+                CREATE TABLE image_data (
+                    image_id INTEGER PRIMARY KEY REFERENCES image(id) ON DELETE CASCADE,
+                    bytes BLOB NOT NULL
+                );
+
+                CREATE TABLE sync_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    backfill_next TEXT,
+                    backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
+                    catch_up_next TEXT,
+                    catch_up_baseline INTEGER,
+                    last_page_at TEXT,
+                    CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
+                );
+                INSERT INTO sync_state (id) VALUES (1);
+
+                PRAGMA application_id = 1347636803;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Everything that can go wrong in the store, each case naming the file concerned so that a user
+/// can act on the message alone. The command line maps every `StoreError` to exit code 74.
+public enum StoreError: Error, Sendable, Equatable, LocalizedError {
+    /// `openExisting` found no file at `path` (and created none).
+    case missing(path: String)
+    /// The database file could not be created or opened (permissions, missing directory, ...).
+    case cannotOpen(path: String, reason: String)
+    /// The file is not an SQLite database, or is one that photosync did not create.
+    case notAPhotosyncDatabase(path: String)
+    /// The database was migrated by a newer photosync whose schema this build does not know.
+    case newerSchema(path: String)
+    /// `openExisting` (which never writes) found a database that still needs migrating.
+    case olderSchema(path: String)
+    /// No photo with this id exists.
+    case unknownPhoto(path: String, photoID: String)
+    /// No image job exists for this photo and variant: jobs are created by `commitPage` and
+    /// `enqueueMissingImages`.
+    case unknownImageJob(path: String, photoID: String, variant: String)
+    /// SQLite's incremental blob I/O addresses bytes with 32-bit offsets.
+    case imageTooLarge(photoID: String, variant: String, byteCount: Int64)
+    /// The downloaded file did not hold the announced number of bytes; nothing was stored.
+    case imageSizeMismatch(file: String, expected: Int64, actual: Int64)
+    /// The downloaded file could not be read.
+    case cannotReadImageFile(file: String, reason: String)
+    /// The destination of `writeImage` could not be created or written.
+    case cannotWriteImageFile(file: String, reason: String)
+    /// Any other SQLite failure, with what the store was doing at the time.
+    case databaseFailure(path: String, operation: String, reason: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .missing(let path):
+            return "no database at \(path) (`photosync run` creates it)"
+        case .cannotOpen(let path, let reason):
+            return "cannot open database at \(path): \(reason)"
+        case .notAPhotosyncDatabase(let path):
+            return "\(path) is not a photosync database"
+        case .newerSchema(let path):
+            return "the database at \(path) was written by a newer photosync; upgrade photosync to use it"
+        case .olderSchema(let path):
+            return "the database at \(path) has not been set up or upgraded for this photosync; run `photosync run` once to migrate it"
+        case .unknownPhoto(let path, let photoID):
+            return "no photo \(photoID) in the database at \(path)"
+        case .unknownImageJob(let path, let photoID, let variant):
+            return "no \(variant) image job for photo \(photoID) in the database at \(path)"
+        case .imageTooLarge(let photoID, let variant, let byteCount):
+            return "the \(variant) image of photo \(photoID) is \(byteCount) bytes, more than the 2 GiB SQLite can store in one blob"
+        case .imageSizeMismatch(let file, let expected, let actual):
+            return "\(file) holds \(actual) bytes, expected \(expected); the image was not stored"
+        case .cannotReadImageFile(let file, let reason):
+            return "cannot read image file \(file): \(reason)"
+        case .cannotWriteImageFile(let file, let reason):
+            return "cannot write image to \(file): \(reason)"
+        case .databaseFailure(let path, let operation, let reason):
+            return "database error at \(path) while \(operation): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Counts for `photosync status`. Computed from columns and indexes only: no image blob is read.
+public struct StoreStatistics: Sendable, Equatable {
+    public var photos: Int64
+    /// Image counts are over all variants.
+    public var imagesStored: Int64
+    public var imagesPending: Int64
+    public var imagesFailed: Int64
+    /// Sum of the stored images' sizes.
+    public var bytesStored: Int64
+    public var backfillNext: URL?
+    public var backfillComplete: Bool
+    public var lastPageAt: Date?
+
+    public init(
+        photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,
+        bytesStored: Int64, backfillNext: URL?, backfillComplete: Bool, lastPageAt: Date?
+    ) {
+        self.photos = photos
+        self.imagesStored = imagesStored
+        self.imagesPending = imagesPending
+        self.imagesFailed = imagesFailed
+        self.bytesStored = bytesStored
+        self.backfillNext = backfillNext
+        self.backfillComplete = backfillComplete
+        self.lastPageAt = lastPageAt
+    }
+}

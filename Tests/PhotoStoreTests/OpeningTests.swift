@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import Testing
+@testable import PhotoStore
+
+@Suite("Opening a store")
+struct OpeningTests {
+    @Test("a fresh file is migrated, and reopening it migrates nothing and keeps the data")
+    func migratesOnceAndReopens() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            try PhotoStore(path: path).commit([Sample.photo("a")])
+
+            let reopened = try PhotoStore(path: path)
+
+            let applied = try reopened.pool.read { db in try Schema.migrator.appliedMigrations(db) }
+            #expect(applied == Schema.migrator.migrations)
+            let stateRows = try reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state") }
+            #expect(stateRows == 1)
+            #expect(try reopened.photo(id: "a")?.likes == 1)
+            #expect(try reopened.syncState().backfillNext == Sample.pageURL(2))
+        }
+    }
+
+    @Test("the database file and its -wal and -shm are readable by their owner only")
+    func ownerOnlyFileMode() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            let store = try PhotoStore(path: path)
+            try store.commit([Sample.photo("a")])
+
+            #expect(try posixPermissions(path) == 0o600)
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+            #expect(try posixPermissions(path + "-wal") == 0o600)
+            #expect(try posixPermissions(path + "-shm") == 0o600)
+        }
+    }
+
+    @Test("openExisting on a missing path throws .missing and creates no file")
+    func openExistingMissing() throws {
+        try withTemporaryDirectory { directory throws in
+            let path = directory.appendingPathComponent("absent.sqlite").path
+
+            #expect(throws: StoreError.missing(path: path)) { try PhotoStore.openExisting(path: path) }
+
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            #expect(StoreError.missing(path: path).localizedDescription.contains("no database at \(path)"))
+        }
+    }
+
+    @Test("a file that is not a database is refused with its path, and left untouched")
+    func notADatabase() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("notes.txt").path
+            let contents = Data(String(repeating: "not an SQLite database\n", count: 100).utf8)
+            try contents.write(to: URL(fileURLWithPath: path))
+
+            #expect(throws: StoreError.notAPhotosyncDatabase(path: path)) { try PhotoStore(path: path) }
+            #expect(throws: StoreError.notAPhotosyncDatabase(path: path)) { try PhotoStore.openExisting(path: path) }
+
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
+            #expect(StoreError.notAPhotosyncDatabase(path: path).localizedDescription == "\(path) is not a photosync database")
+        }
+    }
+
+    @Test("another application's SQLite database is refused, not migrated")
+    func foreignDatabase() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("other.sqlite").path
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
+            }
+
+            #expect(throws: StoreError.notAPhotosyncDatabase(path: path)) { try PhotoStore(path: path) }
+
+            let tables = try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            #expect(tables == ["note"])
+        }
+    }
+
+    @Test("a database migrated by a newer photosync is refused")
+    func newerSchema() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            try PhotoStore(path: path).pool.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999 from the future')")
+            }
+
+            #expect(throws: StoreError.newerSchema(path: path)) { try PhotoStore(path: path) }
+            #expect(throws: StoreError.newerSchema(path: path)) { try PhotoStore.openExisting(path: path) }
+        }
+    }
+
+    @Test("openExisting refuses a database that needs migrating, since it never writes")
+    func openExistingUnmigrated() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("empty.sqlite").path
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
+
+            #expect(throws: StoreError.olderSchema(path: path)) { try PhotoStore.openExisting(path: path) }
+        }
+    }
+
+    @Test("openExisting reads a database whose writer has closed")
+    func openExistingAfterWriterClosed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            try PhotoStore(path: path).commit([Sample.photo("a")])
+
+            let reader = try PhotoStore.openExisting(path: path)
+
+            #expect(try reader.statistics().photos == 1)
+            #expect(throws: StoreError.self) { try reader.commit([Sample.photo("b")]) }
+        }
+    }
+
+    @Test("a second store reads while the first holds a write transaction open")
+    func readerIsNotBlockedByWriter() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            let writer = try PhotoStore(path: path)
+            try writer.commit([Sample.photo("a", likes: 1)])
+            let reader = try PhotoStore.openExisting(path: path)
+
+            try writer.pool.write { db in
+                try db.execute(sql: "UPDATE photo SET likes = 99 WHERE id = 'a'")
+                // The write lock is held here: a reader that waited for it would time out.
+                #expect(try reader.photo(id: "a")?.likes == 1)
+                #expect(try reader.statistics().photos == 1)
+            }
+
+            #expect(try reader.photo(id: "a")?.likes == 99)
+        }
+    }
+}

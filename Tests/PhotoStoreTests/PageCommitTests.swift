@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import PhotoStore
+
+@Suite("Committing pages")
+struct PageCommitTests {
+    @Test("a new photo is stored with every field, its JSON verbatim, and the next sequence")
+    func storesNewPhotos() throws {
+        try withStore { store, _ in
+            var photo = Sample.photo("a")
+            photo.isSponsored = true
+            // Odd spacing and non-ASCII text must come back byte for byte.
+            photo.json = Data(#"{ "id":"a",  "description":"Fjällräven \u00e9 🏔", "urls":{} }"#.utf8)
+
+            let commit = try store.commit([photo, Sample.photo("b")], now: Instant.t0)
+
+            #expect(commit.existingSequences.isEmpty)
+            let stored = try #require(try store.photo(id: "a"))
+            #expect(stored.sequence == 1)
+            #expect(stored.createdAt == photo.createdAt)
+            #expect(stored.updatedAt == photo.updatedAt)
+            #expect(stored.width == photo.width && stored.height == photo.height)
+            #expect(stored.color == photo.color && stored.blurHash == photo.blurHash)
+            #expect(stored.description == photo.description && stored.altDescription == photo.altDescription)
+            #expect(stored.userUsername == photo.userUsername && stored.userName == photo.userName)
+            #expect(stored.likes == photo.likes)
+            #expect(stored.isSponsored)
+            #expect(stored.downloadLocation == photo.downloadLocation)
+            #expect(stored.downloadTrackedAt == nil)
+            #expect(stored.json == photo.json)
+            #expect(stored.firstSeenAt == Instant.t0 && stored.lastSeenAt == Instant.t0)
+            #expect(stored.image == nil)
+            #expect(try store.photo(id: "b")?.sequence == 2)
+            #expect(try store.photo(id: "c") == nil)
+            #expect(try store.maxSequence() == 2)
+        }
+    }
+
+    @Test("a known photo is updated, keeps its sequence and first sighting, and is reported")
+    func upsertsKnownPhotos() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("a"), Sample.photo("b")], now: Instant.t0)
+            let updatedB = Sample.photo("b", likes: 42, revision: 1)
+
+            let commit = try store.commit([updatedB, Sample.photo("c")], next: 3, now: Instant.t(60))
+
+            #expect(commit.existingSequences == ["b": 2])
+            let b = try #require(try store.photo(id: "b"))
+            #expect(b.likes == 42)
+            #expect(b.json == updatedB.json)
+            #expect(b.sequence == 2)
+            #expect(b.firstSeenAt == Instant.t0)
+            #expect(b.lastSeenAt == Instant.t(60))
+            #expect(try store.photo(id: "c")?.sequence == 3)
+            #expect(try store.statistics().photos == 3)
+        }
+    }
+
+    @Test("a photo listed twice in one page is inserted once and not reported as existing")
+    func duplicateWithinPage() throws {
+        try withStore { store, _ in
+            let commit = try store.commit([Sample.photo("a"), Sample.photo("a", likes: 5)])
+
+            #expect(commit.existingSequences.isEmpty)
+            #expect(try store.maxSequence() == 1)
+            #expect(try store.photo(id: "a")?.likes == 5)
+        }
+    }
+
+    @Test("a commit that fails midway changes neither photos, nor image jobs, nor the cursor")
+    func failedCommitIsAtomic() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("a", likes: 1)], next: 2, now: Instant.t0)
+            let stateBefore = try store.syncState()
+
+            // "bad" violates CHECK (width >= 0) after "a" was updated and "b" inserted.
+            #expect(throws: StoreError.self) {
+                try store.commit(
+                    [Sample.photo("a", likes: 50), Sample.photo("b"), Sample.photo("bad", width: -1)],
+                    next: 3, now: Instant.t(60))
+            }
+
+            #expect(try store.syncState() == stateBefore)
+            #expect(try store.photo(id: "a")?.likes == 1)
+            #expect(try store.photo(id: "a")?.lastSeenAt == Instant.t0)
+            #expect(try store.photo(id: "b") == nil)
+            #expect(try store.maxSequence() == 1)
+            #expect(try store.dueImageJobs(variant: Sample.variant, now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
+        }
+    }
+
+    @Test("backfill pages move the cursor; a last page marks the backfill complete")
+    func backfillCursor() throws {
+        try withStore { store, _ in
+            #expect(try store.syncState() == SyncState())
+
+            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            #expect(try store.syncState() == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
+            #expect(try store.statistics().backfillComplete == false)
+
+            try store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
+            let state = try store.syncState()
+            #expect(state == SyncState(backfillNext: nil, backfillComplete: true, lastPageAt: Instant.t(5)))
+            let statistics = try store.statistics()
+            #expect(statistics.backfillComplete && statistics.backfillNext == nil)
+            #expect(statistics.lastPageAt == Instant.t(5))
+        }
+    }
+
+    @Test("a catch-up records its next page and baseline, and clears both when finished")
+    func catchUpCursor() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            let head = URL(string: "https://api.example.com/photos?page=2&catch-up")!
+
+            try store.commitPage([Sample.photo("new")], variant: Sample.variant,
+                                 cursor: .catchUp(next: head, baseline: 1), now: Instant.t(1))
+            var state = try store.syncState()
+            #expect(state.catchUpNext == head && state.catchUpBaseline == 1)
+            #expect(state.backfillNext == Sample.pageURL(2) && !state.backfillComplete)
+
+            try store.commitPage([Sample.photo("a")], variant: Sample.variant,
+                                 cursor: .catchUp(next: nil, baseline: 1), now: Instant.t(2))
+            state = try store.syncState()
+            #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
+            #expect(state.backfillNext == Sample.pageURL(2))
+            #expect(state.lastPageAt == Instant.t(2))
+        }
+    }
+}
