@@ -83,16 +83,16 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: ["Networking", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/TestSupport"
-        ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
-        .testTarget(
-            name: "UnsplashAPITests",
-            dependencies: ["UnsplashAPI", "TestSupport"],
+            path: "Tests/TestSupport",
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
+        .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
         .testTarget(name: "PhotoStoreTests", dependencies: ["PhotoStore"]),
-        .testTarget(name: "PhotoSyncTests", dependencies: ["PhotoSync", "TestSupport"]),
+        .testTarget(
+            name: "PhotoSyncTests",
+            dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
+        ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Decides whether an image URL may be fetched: an allowed host, over https; plain http only to
+/// a loopback address, so a local stub works but nothing travels the network unencrypted.
+struct ImageHostPolicy: Sendable {
+    var allowedHosts: Set<String>
+
+    enum Refusal: Error, CustomStringConvertible {
+        case malformed(String)
+        case hostNotAllowed(String)
+        case insecure(String)
+
+        var description: String {
+            switch self {
+            case .malformed(let url): "not a valid image URL: \(url)"
+            case .hostNotAllowed(let host): "image host \(host) is not in the allowed hosts"
+            case .insecure(let url): "refusing plain http for a non-loopback image URL: \(url)"
+            }
+        }
+    }
+
+    func check(_ text: String) -> Result<URL, Refusal> {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty
+        else { return .failure(.malformed(text)) }
+        guard allowedHosts.contains(host) || allowedHosts.contains(Self.bare(host)) else {
+            return .failure(.hostNotAllowed(host))
+        }
+        switch scheme {
+        case "https": return .success(url)
+        case "http" where Self.isLoopback(host): return .success(url)
+        default: return .failure(.insecure(text))
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = bare(host)
+        if host == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".")
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+
+    private static func bare(_ host: String) -> String {
+        host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    }
+}

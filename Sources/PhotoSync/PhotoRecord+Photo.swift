@@ -1,0 +1,26 @@
+import Foundation
+import PhotoStore
+import UnsplashAPI
+
+extension PhotoRecord {
+    /// The store's record of `photo`, with the URL of `variant` as its image source.
+    init(_ photo: Photo, variant: ImageVariant) throws {
+        self.init(
+            id: photo.id,
+            createdAt: photo.createdAt,
+            updatedAt: photo.updatedAt,
+            width: photo.width,
+            height: photo.height,
+            color: photo.color,
+            blurHash: photo.blurHash,
+            description: photo.description,
+            altDescription: photo.altDescription,
+            userUsername: photo.user?.username,
+            userName: photo.user?.name,
+            likes: photo.likes,
+            isSponsored: photo.isSponsored,
+            imageURL: photo.urls?[variant],
+            downloadLocation: photo.links?.downloadLocation,
+            json: try photo.encodedJSON())
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import UnsplashAPI
+
+/// What a sync does and how hard it may push.
+public struct SyncConfiguration: Sendable {
+    /// Photos per page; 30 is the most Unsplash allows and the fewest requests per photo.
+    public var perPage: Int
+    public var variant: ImageVariant
+    /// Images downloaded at once.
+    public var concurrency: Int
+    /// How often a running daemon looks for new photos at the head of the feed.
+    public var pollInterval: Duration
+    /// Hosts images may come from (https; plain http only for loopback addresses).
+    public var allowedImageHosts: Set<String>
+    /// Whether to send Unsplash's download-tracking request once per stored image.
+    public var downloadTracking: Bool
+    /// API requests kept in reserve: with this few left, the sync waits instead of spending them.
+    public var rateLimitReserve: Int
+    /// How long to wait when the budget is low or exhausted and the API names no time.
+    public var rateLimitPause: Duration
+    /// A head catch-up stops after this many consecutive photos it already had.
+    public var knownRunToStop: Int
+    /// Attempts per image before it is left as failed.
+    public var maxImageAttempts: Int
+    /// The first wait before an image is tried again; it doubles with each failure.
+    public var imageRetryDelay: Duration
+    /// The longest wait between two attempts at an image.
+    public var maxImageRetryDelay: Duration
+    /// In daemon mode, the wait before trying again after the API could not be reached.
+    public var outageRetryDelay: Duration
+
+    public init(
+        perPage: Int = 30,
+        variant: ImageVariant = .regular,
+        concurrency: Int = 4,
+        pollInterval: Duration = .seconds(300),
+        allowedImageHosts: Set<String> = ["images.unsplash.com"],
+        downloadTracking: Bool = true,
+        rateLimitReserve: Int = 10,
+        rateLimitPause: Duration = .seconds(600),
+        knownRunToStop: Int = 10,
+        maxImageAttempts: Int = 5,
+        imageRetryDelay: Duration = .seconds(60),
+        maxImageRetryDelay: Duration = .seconds(3600),
+        outageRetryDelay: Duration = .seconds(60)
+    ) {
+        self.perPage = min(max(1, perPage), UnsplashAPI.maxPerPage)
+        self.variant = variant
+        self.concurrency = max(1, concurrency)
+        self.pollInterval = pollInterval
+        self.allowedImageHosts = Set(allowedImageHosts.map { $0.lowercased() })
+        self.downloadTracking = downloadTracking
+        self.rateLimitReserve = max(0, rateLimitReserve)
+        self.rateLimitPause = rateLimitPause
+        self.knownRunToStop = max(1, knownRunToStop)
+        self.maxImageAttempts = max(1, maxImageAttempts)
+        self.imageRetryDelay = imageRetryDelay
+        self.maxImageRetryDelay = maxImageRetryDelay
+        self.outageRetryDelay = outageRetryDelay
+    }
+
+    /// The wait after an image's `attempts`-th failure.
+    func imageRetryDelay(afterAttempts attempts: Int) -> Duration {
+        min(imageRetryDelay * (1 << min(max(0, attempts - 1), 20)), maxImageRetryDelay)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import UnsplashAPI
+
+/// Why a sync stopped.
+public enum SyncError: Error, LocalizedError, Sendable {
+    /// Unsplash rejected the access key: retrying cannot help.
+    case accessKeyRejected(String)
+    /// The API could not be reached or kept failing, even after retries.
+    case apiUnavailable(String)
+    /// The database failed.
+    case store(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .accessKeyRejected(let message), .apiUnavailable(let message): message
+        case .store(let message): "database error: \(message)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import UnsplashAPI
+
+/// What a sync has done so far, for progress displays, status lines and the final report.
+public struct SyncProgress: Sendable, Equatable {
+    public var pages = 0
+    public var photosSeen = 0
+    public var photosNew = 0
+    public var imagesStored = 0
+    public var imagesFailed = 0
+    public var bytesStored: Int64 = 0
+    public var downloadsTracked = 0
+    public var rateLimit: RateLimit?
+    /// What the sync is doing now, in a few words.
+    public var activity = "starting"
+
+    public init() {}
+
+    /// One line, for logs and systemd's STATUS=.
+    public var summary: String {
+        var parts = [
+            "\(pages) pages", "\(photosSeen) photos (\(photosNew) new)",
+            "\(imagesStored) images, \(ByteCountFormatter.string(fromByteCount: bytesStored, countStyle: .file))",
+        ]
+        if imagesFailed > 0 { parts.append("\(imagesFailed) image failures") }
+        if let rateLimit { parts.append("rate limit \(rateLimit.remaining)/\(rateLimit.limit)") }
+        return "\(activity): " + parts.joined(separator: ", ")
+    }
+}
+
+/// Collects progress from concurrent work and hands each new state to the observer.
+actor ProgressTracker {
+    private(set) var progress = SyncProgress()
+    private let observer: @Sendable (SyncProgress) -> Void
+
+    init(observer: @escaping @Sendable (SyncProgress) -> Void) {
+        self.observer = observer
+    }
+
+    func update(_ change: (inout SyncProgress) -> Void) {
+        change(&progress)
+        observer(progress)
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import PhotoStore
+import PhotoSync
+import Testing
+import UnsplashAPI
+
+@Suite struct CatchUpTests {
+    @Test func picksUpNewPhotosAndStopsAtKnownOnes() async throws {
+        // GIVEN a complete backfill, then 15 new photos at the head
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        try await harness.engine().runOnce()
+        let known = harness.fake.pageRequests.count
+        let new = harness.fake.addPhotos(15)
+        // WHEN it syncs again, stopping after a run of 5 known photos
+        try await harness.engine { $0.knownRunToStop = 5 }.runOnce()
+        // THEN it read pages 1 and 2 (15 new, then 5 known), not the whole feed
+        #expect(Array(harness.fake.pageRequests.dropFirst(known).map(\.query)) == ["page=1&per_page=10", "page=2&per_page=10"])
+        #expect(try harness.store.statistics().photos == 40)
+        #expect(try harness.allImagesMatch(new))
+        #expect(try harness.store.syncState().catchUpNext == nil)
+    }
+
+    @Test func aCatchUpInterruptedMidwayResumesWhereItWas() async throws {
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        try await harness.engine().runOnce()
+        let known = harness.fake.pageRequests.count
+        harness.fake.addPhotos(25)
+        // Page 2 of the catch-up fails: the run stops after storing page 1.
+        harness.fake.state.withLock { $0.failingPages[2] = 2 }
+        await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
+        #expect(try harness.store.syncState().catchUpNext?.query == "page=2&per_page=10")
+
+        try await harness.engine().runOnce()
+
+        // Restarting from page 1 would have met the photos it had just stored and stopped early.
+        #expect(try harness.store.statistics().photos == 50)
+        let queries = harness.fake.pageRequests.dropFirst(known).map(\.query)
+        #expect(queries.first == "page=1&per_page=10")
+        #expect(queries.dropFirst().first == "page=2&per_page=10")
+    }
+
+    @Test func sponsoredPhotosDoNotEndACatchUpEarly() async throws {
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        harness.fake.addSponsoredPhoto()
+        try await harness.engine().runOnce()
+        harness.fake.addPhotos(20)
+        try await harness.engine { $0.knownRunToStop = 1 }.runOnce()
+        #expect(try harness.store.statistics().photos == 46)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Crypto
+import Networking
+import Synchronization
+import TestSupport
+import UnsplashAPI
+
+/// Unsplash in memory, behind a MockURLSession: a newest-first feed built from a real photo
+/// object, paginated with real `Link` headers, with images, download tracking, a rate-limit
+/// budget and faults on demand.
+final class FakeUnsplash: Sendable {
+    struct State {
+        var feed: [String] = []          // newest first
+        var sponsored: String?           // injected at position 0 of every page
+        var remaining = 5000
+        var apiRequests: [URL] = []
+        var imageRequests: [String: Int] = [:]
+        var tracked: [String: Int] = [:]
+        var rateLimitedAnswers = 0       // the next N API requests answer 403 Rate Limit Exceeded
+        var failingImages: [String: (status: Int, times: Int)] = [:]
+        var shortImages: Set<String> = []
+        var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
+        var rejectKey = false
+    }
+
+    let state = Mutex(State())
+    let limit = 5000
+    private let template: JSONValue
+    private let serial = Atomic<Int>(0)
+
+    init(photos count: Int) throws {
+        template = try JSONDecoder().decode(JSONValue.self, from: Fixture.photo2025.data)
+        addPhotos(count)
+    }
+
+    var session: MockURLSession {
+        MockURLSession { [self] request in try self.answer(request) }
+    }
+
+    // MARK: - Controls
+
+    /// Adds `count` photos at the head of the feed, as new uploads do.
+    @discardableResult
+    func addPhotos(_ count: Int) -> [String] {
+        let ids = (0..<count).map { _ in String(format: "photo%06d", serial.add(1, ordering: .relaxed).newValue) }
+        state.withLock { $0.feed.insert(contentsOf: ids.reversed(), at: 0) }
+        return ids
+    }
+
+    func addSponsoredPhoto() {
+        let id = String(format: "sponsor%05d", serial.add(1, ordering: .relaxed).newValue)
+        state.withLock { $0.sponsored = id }
+    }
+
+    var ids: [String] { state.withLock { $0.feed } }
+    var apiRequests: [URL] { state.withLock { $0.apiRequests } }
+    var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
+    var trackingRequests: Int { state.withLock { $0.tracked.values.reduce(0, +) } }
+    func imageRequests(_ id: String) -> Int { state.withLock { $0.imageRequests[id] ?? 0 } }
+    var totalImageRequests: Int { state.withLock { $0.imageRequests.values.reduce(0, +) } }
+    func trackings(_ id: String) -> Int { state.withLock { $0.tracked[id] ?? 0 } }
+
+    static func imageBytes(_ id: String) -> Data {
+        var bytes = Data([0xFF, 0xD8, 0xFF])
+        let seed = id.utf8.reduce(UInt32(7)) { $0 &* 31 &+ UInt32($1) }
+        bytes.append(contentsOf: (0..<(1000 + Int(seed % 3000))).map { UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2654435761 >> 13) })
+        return bytes
+    }
+
+    static func sha256(_ id: String) -> String {
+        SHA256.hash(data: imageBytes(id)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    // MARK: - Answers
+
+    private func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        let url = request.url!
+        switch url.host {
+        case "api.unsplash.com": return try apiAnswer(request, url)
+        case "images.unsplash.com": return imageAnswer(url)
+        default: throw URLError(.cannotFindHost)
+        }
+    }
+
+    private func apiAnswer(_ request: URLRequest, _ url: URL) throws -> (Data, HTTPURLResponse) {
+        let query = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        return state.withLock { state in
+            state.apiRequests.append(url)
+            if state.rejectKey || request.value(forHTTPHeaderField: "Authorization") != "Client-ID KEY" {
+                return Self.http(url, 401, [:], #"{"errors":["OAuth error: The access token is invalid"]}"#)
+            }
+            if state.rateLimitedAnswers > 0 || state.remaining <= 0 {
+                state.rateLimitedAnswers = max(0, state.rateLimitedAnswers - 1)
+                return Self.http(url, 403, ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "0", "Content-Type": "text/plain"], "Rate Limit Exceeded")
+            }
+            state.remaining -= 1
+            let budget = ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "\(state.remaining)"]
+            let parts = url.path.split(separator: "/")
+            if parts.count == 3, parts[2] == "download" {
+                state.tracked[String(parts[1]), default: 0] += 1
+                return Self.http(url, 200, budget, #"{"url":"https://images.unsplash.com/x"}"#)
+            }
+            let page = max(1, Int(query["page"] ?? "1") ?? 1)
+            let perPage = min(30, max(1, Int(query["per_page"] ?? "10") ?? 10))
+            if let failures = state.failingPages[page], failures > 0 {
+                state.failingPages[page] = failures - 1
+                return Self.http(url, 500, budget, "oops")
+            }
+            let start = (page - 1) * perPage
+            let slice = start < state.feed.count ? Array(state.feed[start..<min(start + perPage, state.feed.count)]) : []
+            var objects = slice.map { photoJSON($0, sponsored: false) }
+            if let sponsored = state.sponsored, !slice.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
+            let last = max(1, (state.feed.count + perPage - 1) / perPage)
+            func link(_ page: Int) -> String { "<https://api.unsplash.com/photos?page=\(page)&per_page=\(perPage)>" }
+            var links = ["\(link(last)); rel=\"last\""]
+            if page < last { links.append("\(link(page + 1)); rel=\"next\"") }
+            if page > 1 { links.insert("\(link(1)); rel=\"first\", \(link(page - 1)); rel=\"prev\"", at: 0) }
+            let body = String(decoding: try! JSONEncoder().encode(JSONValue.array(objects)), as: UTF8.self)
+            return Self.http(url, 200, budget.merging(["Link": links.joined(separator: ", "), "X-Total": "\(state.feed.count)", "X-Per-Page": "\(perPage)"]) { $1 }, body)
+        }
+    }
+
+    private func imageAnswer(_ url: URL) -> (Data, HTTPURLResponse) {
+        let id = String(url.lastPathComponent.dropFirst("photo-".count))
+        return state.withLock { state in
+            state.imageRequests[id, default: 0] += 1
+            if let failure = state.failingImages[id], failure.times > 0 {
+                state.failingImages[id] = (failure.status, failure.times - 1)
+                return Self.http(url, failure.status, [:], "image error")
+            }
+            let bytes = Self.imageBytes(id)
+            let declared = state.shortImages.contains(id) ? bytes.count + 10 : bytes.count
+            return (bytes, HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                                           headerFields: ["Content-Type": "image/jpeg", "Content-Length": "\(declared)"])!)
+        }
+    }
+
+    private func photoJSON(_ id: String, sponsored: Bool) -> JSONValue {
+        guard case .object(var object) = template else { return template }
+        object["id"] = .string(id)
+        object["slug"] = .string("slug-\(id)")
+        object["sponsorship"] = sponsored ? .object(["tagline": .string("Sponsored")]) : .null
+        let image = "https://images.unsplash.com/photo-\(id)"
+        object["urls"] = .object(["raw": .string(image), "full": .string(image + "?q=85"), "regular": .string(image + "?w=1080"),
+                                  "small": .string(image + "?w=400"), "thumb": .string(image + "?w=200")])
+        if case .object(var links)? = object["links"] {
+            links["download_location"] = .string("https://api.unsplash.com/photos/\(id)/download?ixid=M3w")
+            object["links"] = .object(links)
+        }
+        return .object(object)
+    }
+
+    private static func http(_ url: URL, _ status: Int, _ headers: [String: String], _ body: String) -> (Data, HTTPURLResponse) {
+        (Data(body.utf8), HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import Networking
+import PhotoStore
+import PhotoSync
+import TestSupport
+import UnsplashAPI
+
+/// A sync against a FakeUnsplash, on a temporary database, with a clock that never really sleeps.
+struct SyncHarness {
+    let fake: FakeUnsplash
+    let directory: URL
+    let store: PhotoStore
+    let clock: TestClock
+    let log = LogCapture()
+
+    init(photos: Int, clock: TestClock = TestClock()) throws {
+        fake = try FakeUnsplash(photos: photos)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-sync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try PhotoStore(path: directory.appendingPathComponent("test.sqlite").path)
+        self.clock = clock
+    }
+
+    /// A fresh engine over the same database, as after a restart.
+    func engine(accessKey: String = "KEY", _ configure: (inout SyncConfiguration) -> Void = { _ in }) -> SyncEngine {
+        var configuration = SyncConfiguration(perPage: 10, concurrency: 3, imageRetryDelay: .seconds(0))
+        configure(&configuration)
+        let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
+        return SyncEngine(
+            repository: PhotoRepository(provider: provider, api: UnsplashAPI(accessKey: accessKey)),
+            store: store, configuration: configuration, clock: clock, logger: log.logger(level: .trace))
+    }
+
+    func removeDirectory() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Every stored photo has its image, byte-exact, with the SHA-256 of what was served.
+    func allImagesMatch(_ ids: [String]) throws -> Bool {
+        try ids.allSatisfy { id in
+            guard let photo = try store.photo(id: id), let image = photo.image else { return false }
+            let bytes = try store.imageData(photoID: id, variant: nil)
+            return image.sha256 == FakeUnsplash.sha256(id) && bytes == FakeUnsplash.imageBytes(id)
+        }
+    }
+}
