@@ -12,7 +12,7 @@ import Foundation
 ///
 /// The stub never writes its access key anywhere: not to output, not into any response.
 public actor UnsplashStub {
-    public let configuration: Configuration
+    public nonisolated let configuration: Configuration
 
     var feed: PhotoFeed
     let images: ImageGenerator
