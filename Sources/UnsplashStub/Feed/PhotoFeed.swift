@@ -1,0 +1,136 @@
+/// One photo the stub serves. Everything else about it (title, user, size, colour) is
+/// recomputed from its id when rendered, so a feed of many thousands stays small.
+struct StubPhoto: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        case feed
+        /// An advertisement: injected into every page, never counted in `X-Total`.
+        case sponsored
+    }
+
+    let id: String
+    /// The `ixid` query value of its image and download URLs.
+    let ixid: String
+    let kind: Kind
+    /// Seconds since 1970.
+    let createdAt: Int
+}
+
+/// The feed of `GET /photos`: newest first, growing at the head.
+struct PhotoFeed: Sendable {
+    /// Oldest first, so that adding photos appends and positions count from the end.
+    private(set) var photos: [StubPhoto] = []
+    /// The advertisements pages rotate through.
+    private(set) var sponsored: [StubPhoto] = []
+    private var byID: [String: StubPhoto] = [:]
+    private let seed: UInt64
+
+    /// Feed photos are spaced ten minutes apart from here on.
+    private static let feedEpoch = Timestamps.seconds(year: 2024, month: 1, day: 1)
+    /// Advertisements are older than the feed, as on Unsplash.
+    private static let sponsoredEpoch = Timestamps.seconds(year: 2023, month: 4, day: 28)
+    private static let sponsoredPoolSize = 4
+
+    init(seed: UInt64, count: Int) {
+        self.seed = seed
+        for index in 0..<Self.sponsoredPoolSize {
+            let id = uniqueID(for: "sponsored:\(index)")
+            let photo = StubPhoto(
+                id: id, ixid: ixid(for: id), kind: .sponsored,
+                createdAt: Self.sponsoredEpoch + 43_200 + index * 997)
+            sponsored.append(photo)
+            byID[id] = photo
+        }
+        addPhotos(count: count)
+    }
+
+    /// The number of feed photos, as `X-Total` reports it.
+    var count: Int { photos.count }
+
+    func photo(id: String) -> StubPhoto? {
+        byID[id]
+    }
+
+    /// The photo at `position` of the feed, 0 being the newest.
+    func newest(at position: Int) -> StubPhoto {
+        photos[photos.count - 1 - position]
+    }
+
+    /// Creates `count` photos newer than every photo so far, and returns them newest first.
+    @discardableResult
+    mutating func addPhotos(count: Int) -> [StubPhoto] {
+        var added: [StubPhoto] = []
+        for _ in 0..<max(0, count) {
+            let sequence = photos.count
+            let id = uniqueID(for: "photo:\(sequence)")
+            var generator = Determinism.generator("created:\(seed):\(id)")
+            let photo = StubPhoto(
+                id: id, ixid: ixid(for: id), kind: .feed,
+                createdAt: Self.feedEpoch + sequence * 600 + generator.int(in: 0...599))
+            photos.append(photo)
+            byID[id] = photo
+            added.append(photo)
+        }
+        return added.reversed()
+    }
+
+    /// The photos of one page: feed photos with advertisements in the layout's slots.
+    /// Past the last page, and for an empty feed, the page is empty.
+    func page(_ page: Int, layout: PageLayout) -> [StubPhoto] {
+        let start = (page - 1) * layout.feedPhotosPerPage
+        guard page >= 1, start < photos.count else { return [] }
+        let feedPhotos = (start..<min(start + layout.feedPhotosPerPage, photos.count)).map(newest(at:))
+
+        var result: [StubPhoto] = []
+        var remaining = feedPhotos[...]
+        var advertisementsPlaced = 0
+        for slot in 0..<layout.perPage where !remaining.isEmpty {
+            if layout.sponsoredSlots.contains(slot) {
+                let rotation = (page - 1) * layout.sponsoredSlots.count + advertisementsPlaced
+                result.append(sponsored[rotation % sponsored.count])
+                advertisementsPlaced += 1
+            } else {
+                result.append(remaining.removeFirst())
+            }
+        }
+        return result
+    }
+
+    private mutating func uniqueID(for name: String) -> String {
+        var id = Determinism.identifier("\(name):\(seed)")
+        var attempt = 1
+        while byID[id] != nil {
+            id = Determinism.identifier("\(name):\(seed):\(attempt)")
+            attempt += 1
+        }
+        return id
+    }
+
+    private func ixid(for id: String) -> String {
+        "M3w" + Determinism.token("ixid:\(seed):\(id)", length: 29)
+    }
+}
+
+/// Where a page's advertisements go, and so how many feed photos a page holds.
+struct PageLayout: Sendable, Equatable {
+    let perPage: Int
+    /// Positions within a page (0-based) that hold an advertisement.
+    let sponsoredSlots: [Int]
+
+    /// - Parameter sponsoredEvery: every this-many-th slot, from the first, is an advertisement;
+    ///   nil for none. A page always keeps at least one slot for the feed, or paging would stall.
+    init(perPage: Int, sponsoredEvery: Int?) {
+        self.perPage = perPage
+        if let every = sponsoredEvery, every >= 2, perPage >= 2 {
+            sponsoredSlots = Array(stride(from: 0, to: perPage, by: every))
+        } else {
+            sponsoredSlots = []
+        }
+    }
+
+    var feedPhotosPerPage: Int { perPage - sponsoredSlots.count }
+
+    /// The number of pages that hold feed photos; 0 for an empty feed.
+    func lastPage(total: Int) -> Int {
+        (total + feedPhotosPerPage - 1) / feedPhotosPerPage
+    }
+}
