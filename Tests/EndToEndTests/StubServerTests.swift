@@ -522,7 +522,7 @@ import FoundationNetworking
 extension StubServerTests {
     static let fixturesDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "UnsplashAPITests/Fixtures")
+        .appending(path: "TestSupport/Fixtures")
 
     /// Runs `body` against a started stub, and stops the stub whatever happens.
     func withStub(
