@@ -48,6 +48,19 @@ struct OpeningTests {
         }
     }
 
+    @Test("a database that cannot be created is reported with its path and the reason")
+    func cannotCreate() throws {
+        try withTemporaryDirectory { directory throws in
+            let path = directory.appendingPathComponent("no-such-directory/photos.sqlite").path
+
+            #expect(throws: StoreError.cannotOpen(path: path, reason: "No such file or directory")) {
+                try PhotoStore(path: path)
+            }
+            #expect(StoreError.cannotOpen(path: path, reason: "No such file or directory").localizedDescription
+                == "cannot open database at \(path): No such file or directory")
+        }
+    }
+
     @Test("a file that is not a database is refused with its path, and left untouched")
     func notADatabase() throws {
         try withTemporaryDirectory { directory in
