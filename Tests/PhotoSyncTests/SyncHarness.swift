@@ -3,6 +3,7 @@ import Logging
 import Networking
 import PhotoStore
 import PhotoSync
+import Synchronization
 import TestSupport
 import UnsplashAPI
 
@@ -13,6 +14,7 @@ struct SyncHarness {
     let store: PhotoStore
     let clock: TestClock
     let log = LogCapture()
+    let wallClock = WallClock()
 
     init(photos: Int, clock: TestClock = TestClock()) throws {
         fake = try FakeUnsplash(photos: photos)
@@ -24,12 +26,13 @@ struct SyncHarness {
 
     /// A fresh engine over the same database, as after a restart.
     func engine(accessKey: String = "KEY", _ configure: (inout SyncConfiguration) -> Void = { _ in }) -> SyncEngine {
-        var configuration = SyncConfiguration(perPage: 10, concurrency: 3, imageRetryDelay: .seconds(0))
+        var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
         let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
         return SyncEngine(
             repository: PhotoRepository(provider: provider, api: UnsplashAPI(accessKey: accessKey)),
-            store: store, configuration: configuration, clock: clock, logger: log.logger(level: .trace))
+            store: store, configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
+            logger: log.logger(level: .trace))
     }
 
     func removeDirectory() {
@@ -44,4 +47,11 @@ struct SyncHarness {
             return image.sha256 == FakeUnsplash.sha256(id) && bytes == FakeUnsplash.imageBytes(id)
         }
     }
+}
+
+/// The wall-clock time the engine sees (for image retry times), moved by hand.
+final class WallClock: Sendable {
+    private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
+    var now: Date { date.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
 }

@@ -3,8 +3,8 @@ import Synchronization
 /// A clock whose sleeps return at once, advancing its time and recording each requested delay,
 /// so tests can assert the exact waits without waiting.
 ///
-/// With `suspendsSleeps`, a sleep instead stays suspended until its task is cancelled, and
-/// ``sleepStarted`` says when one began: for testing cancellation during a wait.
+/// A sleep for which `suspends` answers true instead stays suspended until its task is cancelled,
+/// and ``sleepStarted`` says when each sleep began: for testing what happens during a wait.
 public final class TestClock: Clock, Sendable {
     public struct Instant: InstantProtocol {
         public var offset: Duration
@@ -15,13 +15,17 @@ public final class TestClock: Clock, Sendable {
     }
 
     private let state = Mutex<(now: Instant, sleeps: [Duration])>((Instant(offset: .zero), []))
-    private let suspendsSleeps: Bool
+    private let suspends: @Sendable (Duration) -> Bool
     private let started: AsyncStream<Duration>.Continuation
     /// Yields each requested delay as its sleep begins.
     public let sleepStarted: AsyncStream<Duration>
 
-    public init(suspendsSleeps: Bool = false) {
-        self.suspendsSleeps = suspendsSleeps
+    public convenience init(suspendsSleeps: Bool = false) {
+        self.init(suspending: { _ in suspendsSleeps })
+    }
+
+    public init(suspending: @escaping @Sendable (Duration) -> Bool) {
+        self.suspends = suspending
         (sleepStarted, started) = AsyncStream.makeStream()
     }
 
@@ -44,7 +48,7 @@ public final class TestClock: Clock, Sendable {
             return delay
         }
         started.yield(delay)
-        if suspendsSleeps {
+        if suspends(delay) {
             let never = AsyncStream<Never> { _ in }
             for await _ in never {}
             throw CancellationError()
