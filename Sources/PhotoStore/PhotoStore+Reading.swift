@@ -42,6 +42,16 @@ extension PhotoStore {
         }
     }
 
+    /// The ids of stored photos in the order they were first stored; only those with a stored
+    /// image when `withStoredImage` is true.
+    public func photoIDs(withStoredImage: Bool = false) throws -> [String] {
+        try read("listing photos") { db in
+            try String.fetchAll(db, sql: withStoredImage
+                ? "SELECT id FROM photo WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = 'stored') ORDER BY sequence"
+                : "SELECT id FROM photo ORDER BY sequence")
+        }
+    }
+
     /// Counts of photos and images by status, stored bytes and the backfill's progress, from
     /// one snapshot. Reads `byte_count` columns, never image blobs.
     public func statistics() throws -> StoreStatistics {

@@ -29,6 +29,16 @@ struct ImageQueueTests {
         }
     }
 
+    @Test("photos are listed in the order first stored, optionally only those with a stored image")
+    func listsPhotoIDs() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("b"), Sample.photo("a"), Sample.photo("c")])
+            #expect(try store.storeSample("a", data: Data("bytes".utf8)))
+            #expect(try store.photoIDs() == ["b", "a", "c"])
+            #expect(try store.photoIDs(withStoredImage: true) == ["a"])
+        }
+    }
+
     @Test("a recommitted photo refreshes a pending job's URL but never reopens a stored one")
     func recommitRefreshesPendingURL() throws {
         try withStore { store, _ in
