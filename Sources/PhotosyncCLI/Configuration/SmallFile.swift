@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads configuration and credential files, with failures a user can act on.
+///
+/// POSIX calls rather than `Data(contentsOf:)`: the reason (`strerror`) is what the user needs
+/// ("Permission denied"), and a size cap keeps `--access-key-file /dev/zero` from eating memory.
+enum SmallFile {
+    enum ReadError: Error, Equatable {
+        case missing
+        case unreadable(String)
+    }
+
+    static let sizeLimit = 1 << 20
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func contents(of path: String) throws(ReadError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw code == ENOENT ? .missing : .unreadable(reason(code))
+        }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw .unreadable(reason(code))
+            }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > sizeLimit {
+                throw .unreadable("larger than \(sizeLimit / 1024) KiB")
+            }
+        }
+        return data
+    }
+
+    /// The file's text, which must be UTF-8.
+    static func text(of path: String) throws(ReadError) -> String {
+        let data = try contents(of: path)
+        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable("not UTF-8 text") }
+        return text
+    }
+
+    private static func reason(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}

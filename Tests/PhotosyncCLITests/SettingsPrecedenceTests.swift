@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PhotosyncCLI
+import Testing
+
+/// Parses `arguments` as the command line would and resolves them against `environment`; the
+/// default configuration file is somewhere that does not exist unless one is given.
+func resolveSettings(
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    defaultConfigurationPath: String = "/nonexistent/photosync-tests/photosync.yaml"
+) throws -> Settings {
+    try SettingsOptions.parse(arguments).resolve(environment: environment, defaultConfigurationPath: defaultConfigurationPath)
+}
+
+/// One setting, given a different value in each layer.
+struct LayeredSetting: Sendable, CustomTestStringConvertible {
+    let key: String
+    let flag: [String], flagResult: String
+    let environment: [String: String], environmentResult: String
+    let yaml: String, fileResult: String
+    let defaultResult: String
+    let read: @Sendable (Settings) -> String
+
+    var testDescription: String { key }
+
+    static let all: [LayeredSetting] = [
+        .init(key: "database",
+              flag: ["--database", "/flag/db.sqlite"], flagResult: "/flag/db.sqlite",
+              environment: ["PHOTOSYNC_DATABASE": "/env/db.sqlite"], environmentResult: "/env/db.sqlite",
+              yaml: "database: /file/db.sqlite", fileResult: "/file/db.sqlite",
+              defaultResult: "photosync.sqlite", read: { $0.databasePath }),
+        .init(key: "api_base",
+              flag: ["--api-base", "http://flag.test"], flagResult: "http://flag.test",
+              environment: ["PHOTOSYNC_API_BASE": "http://env.test:8080"], environmentResult: "http://env.test:8080",
+              yaml: "api_base: https://file.test/unsplash", fileResult: "https://file.test/unsplash",
+              defaultResult: "https://api.unsplash.com", read: { $0.apiBase.absoluteString }),
+        .init(key: "per_page",
+              flag: ["--per-page", "5"], flagResult: "5",
+              environment: ["PHOTOSYNC_PER_PAGE": "6"], environmentResult: "6",
+              yaml: "per_page: 7", fileResult: "7",
+              defaultResult: "30", read: { "\($0.perPage)" }),
+        .init(key: "variant",
+              flag: ["--variant", "raw"], flagResult: "raw",
+              environment: ["PHOTOSYNC_VARIANT": "full"], environmentResult: "full",
+              yaml: "variant: small", fileResult: "small",
+              defaultResult: "regular", read: { $0.variant }),
+        .init(key: "concurrency",
+              flag: ["--concurrency", "2"], flagResult: "2",
+              environment: ["PHOTOSYNC_CONCURRENCY": "3"], environmentResult: "3",
+              yaml: "concurrency: 16", fileResult: "16",
+              defaultResult: "4", read: { "\($0.concurrency)" }),
+        .init(key: "poll_interval",
+              flag: ["--poll-interval", "11"], flagResult: "11 seconds",
+              environment: ["PHOTOSYNC_POLL_INTERVAL": "12"], environmentResult: "12 seconds",
+              yaml: "poll_interval: 3600", fileResult: "3600 seconds",
+              defaultResult: "300 seconds", read: { "\($0.pollInterval.components.seconds) seconds" }),
+        .init(key: "allowed_image_hosts",
+              flag: ["--allowed-image-host", "a.flag.test", "--allowed-image-host", "b.flag.test"],
+              flagResult: "a.flag.test b.flag.test",
+              environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "c.env.test, D.env.test"],
+              environmentResult: "c.env.test d.env.test",
+              yaml: "allowed_image_hosts:\n  - e.file.test\n  - 127.0.0.1:8080", fileResult: "e.file.test 127.0.0.1:8080",
+              defaultResult: "images.unsplash.com", read: { $0.allowedImageHosts.joined(separator: " ") }),
+        .init(key: "rate_limit_reserve",
+              flag: ["--rate-limit-reserve", "0"], flagResult: "0",
+              environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1"], environmentResult: "1",
+              yaml: "rate_limit_reserve: 1000", fileResult: "1000",
+              defaultResult: "10", read: { "\($0.rateLimitReserve)" }),
+        .init(key: "log_level",
+              flag: ["--log-level", "trace"], flagResult: "trace",
+              environment: ["PHOTOSYNC_LOG_LEVEL": "debug"], environmentResult: "debug",
+              yaml: "log_level: error", fileResult: "error",
+              defaultResult: "info", read: { $0.logLevel.rawValue }),
+    ]
+}
+
+@Suite struct SettingsPrecedenceTests {
+    @Test(arguments: LayeredSetting.all)
+    func flagBeatsEnvironmentBeatsFileBeatsDefault(_ setting: LayeredSetting) throws {
+        let directory = TemporaryDirectory()
+        let file = directory.write("photosync.yaml", setting.yaml + "\n")
+        let config = ["--config", file]
+
+        #expect(setting.read(try resolveSettings(setting.flag + config, environment: setting.environment)) == setting.flagResult)
+        #expect(setting.read(try resolveSettings(config, environment: setting.environment)) == setting.environmentResult)
+        #expect(setting.read(try resolveSettings(config)) == setting.fileResult)
+        #expect(setting.read(try resolveSettings([])) == setting.defaultResult)
+    }
+
+    /// A Bool has two values, so each layer is checked against a lower layer saying the opposite.
+    @Test func downloadTrackingFollowsTheSamePrecedence() throws {
+        let directory = TemporaryDirectory()
+        let off = directory.write("off.yaml", "download_tracking: false\n")
+        let on = directory.write("on.yaml", "download_tracking: true\n")
+
+        #expect(try resolveSettings(["--download-tracking", "--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"]).downloadTracking == true)
+        #expect(try resolveSettings(["--no-download-tracking", "--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"]).downloadTracking == false)
+        #expect(try resolveSettings(["--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"]).downloadTracking == true)
+        #expect(try resolveSettings(["--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"]).downloadTracking == false)
+        #expect(try resolveSettings(["--config", off]).downloadTracking == false)
+        #expect(try resolveSettings([]).downloadTracking == true)
+    }
+
+    @Test func nothingGivenMeansTheDocumentedDefaults() throws {
+        #expect(try resolveSettings([]) == Settings(
+            databasePath: "photosync.sqlite",
+            apiBase: URL(string: "https://api.unsplash.com")!,
+            perPage: 30,
+            variant: "regular",
+            concurrency: 4,
+            pollInterval: .seconds(300),
+            allowedImageHosts: ["images.unsplash.com"],
+            downloadTracking: true,
+            rateLimitReserve: 10,
+            logLevel: .info
+        ))
+    }
+
+    @Test func databaseDefaultsIntoSystemdStateDirectory() throws {
+        #expect(try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath == "/var/lib/photosync/photosync.sqlite")
+        #expect(try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync:/var/lib/other"]).databasePath == "/var/lib/photosync/photosync.sqlite")
+        #expect(try resolveSettings([]).databasePath == "photosync.sqlite")
+        #expect(try resolveSettings(["--database", "/x.sqlite"], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath == "/x.sqlite")
+    }
+
+    @Test func configFlagBeatsConfigVariableBeatsSystemFile() throws {
+        let directory = TemporaryDirectory()
+        let flagFile = directory.write("flag.yaml", "per_page: 1\n")
+        let variableFile = directory.write("variable.yaml", "per_page: 2\n")
+        let systemFile = directory.write("system.yaml", "per_page: 3\n")
+        let variable = ["PHOTOSYNC_CONFIG": variableFile]
+
+        #expect(try resolveSettings(["--config", flagFile], environment: variable, defaultConfigurationPath: systemFile).perPage == 1)
+        #expect(try resolveSettings([], environment: variable, defaultConfigurationPath: systemFile).perPage == 2)
+        #expect(try resolveSettings([], defaultConfigurationPath: systemFile).perPage == 3)
+        #expect(try resolveSettings([], defaultConfigurationPath: directory.missing()).perPage == 30)
+    }
+
+    @Test func exampleConfigurationFileChangesNothing() throws {
+        let example = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("config/photosync.yaml").path
+        #expect(FileManager.default.fileExists(atPath: example))
+        #expect(try resolveSettings(["--config", example]) == resolveSettings([]))
+    }
+
+    @Test func emptyAndCommentOnlyFilesAreAllowed() throws {
+        let directory = TemporaryDirectory()
+        let empty = directory.write("empty.yaml", "")
+        let comments = directory.write("comments.yaml", "# nothing here\n\n---\n  # indented comment\n")
+        #expect(try resolveSettings(["--config", empty]) == resolveSettings([]))
+        #expect(try resolveSettings(["--config", comments]) == resolveSettings([]))
+    }
+}
