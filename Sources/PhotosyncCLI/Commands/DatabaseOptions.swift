@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import PhotoStore
+
+/// The options of the read-only commands: which database to read.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database"), help: ArgumentHelp(
+        "The SQLite database to read (env PHOTOSYNC_DATABASE; default: $STATE_DIRECTORY/photosync.sqlite or ./photosync.sqlite).",
+        valueName: "path"))
+    var databasePath: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp(
+        "A YAML configuration file (env PHOTOSYNC_CONFIG; default: /etc/photosync/photosync.yaml when present).",
+        valueName: "path"))
+    var configPath: String?
+
+    /// The database `run` would write, resolved as `run` resolves it, opened read-only.
+    func openStore(environment: [String: String]) throws -> PhotoStore {
+        // Parsed rather than assigned: a ParsableArguments value must come from parsing.
+        let arguments = (databasePath.map { ["--database", $0] } ?? []) + (configPath.map { ["--config", $0] } ?? [])
+        let settings = try SettingsOptions.parse(arguments)
+        let path = try SettingsResolver(environment: environment).resolve(settings).databasePath
+        return try PhotoStore.openExisting(path: path)
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import PhotoStore
+import PhotoSync
+
+/// Turns any error a command meets into one line on stderr and its documented exit code.
+enum ErrorReporting {
+    /// Prints `photosync: <what to fix>` and returns the exit code to throw.
+    static func report(_ error: any Error) -> ExitCode {
+        if let exit = error as? ExitCode { return exit }
+        let (code, message) = classify(error)
+        if let message {
+            printError(message)
+        }
+        return code.exitCode
+    }
+
+    static func classify(_ error: any Error) -> (PhotosyncExitCode, String?) {
+        switch error {
+        case is CancellationError:
+            return (.success, nil)
+        case let error as ConfigurationError:
+            return (error.exitCode, error.description)
+        case let error as StoreError:
+            return (.ioError, error.localizedDescription)
+        case let error as SyncError:
+            switch error {
+            case .accessKeyRejected(let message): return (.noPermission, message)
+            case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
+            case .store: return (.ioError, error.localizedDescription)
+            }
+        case let error as CommandFailure:
+            return (error.code, error.message)
+        default:
+            return (PhotosyncExitCode(rawValue: 70), "internal error: \(error.localizedDescription)")
+        }
+    }
+
+    static func printError(_ message: String) {
+        let line = "photosync: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// A failure a command names itself, with its exit code.
+struct CommandFailure: Error {
+    var code: PhotosyncExitCode
+    var message: String
+}
+
+extension AsyncParsableCommand {
+    /// Runs `body`, reporting whatever it throws as one line and an exit code.
+    func reportingErrors(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            let code = ErrorReporting.report(error)
+            if code != .success { throw code }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// `photosync`: the root command.
+public struct PhotosyncCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "photosync",
+        abstract: "Mirror Unsplash's photo feed into a SQLite database.",
+        discussion: """
+            photosync walks Unsplash's newest-first photo list page by page, downloads each photo's \
+            image, and stores metadata and image bytes in one SQLite file. It can be stopped at any \
+            moment and resumes where it left off.
+
+            EXIT CODES
+              0   success
+              1   query: no photo with that id (or it has no stored image for --output)
+              64  bad usage, including no access key given anywhere
+              69  the Unsplash API stayed unreachable after retries (run --once)
+              70  an internal error (a bug: please report it)
+              74  the database could not be opened, read or written
+              77  Unsplash rejected the access key (HTTP 401)
+              78  bad configuration (a setting, the configuration file, the access key file)
+            """,
+        subcommands: [RunCommand.self, QueryCommand.self, StatusCommand.self]
+    )
+
+    public init() {}
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import PhotoStore
+import UnsplashAPI
+
+/// `photosync query`: one stored photo, its image's metadata, and optionally its bytes.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Show a stored photo, or write its image to a file.",
+        discussion: "Exits 1 when no photo has that id. Reads the database while `photosync run` writes it.")
+
+    @Option(help: ArgumentHelp("The photo's Unsplash id, e.g. z3htkdHUh5w.", valueName: "id"))
+    var id: String
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Print the photo's API fields as JSON, plus \"image\": {variant, content_type, bytes, sha256}.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Write the image's bytes to this file.", valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+        if id.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--id must not be empty")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            guard let photo = try store.photo(id: id) else {
+                throw CommandFailure(code: .notFound, message: "no photo with id \(id) in \(store.path)")
+            }
+            if let output {
+                let destination = URL(fileURLWithPath: output)
+                guard let written = try store.writeImage(photoID: photo.id, variant: photo.image?.variant, to: destination) else {
+                    throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
+                }
+                if !json {
+                    print("wrote \(written) bytes to \(output)")
+                }
+            }
+            print(json ? try Self.json(photo) : Self.text(photo))
+        }
+    }
+
+    /// The API's fields as stored, plus what photosync knows of the image.
+    static func json(_ photo: StoredPhoto) throws -> String {
+        var object: [String: JSONValue] = [:]
+        if case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: photo.json) {
+            object = fields
+        }
+        object["image"] = photo.image.map { image in
+            .object([
+                "variant": .string(image.variant),
+                "content_type": .string(image.contentType),
+                "bytes": .int(image.byteCount),
+                "sha256": .string(image.sha256),
+            ])
+        } ?? .null
+        return try JSONOutput.string(.object(object))
+    }
+
+    static func text(_ photo: StoredPhoto) -> String {
+        let json = try? JSONDecoder().decode(JSONValue.self, from: photo.json)
+        var lines = [photo.id + (photo.altDescription.map { "  \($0)" } ?? "")]
+        let by = [photo.userName, photo.userUsername.map { "@\($0)" }].compactMap { $0 }.joined(separator: " ")
+        if !by.isEmpty { lines.append("  by          \(by)") }
+        if let width = photo.width, let height = photo.height { lines.append("  size        \(width) x \(height)") }
+        if let color = photo.color { lines.append("  color       \(color)") }
+        if let likes = photo.likes { lines.append("  likes       \(likes)") }
+        if let created = photo.createdAt { lines.append("  created     \(created.formatted(.iso8601))") }
+        if let description = photo.description { lines.append("  description \(description)") }
+        if let page = json?["links"]?["html"]?.string { lines.append("  page        \(page)") }
+        if photo.isSponsored { lines.append("  sponsored   yes") }
+        if let image = photo.image {
+            let size = ByteCountFormatter.string(fromByteCount: image.byteCount, countStyle: .file)
+            lines.append("  image       \(image.variant), \(image.contentType), \(size), sha256 \(image.sha256)")
+        } else {
+            lines.append("  image       not stored yet")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import PhotoStore
+import UnsplashAPI
+
+/// `photosync status`: what the database holds and how far the sync has come.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show how many photos and images are stored, and how far the sync has come.",
+        discussion: "Reads the database while `photosync run` writes it.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            let stats = try store.statistics()
+            let failures = try store.failedImages(limit: 5)
+            print(json ? try Self.json(stats) : Self.text(stats, failures: failures))
+        }
+    }
+
+    static func json(_ stats: StoreStatistics) throws -> String {
+        let object: JSONValue = .object([
+            "photos": .int(stats.photos),
+            "images_stored": .int(stats.imagesStored),
+            "images_pending": .int(stats.imagesPending),
+            "images_failed": .int(stats.imagesFailed),
+            "bytes_stored": .int(stats.bytesStored),
+            "backfill_cursor": stats.backfillNext.map { .string($0.absoluteString) } ?? .null,
+            "backfill_complete": .bool(stats.backfillComplete),
+            "last_page_at": stats.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
+        ])
+        return try JSONOutput.string(object)
+    }
+
+    static func text(_ stats: StoreStatistics, failures: [ImageFailure]) -> String {
+        let backfill = stats.backfillComplete
+            ? "complete"
+            : stats.backfillNext.map { "in progress, next \($0.absoluteString)" } ?? "not started"
+        var lines = [
+            "photos          \(stats.photos)",
+            "images stored   \(stats.imagesStored) (\(ByteCountFormatter.string(fromByteCount: stats.bytesStored, countStyle: .file)))",
+            "images pending  \(stats.imagesPending)",
+            "images failed   \(stats.imagesFailed)",
+            "backfill        \(backfill)",
+            "last page       \(stats.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")",
+        ]
+        for failure in failures {
+            lines.append("  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+enum JSONOutput {
+    static func string(_ value: JSONValue) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

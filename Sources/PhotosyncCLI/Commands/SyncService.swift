@@ -1,0 +1,50 @@
+import PhotoSync
+import ServiceLifecycle
+import Synchronization
+
+/// The sync as a swift-service-lifecycle service: SIGTERM or SIGINT cancels it, which stops it
+/// between transactions; whatever was committed stays.
+///
+/// It never throws: the group would log the error itself. ``outcome`` tells the command how the
+/// sync ended, so it can print one line and choose the exit code.
+final class SyncService: Service, Sendable {
+    private let engine: SyncEngine
+    private let once: Bool
+    private let maxPages: Int?
+    private let notifier: SystemdNotifier
+    private let result = Mutex<Result<Void, any Error>?>(nil)
+
+    init(engine: SyncEngine, once: Bool, maxPages: Int?, notifier: SystemdNotifier) {
+        self.engine = engine
+        self.once = once
+        self.maxPages = maxPages
+        self.notifier = notifier
+    }
+
+    var outcome: Result<Void, any Error>? {
+        get async { result.withLock { $0 } }
+    }
+
+    func run() async throws {
+        let outcome: Result<Void, any Error>
+        do {
+            try await withGracefulShutdownHandler {
+                try await cancelWhenGracefulShutdown { [engine, once, maxPages] in
+                    if once {
+                        try await engine.runOnce(maxPages: maxPages)
+                    } else {
+                        try await engine.run()
+                    }
+                }
+            } onGracefulShutdown: { [notifier] in
+                notifier.stopping()
+            }
+            outcome = .success(())
+        } catch is CancellationError {
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        result.withLock { $0 = outcome }
+    }
+}

@@ -1,0 +1,8 @@
+import PhotosyncCLI
+
+@main
+struct Photosync {
+    static func main() async {
+        await PhotosyncCommand.main()
+    }
+}

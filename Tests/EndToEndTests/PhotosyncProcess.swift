@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// The real `photosync` binary, run as a child process with a clean environment.
+///
+/// Its stderr arrives line by line through ``errorLines`` so a test can await the moment it wants
+/// (for example the third stored page) instead of sleeping.
+final class PhotosyncProcess: Sendable {
+    private let process: Process
+    private let stdout = OutputBuffer()
+    private let stderr = OutputBuffer()
+    private let exit: Task<Int32, Never>
+    private let stdoutDone: DispatchSemaphore
+    private let stderrDone: DispatchSemaphore
+    /// Each line the process writes to stderr, as it is written.
+    let errorLines: AsyncStream<String>
+
+    /// The built `photosync`, next to the test bundle.
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        return directory.appending(path: "photosync")
+    }
+
+    /// Starts `photosync arguments...` with only `environment` (plus PATH) set.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+
+        let (lines, lineSink) = AsyncStream.makeStream(of: String.self)
+        errorLines = lines
+        let (statuses, statusSink) = AsyncStream.makeStream(of: Int32.self)
+        // Blocking reads on threads of their own: the concurrency pool has only a few.
+        stdoutDone = Self.drain(out.fileHandleForReading, into: stdout) { _ in }
+        stderrDone = Self.drain(err.fileHandleForReading, into: stderr) { lineSink.yield($0) }
+        Thread.detachNewThread { [stderrDone] in
+            stderrDone.wait()
+            lineSink.finish()
+        }
+        process.terminationHandler = { process in
+            statusSink.yield(process.terminationStatus)
+            statusSink.finish()
+        }
+        exit = Task {
+            for await status in statuses { return status }
+            return -1
+        }
+        try process.run()
+    }
+
+    /// Runs `photosync arguments...` to the end.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let process = try PhotosyncProcess(arguments, environment: environment)
+        return await process.result()
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Waits for the process to exit, and for its output to be read to the end.
+    func result() async -> Result {
+        let status = await exit.value
+        for await _ in errorLines {}
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [stdoutDone] in
+                stdoutDone.wait()
+                stdoutDone.signal()
+                continuation.resume()
+            }
+        }
+        return Result(status: status, stdout: stdout.text,
+                      stderr: stderr.text)
+    }
+
+    /// Reads `handle` to its end on a thread of its own, handing on each complete line.
+    private static func drain(_ handle: FileHandle, into sink: OutputBuffer, line: @escaping @Sendable (String) -> Void) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                sink.append(chunk)
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    line(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+            done.signal()
+        }
+        return done
+    }
+
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits until a stderr line satisfies `predicate`; false if the process ended first.
+    func awaitLine(_ predicate: (String) -> Bool) async -> Bool {
+        for await line in errorLines where predicate(line) {
+            return true
+        }
+        return false
+    }
+}
+
+/// Bytes read from a pipe so far.
+final class OutputBuffer: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+}
