@@ -22,7 +22,9 @@ struct ImageHostPolicy: Sendable {
     func check(_ text: String) -> Result<URL, Refusal> {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty
         else { return .failure(.malformed(text)) }
-        guard allowedHosts.contains(host) || allowedHosts.contains(Self.bare(host)) else {
+        // An allowed entry names a host, or a host and port ("127.0.0.1:8080").
+        let names = [host, Self.bare(host)] + (url.port.map { [host + ":\($0)", Self.bare(host) + ":\($0)"] } ?? [])
+        guard names.contains(where: allowedHosts.contains) else {
             return .failure(.hostNotAllowed(host))
         }
         switch scheme {

@@ -105,6 +105,8 @@ import UnsplashAPI
         ("http://localhost:8080/images/x", true),
         ("http://[::1]:8080/images/x", true),
         ("not a url", false),
+        ("http://127.0.0.2:9000/images/x", true),
+        ("http://127.0.0.2:9001/images/x", false),
     ])
     func decidesWhichImageURLsMayBeFetched(url: String, allowed: Bool) async throws {
         let harness = try SyncHarness(photos: 0)
@@ -116,7 +118,7 @@ import UnsplashAPI
                          isSponsored: false, imageURL: url, downloadLocation: nil, json: Data("{}".utf8))],
             variant: "regular", cursor: .backfill(next: nil), now: Date())
         try await harness.engine {
-            $0.allowedImageHosts = ["images.unsplash.com", "127.0.0.1", "localhost", "::1"]
+            $0.allowedImageHosts = ["images.unsplash.com", "127.0.0.1", "localhost", "::1", "127.0.0.2:9000"]
             $0.maxImageAttempts = 1
         }.runOnce()
         let failure = try harness.store.failedImages(limit: 1).first?.lastError ?? ""
