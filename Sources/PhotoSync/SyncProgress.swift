@@ -16,15 +16,20 @@ public struct SyncProgress: Sendable, Equatable {
 
     public init() {}
 
-    /// One line, for logs and systemd's STATUS=.
+    /// One line, for logs and systemd's STATUS=: the activity, then ``counts``.
     public var summary: String {
+        "\(activity): \(counts)"
+    }
+
+    /// What was done, as one line.
+    public var counts: String {
         var parts = [
             "\(pages) pages", "\(photosSeen) photos (\(photosNew) new)",
             "\(imagesStored) images, \(ByteCountFormatter.string(fromByteCount: bytesStored, countStyle: .file))",
         ]
         if imagesFailed > 0 { parts.append("\(imagesFailed) image failures") }
         if let rateLimit { parts.append("rate limit \(rateLimit.remaining)/\(rateLimit.limit)") }
-        return "\(activity): " + parts.joined(separator: ", ")
+        return parts.joined(separator: ", ")
     }
 }
 

@@ -101,7 +101,8 @@ struct RunCommand: AsyncParsableCommand {
         switch await sync.outcome {
         case .success, nil:
             logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
-            if once { print("synced: " + progress.summary) }
+            // In a terminal the progress line already says it.
+            if once, !interactive { print("synced: " + progress.counts) }
         case .failure(let error):
             throw error
         }
