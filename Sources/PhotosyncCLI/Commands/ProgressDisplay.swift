@@ -3,11 +3,12 @@ import PhotoSync
 import Synchronization
 
 /// Shows sync progress: a live line in a terminal, and systemd's `STATUS=` under systemd.
-/// Updates come from every page and image, so both are throttled.
+/// Updates come from every page and image, so both are throttled; a change of activity (from
+/// backfilling to idle, say) is always shown at once.
 final class ProgressDisplay: Sendable {
     private let interactive: Bool
     private let notifier: SystemdNotifier
-    private let lastShown = Mutex<ContinuousClock.Instant?>(nil)
+    private let lastShown = Mutex<(at: ContinuousClock.Instant, activity: String)?>(nil)
     private let interval = Duration.milliseconds(200)
 
     init(interactive: Bool, notifier: SystemdNotifier) {
@@ -18,8 +19,10 @@ final class ProgressDisplay: Sendable {
     func show(_ progress: SyncProgress) {
         let now = ContinuousClock.now
         let due = lastShown.withLock { last in
-            if let last, last.duration(to: now) < interval, progress.activity != "done" { return false }
-            last = now
+            if let shown = last, shown.at.duration(to: now) < interval, shown.activity == progress.activity {
+                return false
+            }
+            last = (now, progress.activity)
             return true
         }
         guard due else { return }
