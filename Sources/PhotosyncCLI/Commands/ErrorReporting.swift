@@ -36,8 +36,10 @@ enum ErrorReporting {
         }
     }
 
-    static func printError(_ message: String) {
-        let line = "photosync: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+    /// Under journald the line carries the error priority (`<3>`), as the log lines carry theirs.
+    static func printError(_ message: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let priority = DaemonLogHandler.Format.detect(environment: environment) == .journal ? "<3>" : ""
+        let line = priority + "photosync: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 }
