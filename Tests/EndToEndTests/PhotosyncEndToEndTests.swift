@@ -172,6 +172,18 @@ import UnsplashStub
         #expect(try world.store().statistics() == before)
     }
 
+    @Test func underJournaldEveryLineCarriesItsPriority() async throws {
+        let world = try await World.start(photos: 5)
+        defer { Task { await world.stop() } }
+        let result = try await PhotosyncProcess.run(
+            await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": "wrong"], journal: true)
+        #expect(result.status == 77)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("<6>photosync started") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("<3>photosync: Unsplash rejected the access key") == true, "\(lines)")
+        #expect(lines.allSatisfy { $0.wholeMatch(of: /<[0-7]>.*/) != nil })
+    }
+
     @Test func aBadKeyOnAFreshDatabaseLeavesNoFile() async throws {
         let world = try await World.start(photos: 5)
         defer { Task { await world.stop() } }

@@ -22,8 +22,9 @@ final class PhotosyncProcess: Sendable {
         return directory.appending(path: "photosync")
     }
 
-    /// Starts `photosync arguments...` with only `environment` (plus PATH) set.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `photosync arguments...` with only `environment` (plus PATH) set. With `journal`,
+    /// stderr looks like journald's stream to it: `JOURNAL_STREAM` names the pipe.
+    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false) throws {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
@@ -33,6 +34,11 @@ final class PhotosyncProcess: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if journal {
+            var status = stat()
+            fstat(err.fileHandleForWriting.fileDescriptor, &status)
+            process.environment?["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
+        }
         self.process = process
 
         let (lines, lineSink) = AsyncStream.makeStream(of: String.self)
@@ -57,8 +63,8 @@ final class PhotosyncProcess: Sendable {
     }
 
     /// Runs `photosync arguments...` to the end.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        let process = try PhotosyncProcess(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false) async throws -> Result {
+        let process = try PhotosyncProcess(arguments, environment: environment, journal: journal)
         return await process.result()
     }
 
