@@ -23,7 +23,6 @@ final class FakeUnsplash: Sendable {
         var failingImages: [String: (status: Int, times: Int)] = [:]
         var shortImages: Set<String> = []
         var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
-        var rejectKey = false
     }
 
     let state = Mutex(State())
@@ -89,7 +88,7 @@ final class FakeUnsplash: Sendable {
         let query = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
         return state.withLock { state in
             state.apiRequests.append(url)
-            if state.rejectKey || request.value(forHTTPHeaderField: "Authorization") != "Client-ID KEY" {
+            if request.value(forHTTPHeaderField: "Authorization") != "Client-ID KEY" {
                 return Self.http(url, 401, [:], #"{"errors":["OAuth error: The access token is invalid"]}"#)
             }
             if state.rateLimitedAnswers > 0 || state.remaining <= 0 {
