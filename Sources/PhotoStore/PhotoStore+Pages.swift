@@ -17,6 +17,16 @@ extension PhotoStore {
     ///   negative size, invalid JSON); nothing is changed then.
     @discardableResult
     public func commitPage(_ photos: [PhotoRecord], variant: String, cursor: CursorChange, now: Date) throws -> PageCommit {
+        try commitPage(photos, variant: variant, now: now) { _ in cursor }
+    }
+
+    /// Like ``commitPage(_:variant:cursor:now:)``, with the cursor change decided from what the
+    /// page found, inside the same transaction: a catch-up that meets photos it already had
+    /// ends in the commit that stores the page.
+    @discardableResult
+    public func commitPage(
+        _ photos: [PhotoRecord], variant: String, now: Date, cursor: (PageCommit) throws -> CursorChange
+    ) throws -> PageCommit {
         try write("committing a page of \(photos.count) photos") { db in
             var existingSequences: [String: Int64] = [:]
             var insertedNow: Set<String> = []
@@ -42,8 +52,9 @@ extension PhotoStore {
                         arguments: [photo.id, variant, imageURL])
                 }
             }
-            try Self.apply(cursor, now: now, in: db)
-            return PageCommit(existingSequences: existingSequences)
+            let commit = PageCommit(existingSequences: existingSequences)
+            try Self.apply(cursor(commit), now: now, in: db)
+            return commit
         }
     }
 

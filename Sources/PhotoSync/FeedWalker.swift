@@ -14,7 +14,7 @@ extension SyncEngine {
             let next = state.backfillNext
             let page = try await fetchPage(next)
             let following = page.photos.isEmpty ? nil : page.next
-            try await commit(page, cursor: .backfill(next: following))
+            try await commit(page) { _ in .backfill(next: following) }
             fetched += 1
             try await processImages()
             state = try storing { try store.syncState() }
@@ -30,21 +30,19 @@ extension SyncEngine {
         let baseline = try state.catchUpBaseline ?? storing { try store.maxSequence() }
         var next = state.catchUpNext
         await tracker.update { $0.activity = "catching up with the head" }
-        while true {
+        repeat {
             let page = try await fetchPage(next)
-            let commit = try await commit(page, cursor: .catchUp(next: page.photos.isEmpty ? nil : page.next, baseline: baseline))
-            try await processImages()
             let organic = page.photos.filter { !$0.isSponsored }.count
-            let reachedKnown = knownRun(in: page.photos, existing: commit.existingSequences, baseline: baseline)
-                >= min(configuration.knownRunToStop, max(1, organic))
-            guard !reachedKnown, !page.photos.isEmpty, let following = page.next else {
-                if page.next != nil, !page.photos.isEmpty {
-                    _ = try storing { try store.commitPage([], variant: configuration.variant.rawValue, cursor: .catchUp(next: nil, baseline: baseline), now: now()) }
-                }
-                return
+            var following: URL?
+            try await commit(page) { commit in
+                let reachedKnown = knownRun(in: page.photos, existing: commit.existingSequences, baseline: baseline)
+                    >= min(configuration.knownRunToStop, max(1, organic))
+                following = reachedKnown || page.photos.isEmpty ? nil : page.next
+                return .catchUp(next: following, baseline: baseline)
             }
+            try await processImages()
             next = following
-        }
+        } while next != nil
     }
 
     /// The longest run of consecutive photos stored before `baseline`. Sponsored photos repeat on
@@ -83,11 +81,11 @@ extension SyncEngine {
         return page
     }
 
-    @discardableResult
-    private func commit(_ page: PhotoPage, cursor: CursorChange) async throws -> PageCommit {
+    /// Stores `page` with the cursor change `cursor` decides from what the page found.
+    private func commit(_ page: PhotoPage, cursor: (PageCommit) -> CursorChange) async throws {
         let records = try page.photos.map { try PhotoRecord($0, variant: configuration.variant) }
         let commit = try storing {
-            try store.commitPage(records, variant: configuration.variant.rawValue, cursor: cursor, now: now())
+            try store.commitPage(records, variant: configuration.variant.rawValue, now: now(), cursor: cursor)
         }
         let newCount = Set(page.photos.map(\.id)).subtracting(commit.existingSequences.keys).count
         await tracker.update {
@@ -100,6 +98,5 @@ extension SyncEngine {
             "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
             "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
         ])
-        return commit
     }
 }

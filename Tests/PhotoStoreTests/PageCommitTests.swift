@@ -127,4 +127,27 @@ struct PageCommitTests {
             #expect(state.lastPageAt == Instant.t(2))
         }
     }
+
+    @Test("a cursor decided from the page sees what existed before it, and commits with it")
+    func decidedCursor() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            struct Refused: Error {}
+
+            // A decision that throws leaves neither the page nor the cursor behind.
+            #expect(throws: StoreError.self) {
+                try store.commitPage([Sample.photo("b")], variant: Sample.variant, now: Instant.t(1)) { _ in throw Refused() }
+            }
+            #expect(try store.photo(id: "b") == nil)
+
+            var seen: [String: Int64] = [:]
+            try store.commitPage([Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, now: Instant.t(2)) { commit in
+                seen = commit.existingSequences
+                return .backfill(next: nil)
+            }
+            #expect(seen == ["a": 1])
+            #expect(try store.syncState().backfillComplete)
+            #expect(try store.photo(id: "c") != nil)
+        }
+    }
 }
