@@ -14,9 +14,9 @@ actor RateLimitBudget {
     private let clock: any Clock<Duration>
     private let logger: Logger
     private(set) var last: RateLimit?
-    private var onWait: @Sendable (Duration) -> Void
+    private let onWait: @Sendable (Duration) async -> Void
 
-    init(reserve: Int, pause: Duration, clock: any Clock<Duration>, logger: Logger, onWait: @escaping @Sendable (Duration) -> Void = { _ in }) {
+    init(reserve: Int, pause: Duration, clock: any Clock<Duration>, logger: Logger, onWait: @escaping @Sendable (Duration) async -> Void = { _ in }) {
         self.reserve = reserve
         self.pause = pause
         self.clock = clock
@@ -51,7 +51,7 @@ actor RateLimitBudget {
     }
 
     private func wait(_ delay: Duration) async throws {
-        onWait(delay)
+        await onWait(delay)
         try await clock.sleep(for: delay)
     }
 }

@@ -48,7 +48,7 @@ public final class SyncEngine: Sendable {
         let tracker = self.tracker
         self.budget = RateLimitBudget(
             reserve: configuration.rateLimitReserve, pause: configuration.rateLimitPause, clock: clock, logger: logger,
-            onWait: { delay in Task { await tracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" } } })
+            onWait: { delay in await tracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" } })
     }
 
     /// What the sync has done so far.

@@ -22,6 +22,19 @@ import UnsplashAPI
         #expect(harness.fake.pageRequests.count == 4)
     }
 
+    @Test func saysWhileItWaitsForTheRateLimit() async throws {
+        let harness = try SyncHarness(photos: 50, clock: TestClock(suspending: { $0 == .seconds(900) }))
+        defer { harness.removeDirectory() }
+        harness.fake.state.withLock { $0.remaining = 11 }
+        let engine = harness.engine { $0.rateLimitPause = .seconds(900) }
+        let sync = Task { try await engine.runOnce() }
+        var sleeps = harness.clock.sleepStarted.makeAsyncIterator()
+        #expect(await sleeps.next() == .seconds(900))
+        #expect(await engine.progress.activity == "waiting 900s for the rate limit")
+        sync.cancel()
+        await #expect(throws: CancellationError.self) { try await sync.value }
+    }
+
     @Test func a403RateLimitIsWaitedOutAndTheSyncResumes() async throws {
         let harness = try SyncHarness(photos: 15)
         defer { harness.removeDirectory() }
