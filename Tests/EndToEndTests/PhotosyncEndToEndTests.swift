@@ -229,10 +229,14 @@ import UnsplashStub
         #expect(noKey.stderr.hasPrefix("photosync: "))
         #expect(noKey.stderr.filter(\.isNewline).count == 1)
 
-        // A value out of range: configuration.
-        let badValue = try await world.sync(["--per-page", "50"])
-        #expect(badValue.status == 78 || badValue.status == 64, "\(badValue.stderr)")
-        #expect(badValue.stderr.contains("per"))
+        // A flag out of range is bad usage; the same value from the environment, bad configuration.
+        let badFlag = try await world.sync(["--per-page", "50"])
+        #expect(badFlag.status == 64, "\(badFlag.stderr)")
+        #expect(badFlag.stderr.contains("per-page"))
+        let badEnvironment = try await PhotosyncProcess.run(
+            await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])
+        #expect(badEnvironment.status == 78, "\(badEnvironment.stderr)")
+        #expect(badEnvironment.stderr == "photosync: PHOTOSYNC_PER_PAGE: per_page must be between 1 and 30 (got 50)\n")
 
         // A database path that cannot be created: I/O.
         let badPath = try await PhotosyncProcess.run(
