@@ -126,11 +126,8 @@ public struct Provider: Sendable {
             }
 
             let failure: NetworkError
-            var outcome: Result<(Payload, URLResponse), any Error>!
-            let duration = await clock.measure {
-                outcome = await Result { try await load(outgoing) }
-            }
-            switch outcome! {
+            let (outcome, duration) = await timed { await Result { try await load(outgoing) } }
+            switch outcome {
             case .failure(let error):
                 if Task.isCancelled || (error as? URLError)?.code == .cancelled || error is CancellationError {
                     throw CancellationError()
@@ -175,6 +172,14 @@ public struct Provider: Sendable {
             waited += delay
             attempt += 1
         }
+    }
+
+    /// The result of `work` and how long it took on ``clock``.
+    private func timed<T>(_ work: () async -> T) async -> (T, Duration) {
+        var result: T?
+        let duration = await clock.measure { result = await work() }
+        guard let result else { preconditionFailure("Clock.measure returned without running its work") }
+        return (result, duration)
     }
 
     /// The wait before the next attempt, or nil when the server asks for more than the policy allows.
