@@ -4,14 +4,10 @@ import PhotoStore
 
 /// The options of the read-only commands: which database to read.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .customLong("database"), help: ArgumentHelp(
-        "The SQLite database to read (env PHOTOSYNC_DATABASE; default: $STATE_DIRECTORY/photosync.sqlite or ./photosync.sqlite).",
-        valueName: "path"))
+    @Option(name: .customLong("database"), help: SettingsOptions.databaseHelp, completion: .file())
     var databasePath: String?
 
-    @Option(name: .customLong("config"), help: ArgumentHelp(
-        "A YAML configuration file (env PHOTOSYNC_CONFIG; default: /etc/photosync/photosync.yaml when present).",
-        valueName: "path"))
+    @Option(name: .customLong("config"), help: SettingsOptions.configHelp, completion: .file(extensions: ["yaml", "yml"]))
     var configPath: String?
 
     /// The database `run` would write, resolved as `run` resolves it, opened read-only.

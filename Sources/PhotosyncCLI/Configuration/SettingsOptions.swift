@@ -7,22 +7,24 @@ import Configuration
 /// file or the default through (see ``SettingsResolver``). `validate()` checks the flags given,
 /// so a bad flag value is a usage error (exit 64) reported by argument-parser.
 public struct SettingsOptions: ParsableArguments, Sendable {
+    /// Shared with `query` and `status`, which read the database `run` writes.
+    static let configHelp = ArgumentHelp(
+        "YAML configuration file. Env: PHOTOSYNC_CONFIG. Default: /etc/photosync/photosync.yaml if it exists.",
+        valueName: "path")
+    static let databaseHelp = ArgumentHelp(
+        "SQLite database file. Env: PHOTOSYNC_DATABASE. Default: $STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite.",
+        valueName: "path")
+
     @Option(
         name: .customLong("config"),
-        help: ArgumentHelp(
-            "YAML configuration file. Env: PHOTOSYNC_CONFIG. Default: /etc/photosync/photosync.yaml if it exists.",
-            valueName: "path"
-        ),
+        help: SettingsOptions.configHelp,
         completion: .file(extensions: ["yaml", "yml"])
     )
     public var configPath: String?
 
     @Option(
         name: .customLong("database"),
-        help: ArgumentHelp(
-            "SQLite database file. Env: PHOTOSYNC_DATABASE. Default: $STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite.",
-            valueName: "path"
-        ),
+        help: SettingsOptions.databaseHelp,
         completion: .file()
     )
     public var databasePath: String?
