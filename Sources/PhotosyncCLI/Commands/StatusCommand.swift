@@ -19,8 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
             let stats = try store.statistics()
-            let failures = try store.failedImages(limit: 5)
-            print(json ? try Self.json(stats) : Self.text(stats, failures: failures))
+            print(json ? try Self.json(stats) : Self.text(stats, failures: try store.failedImages(limit: 5)))
         }
     }
 
