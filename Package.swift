@@ -22,12 +22,17 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.20.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
         .target(
             name: "Networking",
-            dependencies: [.product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // Unsplash's API as photosync needs it: endpoints, DTOs, PhotoRepository.
         .target(
