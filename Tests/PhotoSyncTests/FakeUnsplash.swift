@@ -23,6 +23,9 @@ final class FakeUnsplash: Sendable {
         var failingImages: [String: (status: Int, times: Int)] = [:]
         var shortImages: Set<String> = []
         var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
+        var notImages: Set<String> = []      // answer 200 with an HTML page instead of the image
+        var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
+        var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
     }
 
     let state = Mutex(State())
@@ -80,7 +83,9 @@ final class FakeUnsplash: Sendable {
         switch url.host {
         case "api.unsplash.com": return try apiAnswer(request, url)
         case "images.unsplash.com": return imageAnswer(url)
-        default: throw URLError(.cannotFindHost)
+        default:
+            state.withLock { $0.foreignRequests.append(url) }
+            throw URLError(.cannotFindHost)
         }
     }
 
@@ -129,6 +134,12 @@ final class FakeUnsplash: Sendable {
             if let failure = state.failingImages[id], failure.times > 0 {
                 state.failingImages[id] = (failure.status, failure.times - 1)
                 return Self.http(url, failure.status, [:], "image error")
+            }
+            if let location = state.redirectedImages[id] {
+                return Self.http(url, 302, ["Location": location], "")
+            }
+            if state.notImages.contains(id) {
+                return Self.http(url, 200, ["Content-Type": "text/html"], "<html><body>Service Unavailable</body></html>")
             }
             let bytes = Self.imageBytes(id)
             let declared = state.shortImages.contains(id) ? bytes.count + 10 : bytes.count

@@ -17,6 +17,8 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let usage = PhotosyncExitCode(rawValue: 64)
     /// 69 (`EX_UNAVAILABLE`): the Unsplash API stayed unreachable after retries (`run --once`).
     public static let unavailable = PhotosyncExitCode(rawValue: 69)
+    /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored; try again later.
+    public static let tempFailure = PhotosyncExitCode(rawValue: 75)
     /// 74 (`EX_IOERR`): the database could not be read or written.
     public static let ioError = PhotosyncExitCode(rawValue: 74)
     /// 77 (`EX_NOPERM`): Unsplash rejected the access key (HTTP 401).
