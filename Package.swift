@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "UnsplashStub", "PhotoStore",
+                "UnsplashStub", "PhotoStore", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

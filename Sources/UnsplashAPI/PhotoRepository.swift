@@ -53,11 +53,15 @@ public struct PhotoRepository: Sendable {
     }
 
     /// Downloads an image into `spool`, hashing it as it arrives.
-    /// Image URLs are the CDN's, not the API's: no key is sent.
+    /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
+    /// retried here: the caller's image queue retries it with its own backoff, so that one bad
+    /// image never holds a download slot through a series of retries.
     /// - Parameter redirects: the hops to follow, each checked as the first URL was.
     /// - Throws: ``UnsplashError``, `SpoolError` (a local problem such as a full disk), or
     ///   `CancellationError`.
     public func image(at url: URL, redirects: RedirectPolicy, into spool: BodySpool) async throws -> FetchedImage {
+        var provider = provider
+        provider.retryPolicy = .none
         let response = try await mapped { try await provider.download(url, redirects: redirects, into: spool) }
         return FetchedImage(body: response.value, contentType: response.headers["Content-Type"])
     }

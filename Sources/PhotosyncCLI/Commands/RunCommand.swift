@@ -151,7 +151,7 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 extension SyncConfiguration {
-    /// With `once`, a failed image is tried again within the run after 1, 2, 4 and 4 seconds,
+    /// With `once`, a failed image is tried again within the run after 0.5, 1, 2 and 2 seconds,
     /// rather than after the daemon's minutes.
     init(_ settings: Settings, once: Bool) {
         self.init(
@@ -162,7 +162,7 @@ extension SyncConfiguration {
             allowedImageHosts: Set(settings.allowedImageHosts),
             downloadTracking: settings.downloadTracking,
             rateLimitReserve: settings.rateLimitReserve,
-            imageRetryDelay: once ? .seconds(1) : .seconds(60),
-            maxImageRetryDelay: once ? .seconds(4) : .seconds(3600))
+            imageRetryDelay: once ? .milliseconds(500) : .seconds(60),
+            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600))
     }
 }
