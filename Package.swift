@@ -87,6 +87,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks/transport.sh: photosync's transport fetching and hashing a list of URLs.
+        .executableTarget(name: "transport-bench", dependencies: ["Networking"], path: "Benchmarks/TransportBench"),
 
         // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock.
         .target(
