@@ -23,6 +23,11 @@ enum ErrorReporting {
             return (error.exitCode, error.description)
         case let error as StoreError:
             return (.ioError, error.localizedDescription)
+        case let error as WriterLockError:
+            switch error {
+            case .held: return (.writerLockHeld, error.localizedDescription)
+            case .cannotLock: return (.ioError, error.localizedDescription)
+            }
         case let error as SyncError:
             switch error {
             case .accessKeyRejected(let message): return (.noPermission, message)
