@@ -1,7 +1,8 @@
 import Foundation
+import Networking
 
 /// Decides whether an image URL may be fetched: an allowed host, over https; plain http only to
-/// a loopback address, so a local stub works but nothing travels the network unencrypted.
+/// a loopback address (``CleartextPolicy``, the rule `--api-base` follows too).
 struct ImageHostPolicy: Sendable {
     var allowedHosts: Set<String>
 
@@ -29,16 +30,9 @@ struct ImageHostPolicy: Sendable {
         }
         switch scheme {
         case "https": return .success(url)
-        case "http" where Self.isLoopback(host): return .success(url)
+        case "http" where CleartextPolicy.isLoopback(host): return .success(url)
         default: return .failure(.insecure(text))
         }
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let host = bare(host)
-        if host == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".")
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     private static func bare(_ host: String) -> String {

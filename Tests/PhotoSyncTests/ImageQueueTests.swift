@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 import PhotoStore
 @testable import PhotoSync
 import Testing
@@ -116,8 +117,8 @@ import UnsplashAPI
     }
 
     @Test func plainHTTPIsOnlyForLoopback() {
-        #expect(ImageHostPolicy.isLoopback("127.0.0.1") && ImageHostPolicy.isLoopback("127.8.9.10"))
-        #expect(ImageHostPolicy.isLoopback("[::1]") && ImageHostPolicy.isLoopback("localhost"))
-        #expect(!ImageHostPolicy.isLoopback("128.0.0.1") && !ImageHostPolicy.isLoopback("127.0.0.1.example.com"))
+        #expect(CleartextPolicy.isLoopback("127.0.0.1") && CleartextPolicy.isLoopback("127.8.9.10"))
+        #expect(CleartextPolicy.isLoopback("[::1]") && CleartextPolicy.isLoopback("localhost"))
+        #expect(!CleartextPolicy.isLoopback("128.0.0.1") && !CleartextPolicy.isLoopback("127.0.0.1.example.com"))
     }
 }
