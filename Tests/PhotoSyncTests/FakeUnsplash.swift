@@ -23,6 +23,14 @@ final class FakeUnsplash: Sendable {
         var failingImages: [String: (status: Int, times: Int)] = [:]
         var shortImages: Set<String> = []
         var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
+        var emptyPages: [Int: Int] = [:]     // page number -> answer `200 []`, Link intact, N more times
+        var brokenPhotos: [String: Breakage] = [:]
+        var linkOrigin: String?              // Link targets on this origin instead of the request's
+    }
+
+    /// How a photo's object is spoiled in every page that lists it.
+    enum Breakage {
+        case noID, emptyID, wrongType
     }
 
     let state = Mutex(State())
@@ -78,9 +86,10 @@ final class FakeUnsplash: Sendable {
     private func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         let url = request.url!
         switch url.host {
-        case "api.unsplash.com": return try apiAnswer(request, url)
         case "images.unsplash.com": return imageAnswer(url)
-        default: throw URLError(.cannotFindHost)
+        case nil: throw URLError(.cannotFindHost)
+        // Any other host is the API, as a mirror or a changed --api-base would be.
+        default: return try apiAnswer(request, url)
         }
     }
 
@@ -110,10 +119,15 @@ final class FakeUnsplash: Sendable {
             }
             let start = (page - 1) * perPage
             let slice = start < state.feed.count ? Array(state.feed[start..<min(start + perPage, state.feed.count)]) : []
-            var objects = slice.map { photoJSON($0, sponsored: false) }
-            if let sponsored = state.sponsored, !slice.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
+            var objects = slice.map { photoJSON($0, sponsored: false, breakage: state.brokenPhotos[$0]) }
+            if let empties = state.emptyPages[page], empties > 0 {
+                state.emptyPages[page] = empties - 1
+                objects = []
+            }
+            if let sponsored = state.sponsored, !objects.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
             let last = max(1, (state.feed.count + perPage - 1) / perPage)
-            func link(_ page: Int) -> String { "<https://api.unsplash.com/photos?page=\(page)&per_page=\(perPage)>" }
+            let origin = state.linkOrigin ?? "\(url.scheme!)://\(url.host!)"
+            func link(_ page: Int) -> String { "<\(origin)/photos?page=\(page)&per_page=\(perPage)>" }
             var links = ["\(link(last)); rel=\"last\""]
             if page < last { links.append("\(link(page + 1)); rel=\"next\"") }
             if page > 1 { links.insert("\(link(1)); rel=\"first\", \(link(page - 1)); rel=\"prev\"", at: 0) }
@@ -137,7 +151,7 @@ final class FakeUnsplash: Sendable {
         }
     }
 
-    private func photoJSON(_ id: String, sponsored: Bool) -> JSONValue {
+    private func photoJSON(_ id: String, sponsored: Bool, breakage: Breakage? = nil) -> JSONValue {
         guard case .object(var object) = template else { return template }
         object["id"] = .string(id)
         object["slug"] = .string("slug-\(id)")
@@ -148,6 +162,12 @@ final class FakeUnsplash: Sendable {
         if case .object(var links)? = object["links"] {
             links["download_location"] = .string("https://api.unsplash.com/photos/\(id)/download?ixid=M3w")
             object["links"] = .object(links)
+        }
+        switch breakage {
+        case .noID: object["id"] = nil
+        case .emptyID: object["id"] = .string("")
+        case .wrongType: object["width"] = .string("wide")
+        case nil: break
         }
         return .object(object)
     }

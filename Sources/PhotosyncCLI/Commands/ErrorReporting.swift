@@ -32,6 +32,7 @@ enum ErrorReporting {
             switch error {
             case .accessKeyRejected(let message): return (.noPermission, message)
             case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
+            case .inconsistentPage(let message): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(message)")
             case .store: return (.ioError, error.localizedDescription)
             }
         case let error as CommandFailure:
