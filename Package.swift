@@ -45,6 +45,8 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // `verify` re-hashes stored images.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The sync engine: page cursors, head catch-up, image queue, rate-limit budget.
@@ -93,7 +95,10 @@ let package = Package(
         ),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
-        .testTarget(name: "PhotoStoreTests", dependencies: ["PhotoStore"]),
+        .testTarget(
+            name: "PhotoStoreTests",
+            dependencies: ["PhotoStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "PhotoSyncTests",
             dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
