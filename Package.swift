@@ -109,6 +109,8 @@ let package = Package(
             dependencies: [
                 "UnsplashStub", "PhotoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // To damage a stored image on purpose, as a disk or a person might.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],
