@@ -51,7 +51,8 @@ extension SyncEngine {
             try await commit(page, at: cursor) { commit in
                 let reachedKnown = knownRun(in: page.photos, existing: commit.existingSequences, baseline: baseline)
                     >= min(configuration.knownRunToStop, max(1, organic))
-                following = reachedKnown || page.photos.isEmpty ? nil : next
+                // A page of rejected elements only is not the end of the feed.
+                following = reachedKnown || (page.photos.isEmpty && page.rejected.isEmpty) ? nil : next
                 return .catchUp(next: following, baseline: baseline)
             }
             try await processImages()

@@ -79,6 +79,26 @@ import UnsplashAPI
         #expect(try harness.allImagesMatch(ids.filter { ![ids[3], ids[4], ids[12]].contains($0) }))
     }
 
+    @Test func aHeadPageOfRejectedPhotosOnlyDoesNotEndTheCatchUp() async throws {
+        // GIVEN a synced feed, then 10 new photos and, above them, 10 new photos without an id
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        try await harness.engine().runOnce()
+        let good = harness.fake.addPhotos(10)
+        let bad = harness.fake.addPhotos(10)
+        harness.fake.state.withLock { state in
+            for id in bad { state.brokenPhotos[id] = .noID }
+        }
+
+        // WHEN the head is caught up with
+        try await harness.engine().runOnce()
+
+        // THEN the catch-up went past the page of rejected photos to the good ones below it
+        let stats = try harness.store.statistics()
+        #expect(stats.photos == 35 && stats.rejectedPhotos == 10)
+        #expect(try harness.allImagesMatch(good))
+    }
+
     @Test func cursorsAreStoredRelativeSoANewApiBaseResumesThem() async throws {
         let harness = try SyncHarness(photos: 25)
         defer { harness.removeDirectory() }
