@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.20.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
@@ -31,6 +32,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -89,11 +93,19 @@ let package = Package(
         // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock.
         .target(
             name: "TestSupport",
-            dependencies: ["Networking", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Networking", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
+        .testTarget(
+            name: "NetworkingTests",
+            dependencies: ["Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
         .testTarget(
             name: "PhotoStoreTests",
@@ -107,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "UnsplashStub", "PhotoStore",
+                "UnsplashStub", "PhotoStore", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // To damage a stored image on purpose, as a disk or a person might.
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -2,9 +2,12 @@ import Foundation
 import Networking
 
 /// Decides whether an image URL may be fetched: an allowed host, over https; plain http only to
-/// a loopback address (``CleartextPolicy``, the rule `--api-base` follows too).
+/// a loopback address, so a local stub works but nothing travels the network unencrypted.
+/// Every redirect hop of an image download is held to the same rule (``redirects``).
 struct ImageHostPolicy: Sendable {
     var allowedHosts: Set<String>
+    /// The most redirect hops an image download follows.
+    var maxRedirects = 5
 
     enum Refusal: Error, CustomStringConvertible {
         case malformed(String)
@@ -30,8 +33,16 @@ struct ImageHostPolicy: Sendable {
         }
         switch scheme {
         case "https": return .success(url)
-        case "http" where CleartextPolicy.isLoopback(host): return .success(url)
-        default: return .failure(.insecure(text))
+        case "http" where Origin.isLoopback(host): return .success(url)
+        default: return .failure(.insecure(Redaction.string(for: url)))
+        }
+    }
+
+    /// Image redirects: at most ``maxRedirects`` hops, each one allowed by ``check(_:)``.
+    var redirects: RedirectPolicy {
+        RedirectPolicy(maxHops: maxRedirects) { [self] target in
+            if case .failure(let refusal) = check(target.absoluteString) { return refusal.description }
+            return nil
         }
     }
 

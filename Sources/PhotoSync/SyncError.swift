@@ -12,11 +12,15 @@ public enum SyncError: Error, LocalizedError, Sendable {
     case inconsistentPage(String)
     /// The database failed.
     case store(String)
+    /// A download could not be written to its spool file beside the database: a full disk, or a
+    /// directory that is not writable.
+    case spool(String)
 
     public var errorDescription: String? {
         switch self {
         case .accessKeyRejected(let message), .apiUnavailable(let message), .inconsistentPage(let message): message
         case .store(let message): "database error: \(message)"
+        case .spool(let message): message
         }
     }
 }

@@ -24,12 +24,10 @@ public struct PhotoPage: Sendable {
     }
 }
 
-/// An image fetched to a temporary file, which the caller must move or delete.
+/// An image that arrived whole and matched its `Content-Length`, with its SHA-256. When its body
+/// is in a spool file, the caller must ``SpooledBody/remove()`` it.
 public struct FetchedImage: Sendable {
-    public var file: URL
-    public var byteCount: Int64
-    /// `Content-Length` as the server declared it, to compare with ``byteCount``.
-    public var declaredLength: Int64?
+    public var body: SpooledBody
     public var contentType: String?
 }
 
@@ -55,7 +53,7 @@ public struct PhotoRepository: Sendable {
 
     /// The page at `url`, a `rel="next"` target of an earlier page.
     public func page(at url: URL) async throws -> PhotoPage {
-        try await page(try api.photos(at: url))
+        try await page(api.photos(at: url))
     }
 
     /// The page at a stored cursor (see ``UnsplashAPI/cursor(for:)``), resolved against the
@@ -64,22 +62,25 @@ public struct PhotoRepository: Sendable {
         try await page(try api.photos(atCursor: cursor))
     }
 
-    /// Downloads an image to a temporary file without holding it in memory.
-    /// Image URLs are the CDN's, not the API's: no key is sent.
-    public func image(at url: URL) async throws -> FetchedImage {
-        let response = try await mapped { try await provider.download(url) }
-        let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? NSNumber)?.int64Value ?? 0
-        return FetchedImage(
-            file: response.value, byteCount: size,
-            declaredLength: response.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
-            contentType: response.headers["Content-Type"])
+    /// Downloads an image into `spool`, hashing it as it arrives.
+    /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
+    /// retried here: the caller's image queue retries it with its own backoff, so that one bad
+    /// image never holds a download slot through a series of retries.
+    /// - Parameter redirects: the hops to follow, each checked as the first URL was.
+    /// - Throws: ``UnsplashError``, `SpoolError` (a local problem such as a full disk), or
+    ///   `CancellationError`.
+    public func image(at url: URL, redirects: RedirectPolicy, into spool: BodySpool) async throws -> FetchedImage {
+        var provider = provider
+        provider.retryPolicy = .none
+        let response = try await mapped { try await provider.download(url, redirects: redirects, into: spool) }
+        return FetchedImage(body: response.value, contentType: response.headers["Content-Type"])
     }
 
     /// Sends the download-tracking request for a photo's `download_location`.
     /// - Returns: the rate-limit budget the answer reported.
     @discardableResult
     public func trackDownload(_ location: URL) async throws -> RateLimit? {
-        let endpoint = try api.trackDownload(location)
+        let endpoint = api.trackDownload(location)
         return try await RateLimit(headers: mapped { try await provider.response(endpoint) }.headers)
     }
 

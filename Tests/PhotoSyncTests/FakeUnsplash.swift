@@ -26,6 +26,9 @@ final class FakeUnsplash: Sendable {
         var emptyPages: [Int: Int] = [:]     // page number -> answer `200 []`, Link intact, N more times
         var brokenPhotos: [String: Breakage] = [:]
         var linkOrigin: String?              // Link targets on this origin instead of the request's
+        var notImages: Set<String> = []      // answer 200 with an HTML page instead of the image
+        var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
+        var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -63,6 +66,9 @@ final class FakeUnsplash: Sendable {
     }
 
     var ids: [String] { state.withLock { $0.feed } }
+    /// A second name the API answers on, as a changed `--api-base` would be.
+    static let mirrorHost = "mirror.example.com"
+
     var apiRequests: [URL] { state.withLock { $0.apiRequests } }
     var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
     var trackingRequests: Int { state.withLock { $0.tracked.values.reduce(0, +) } }
@@ -86,10 +92,11 @@ final class FakeUnsplash: Sendable {
     private func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         let url = request.url!
         switch url.host {
+        case "api.unsplash.com", Self.mirrorHost: return try apiAnswer(request, url)
         case "images.unsplash.com": return imageAnswer(url)
-        case nil: throw URLError(.cannotFindHost)
-        // Any other host is the API, as a mirror or a changed --api-base would be.
-        default: return try apiAnswer(request, url)
+        default:
+            state.withLock { $0.foreignRequests.append(url) }
+            throw URLError(.cannotFindHost)
         }
     }
 
@@ -143,6 +150,12 @@ final class FakeUnsplash: Sendable {
             if let failure = state.failingImages[id], failure.times > 0 {
                 state.failingImages[id] = (failure.status, failure.times - 1)
                 return Self.http(url, failure.status, [:], "image error")
+            }
+            if let location = state.redirectedImages[id] {
+                return Self.http(url, 302, ["Location": location], "")
+            }
+            if state.notImages.contains(id) {
+                return Self.http(url, 200, ["Content-Type": "text/html"], "<html><body>Service Unavailable</body></html>")
             }
             let bytes = Self.imageBytes(id)
             let declared = state.shortImages.contains(id) ? bytes.count + 10 : bytes.count

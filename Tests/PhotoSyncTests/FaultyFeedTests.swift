@@ -105,11 +105,11 @@ import UnsplashAPI
         try await harness.engine().runOnce(maxPages: 1)
         #expect(try harness.store.syncState().backfillNext?.absoluteString == "/photos?page=2&per_page=10")
 
-        try await harness.engine(apiBase: URL(string: "https://mirror.example.com")!).runOnce()
+        try await harness.engine(apiBase: URL(string: "https://\(FakeUnsplash.mirrorHost)")!).runOnce()
 
         let later = harness.fake.pageRequests.dropFirst()
         #expect(later.first?.query == "page=2&per_page=10")
-        #expect(later.allSatisfy { $0.host == "mirror.example.com" })
+        #expect(later.allSatisfy { $0.host == FakeUnsplash.mirrorHost })
         #expect(try harness.store.statistics().backfillComplete)
     }
 
@@ -124,6 +124,7 @@ import UnsplashAPI
         #expect(try harness.store.syncState().backfillNext == nil)
         #expect(try harness.store.statistics().photos == 0)
         #expect(harness.fake.apiRequests.allSatisfy { $0.host == "api.unsplash.com" })
+        #expect(harness.fake.state.withLock { $0.foreignRequests }.isEmpty)
     }
 
     @Test func aLastPageThatXTotalContradictsIsNotTheEnd() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Networking
 import PhotoStore
 import PhotoSync
 
@@ -33,8 +34,10 @@ enum ErrorReporting {
             case .accessKeyRejected(let message): return (.noPermission, message)
             case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
             case .inconsistentPage(let message): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(message)")
-            case .store: return (.ioError, error.localizedDescription)
+            case .store, .spool: return (.ioError, error.localizedDescription)
             }
+        case let error as ProxySettingsError:
+            return (.config, error.localizedDescription)
         case let error as CommandFailure:
             return (error.code, error.message)
         default:

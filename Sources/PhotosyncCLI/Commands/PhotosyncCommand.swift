@@ -18,7 +18,9 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               69  the Unsplash API stayed unreachable after retries (run --once)
               70  an internal error (a bug: please report it)
               73  run: another photosync run is writing this database (its PID is named)
-              74  the database could not be opened, read or written
+              74  the database could not be opened, read or written, or a download could not
+                  be written beside it (a full disk)
+              75  run --once: some images are not stored (failed or pending); try again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file)
             """,

@@ -27,7 +27,7 @@ enum SettingRules {
             throw SettingProblem("must not contain a user name or password")
         }
         // Every request carries the access key: in cleartext only as far as this machine.
-        guard CleartextPolicy.permits(url) else {
+        guard Origin.insecurity(of: url) == nil else {
             throw SettingProblem("must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 (got \(quoted(text)))")
         }
         return url
