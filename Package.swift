@@ -49,6 +49,8 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // `verify` re-hashes stored images.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The sync engine: page cursors, head catch-up, image queue, rate-limit budget.
@@ -107,7 +109,10 @@ let package = Package(
             dependencies: ["Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
-        .testTarget(name: "PhotoStoreTests", dependencies: ["PhotoStore"]),
+        .testTarget(
+            name: "PhotoStoreTests",
+            dependencies: ["PhotoStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "PhotoSyncTests",
             dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
@@ -118,6 +123,8 @@ let package = Package(
             dependencies: [
                 "UnsplashStub", "PhotoStore", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // To damage a stored image on purpose, as a disk or a person might.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

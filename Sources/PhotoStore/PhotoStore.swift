@@ -29,10 +29,13 @@ public final class PhotoStore: Sendable {
     /// - Throws: `StoreError.cannotOpen` when the file cannot be created or opened,
     ///   `.notAPhotosyncDatabase` for any other kind of file, `.newerSchema` when a newer
     ///   photosync migrated it, `.databaseFailure` when a migration fails.
+    ///
+    /// The file's identity is checked before anything is written to it: a file that is not
+    /// photosync's is refused byte for byte unchanged, never switched to WAL or migrated.
     public convenience init(path: String) throws {
         try Self.createOwnerOnlyFile(at: path)
+        try Self.checkIdentityBeforeWriting(path: path)
         let pool = try Self.openPool(path: path, readonly: false)
-        try Self.checkIdentity(of: pool, path: path, requireCurrentSchema: false)
         do {
             try Schema.migrator.migrate(pool)
         } catch {
@@ -88,12 +91,28 @@ public final class PhotoStore: Sendable {
         }
     }
 
+    /// Checks the file with a plain connection, which neither opening nor reading writes to:
+    /// opening the pool would switch the file to WAL, a write, before any check could run.
+    private static func checkIdentityBeforeWriting(path: String) throws {
+        var configuration = Configuration()
+        configuration.label = "PhotoStore.identity"
+        configuration.busyMode = .timeout(busyTimeout)
+        let probe: DatabaseQueue
+        do {
+            probe = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(error, path: path, operation: "opening")
+        }
+        defer { try? probe.close() }
+        try checkIdentity(of: probe, path: path, requireCurrentSchema: false)
+    }
+
     /// Refuses files that photosync did not create before anything is written into them, and
     /// schemas this build cannot use.
-    private static func checkIdentity(of pool: DatabasePool, path: String, requireCurrentSchema: Bool) throws {
+    private static func checkIdentity(of reader: some DatabaseReader, path: String, requireCurrentSchema: Bool) throws {
         let migrator = Schema.migrator
         do {
-            try pool.read { db in
+            try reader.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 if applicationID != Schema.applicationID {
                     let objects = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0

@@ -103,7 +103,7 @@ public final class SyncEngine: Sendable {
                 try await processImages()
                 await tracker.update { $0.activity = "idle" }
                 try await clock.sleep(for: try nextWake())
-            } catch SyncError.apiUnavailable(let message) {
+            } catch SyncError.apiUnavailable(let message), SyncError.inconsistentPage(let message) {
                 logger.warning("\(message); trying again later", metadata: ["wait_s": "\(configuration.outageRetryDelay.components.seconds)"])
                 await tracker.update { $0.activity = "waiting for the API" }
                 try await clock.sleep(for: configuration.outageRetryDelay)

@@ -4,6 +4,9 @@ import Networking
 /// One page of the feed and what its headers said.
 public struct PhotoPage: Sendable {
     public var photos: [Photo]
+    /// The page's elements that are not usable photos (no id, a field of the wrong type), kept
+    /// so that they are recorded rather than lost or blocking the page.
+    public var rejected: [RejectedElement]
     /// The `Link: rel="next"` target; nil on the last page.
     public var next: URL?
     /// `X-Total`: photos in the whole feed (may differ from the pages' counts by one).
@@ -11,8 +14,9 @@ public struct PhotoPage: Sendable {
     public var perPage: Int?
     public var rateLimit: RateLimit?
 
-    public init(photos: [Photo], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
+    public init(photos: [Photo], rejected: [RejectedElement] = [], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
         self.photos = photos
+        self.rejected = rejected
         self.next = next
         self.total = total
         self.perPage = perPage
@@ -52,6 +56,12 @@ public struct PhotoRepository: Sendable {
         try await page(api.photos(at: url))
     }
 
+    /// The page at a stored cursor (see ``UnsplashAPI/cursor(for:)``), resolved against the
+    /// API's base URL.
+    public func page(atCursor cursor: String) async throws -> PhotoPage {
+        try await page(try api.photos(atCursor: cursor))
+    }
+
     /// Downloads an image into `spool`, hashing it as it arrives.
     /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
     /// retried here: the caller's image queue retries it with its own backoff, so that one bad
@@ -74,10 +84,11 @@ public struct PhotoRepository: Sendable {
         return try await RateLimit(headers: mapped { try await provider.response(endpoint) }.headers)
     }
 
-    private func page(_ endpoint: Endpoint<[Photo]>) async throws -> PhotoPage {
+    private func page(_ endpoint: Endpoint<PhotoList>) async throws -> PhotoPage {
         let response = try await mapped { try await provider.response(endpoint) }
         return PhotoPage(
-            photos: response.value,
+            photos: response.value.photos,
+            rejected: response.value.rejected,
             next: response.headers["Link"].flatMap { LinkHeader($0).next },
             total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
             perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },

@@ -23,7 +23,7 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     public var description: String { "UnsplashAPI(\(baseURL.absoluteString))" }
 
     /// `GET /photos?page=&per_page=`: the newest-first feed.
-    public func photos(page: Int, perPage: Int) -> Endpoint<[Photo]> {
+    public func photos(page: Int, perPage: Int) -> Endpoint<PhotoList> {
         Endpoint(baseURL: baseURL, path: "photos",
                  query: [("page", String(max(1, page))), ("per_page", String(min(max(1, perPage), Self.maxPerPage)))],
                  headers: headers, credential: credential)
@@ -31,8 +31,33 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
 
     /// A page of the feed at an absolute URL the API gave, such as a `Link: rel="next"` target.
     /// Sending it to another origin fails with ``UnsplashError/foreignURL(_:expected:)``.
-    public func photos(at url: URL) -> Endpoint<[Photo]> {
+    public func photos(at url: URL) -> Endpoint<PhotoList> {
         Endpoint(url: url, headers: headers, credential: credential)
+    }
+
+    /// A page of the feed at a cursor from ``cursor(for:)``, resolved against ``baseURL`` as a
+    /// browser resolves a link, so that a database outlives a change of base URL.
+    /// A cursor that resolves off the API's origin (`//elsewhere/...`) is refused here.
+    public func photos(atCursor cursor: String) throws(UnsplashError) -> Endpoint<PhotoList> {
+        guard let url = URL(string: cursor, relativeTo: baseURL)?.absoluteURL else {
+            throw .foreignURL(cursor, expected: baseURL.absoluteString)
+        }
+        try requireSameOrigin(url)
+        return photos(at: url)
+    }
+
+    /// What to store of a URL the API gave (a `Link: rel="next"` target) to fetch it later: its
+    /// path and query, such as `/photos?page=2&per_page=30`, without scheme or host.
+    ///
+    /// - Throws: ``UnsplashError/foreignURL(_:expected:)`` when `url` is not on ``baseURL``'s
+    ///   origin: such a URL is refused at once, never stored, so the key is never sent there.
+    public func cursor(for url: URL) throws(UnsplashError) -> String {
+        try requireSameOrigin(url)
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw .foreignURL(Redaction.string(for: url), expected: baseURL.absoluteString)
+        }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
     /// The download-tracking request for a photo's `links.download_location` (its query kept).
@@ -43,6 +68,12 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
 
     private var headers: [String: String] {
         ["Accept-Version": "v1"]
+    }
+
+    private func requireSameOrigin(_ url: URL) throws(UnsplashError) {
+        guard let expected = Origin(baseURL), Origin(url) == expected else {
+            throw .foreignURL(Redaction.string(for: url), expected: baseURL.absoluteString)
+        }
     }
 
     /// The key, bound to the API's origin. Without a valid base URL there is no origin to bind it

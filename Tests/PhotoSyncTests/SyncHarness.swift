@@ -26,13 +26,14 @@ struct SyncHarness {
 
     /// A fresh engine over the same database, as after a restart.
     func engine(
-        accessKey: String = "KEY", maxImageBytes: Int64 = 256 << 20, _ configure: (inout SyncConfiguration) -> Void = { _ in }
+        accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
+        _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
         let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
         return SyncEngine(
-            repository: PhotoRepository(provider: provider, api: UnsplashAPI(accessKey: accessKey)),
+            repository: PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: apiBase, accessKey: accessKey)),
             store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
             logger: log.logger(level: .trace))
     }

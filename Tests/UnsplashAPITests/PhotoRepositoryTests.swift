@@ -119,7 +119,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
             _ = try await makeRepository(session).firstPage(perPage: 30)
         } throws: { error in
             guard case .network(.decoding(let type, _, _, _)) = error as? UnsplashError else { return false }
-            return type == "Array<Photo>"
+            return type == "PhotoList"
         }
     }
 

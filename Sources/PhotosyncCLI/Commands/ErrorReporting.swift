@@ -24,10 +24,16 @@ enum ErrorReporting {
             return (error.exitCode, error.description)
         case let error as StoreError:
             return (.ioError, error.localizedDescription)
+        case let error as WriterLockError:
+            switch error {
+            case .held: return (.writerLockHeld, error.localizedDescription)
+            case .cannotLock: return (.ioError, error.localizedDescription)
+            }
         case let error as SyncError:
             switch error {
             case .accessKeyRejected(let message): return (.noPermission, message)
             case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
+            case .inconsistentPage(let message): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(message)")
             case .store, .spool: return (.ioError, error.localizedDescription)
             }
         case let error as ProxySettingsError:

@@ -53,6 +53,10 @@ struct RunCommand: AsyncParsableCommand {
             let key = try self.key.resolve(environment: environment, logger: logger)
 
             let proxies = try ProxySettings(environment: environment)
+            // Taken before the store is opened, which may migrate: one writer per database.
+            // Held until the process ends; readers never take it.
+            let lock = try WriterLock(forDatabaseAt: settings.databasePath)
+            defer { withExtendedLifetime(lock) {} }
             let createdDatabase = !FileManager.default.fileExists(atPath: settings.databasePath)
             let store = try PhotoStore(path: settings.databasePath)
             // One client for the whole process, shut down on every way out of it.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Networking
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
 struct SettingProblem: Error, Equatable {
@@ -24,6 +25,10 @@ enum SettingRules {
         // Credentials in the URL would end up in every request log line.
         guard url.user == nil, url.password == nil else {
             throw SettingProblem("must not contain a user name or password")
+        }
+        // Every request carries the access key: in cleartext only as far as this machine.
+        guard Origin.insecurity(of: url) == nil else {
+            throw SettingProblem("must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 (got \(quoted(text)))")
         }
         return url
     }
