@@ -123,7 +123,7 @@ public struct BodySpool: Sendable {
         }
 
         mutating func finish() throws(SpoolError) -> SpooledBody {
-            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.string(hasher.finalize())
             guard let file else {
                 return SpooledBody(storage: .memory(memory), byteCount: byteCount, sha256: digest, prefix: prefix)
             }

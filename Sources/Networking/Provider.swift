@@ -184,23 +184,20 @@ public struct Provider: Sendable {
             let url = outgoing.url.map(Redaction.string(for:)) ?? "-"
 
             let (step, duration) = await timed { () async -> Step<Payload> in
+                let head: ResponseHead
                 let body: ResponseBody
-                let http: HTTPURLResponse
                 do {
-                    (body, http) = try await session.stream(for: outgoing)
+                    (head, body) = try await session.stream(for: outgoing)
                 } catch {
                     return .noAnswer(error)
                 }
-                let headers = HTTPHeaders(http.allHeaderFields.reduce(into: [:]) { fields, field in
-                    fields["\(field.key)"] = "\(field.value)"
-                })
-                let status = http.statusCode
+                let status = head.statusCode
                 guard (200..<300).contains(status) else {
                     let limit = RedirectPolicy.redirectStatuses.contains(status) ? 1024 : NetworkError.bodyPrefixLimit
-                    return .refused(status, headers, await body.prefix(upTo: limit), http.url)
+                    return .refused(status, head.headers, await body.prefix(upTo: limit), head.url)
                 }
                 do {
-                    return .received(try await receive(body, headers, url), headers, status, http.url)
+                    return .received(try await receive(body, head.headers, url), head.headers, status, head.url)
                 } catch {
                     return .bodyFailed(error)
                 }

@@ -22,17 +22,43 @@ import FoundationNetworking
 /// - A failure before the head arrives is thrown as a `URLError` that says what happened
 ///   (`.timedOut`, `.cannotConnectToHost`, ...).
 public protocol URLSessionable: Sendable {
-    func stream(for request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse)
+    func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody)
+}
+
+/// An answer's status line and headers, as they arrived.
+///
+/// Lighter than `HTTPURLResponse`, whose initializer re-validates every header on Linux: this is
+/// built once per request on the hot path.
+public struct ResponseHead: Sendable, Equatable {
+    public var statusCode: Int
+    public var headers: HTTPHeaders
+    /// The URL that answered: the request's, since conformers do not follow redirects.
+    public var url: URL?
+
+    public init(statusCode: Int, headers: HTTPHeaders, url: URL?) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+    }
+
+    /// The head of a Foundation response.
+    public init(_ response: HTTPURLResponse) {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers["\(name)"] = "\(value)"
+        }
+        self.init(statusCode: response.statusCode, headers: headers, url: response.url)
+    }
 }
 
 extension URLSession: URLSessionable {
     /// FoundationNetworking has no streaming API (no `bytes(for:)`), so the body is loaded whole
     /// and handed over as one chunk. Redirects are followed by URLSession itself unless the
     /// session's delegate refuses them: create the session with ``RedirectRefusingDelegate``.
-    public func stream(for request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
         let (data, response) = try await data(for: request, delegate: nil)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return (ResponseBody(data), http)
+        return (ResponseHead(http), ResponseBody(data))
     }
 }
 

@@ -29,10 +29,10 @@ public final class MockURLSession: URLSessionable {
     /// Every request received, in order.
     public var requests: [URLRequest] { recorded.withLock { $0 } }
 
-    public func stream(for request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
         recorded.withLock { $0.append(request) }
         let (data, response) = try await handler(request)
-        return (ResponseBody(data), response)
+        return (ResponseHead(response), ResponseBody(data))
     }
 }
 

@@ -67,7 +67,7 @@ public final class AsyncHTTPClientSession: URLSessionable {
         }
     }
 
-    public func stream(for request: URLRequest) async throws -> (ResponseBody, HTTPURLResponse) {
+    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
         guard let url = request.url else { throw URLError(.badURL) }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = .init(rawValue: request.httpMethod ?? "GET")
@@ -89,18 +89,14 @@ public final class AsyncHTTPClientSession: URLSessionable {
         } catch {
             throw Self.urlError(for: error)
         }
-        var fields: [String: String] = [:]
+        var headers = Networking.HTTPHeaders()
         for (name, value) in response.headers {
-            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        guard let http = HTTPURLResponse(
-            url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/\(response.version.major).\(response.version.minor)",
-            headerFields: fields)
-        else { throw URLError(.badServerResponse) }
         let body = ResponseBody(response.body, chunk: { buffer in
             buffer.withUnsafeReadableBytes { Data($0) }
         }, mapError: Self.urlError(for:))
-        return (body, http)
+        return (ResponseHead(statusCode: Int(response.status.code), headers: headers, url: url), body)
     }
 
     private static func makeClient(_ configuration: Configuration, proxy: ProxySettings.Proxy?) -> HTTPClient {
