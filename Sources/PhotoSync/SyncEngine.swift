@@ -102,6 +102,7 @@ public final class SyncEngine: Sendable {
                 }
                 try await processImages()
                 await tracker.update { $0.activity = "idle" }
+                checkpointWhileIdle()
                 try await clock.sleep(for: try nextWake())
             } catch SyncError.apiUnavailable(let message), SyncError.inconsistentPage(let message) {
                 logger.warning("\(message); trying again later", metadata: ["wait_s": "\(configuration.outageRetryDelay.components.seconds)"])
@@ -123,6 +124,16 @@ public final class SyncEngine: Sendable {
         let created = try storing { try store.enqueueMissingImages(variant: configuration.variant.rawValue) }
         if created > 0 {
             logger.info("queued images of variant \(configuration.variant.rawValue) for photos stored earlier", metadata: ["count": "\(created)"])
+        }
+    }
+
+    /// Folds the write-ahead log back into the database before a long idle wait. A reader
+    /// holding an old snapshot can make it fail; the next idle moment tries again.
+    private func checkpointWhileIdle() {
+        do {
+            try store.checkpoint()
+        } catch {
+            logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }
     }
 
