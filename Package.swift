@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.20.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
@@ -59,6 +62,7 @@ let package = Package(
             dependencies: [
                 "Networking", "UnsplashAPI", "PhotoStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -71,6 +75,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),
@@ -115,7 +121,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoSyncTests",
-            dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
+            dependencies: [
+                "PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
         .testTarget(

@@ -7,6 +7,7 @@ import Logging
 import Networking
 import PhotoStore
 import PhotoSync
+import Prometheus
 import ServiceLifecycle
 import UnsplashAPI
 
@@ -82,18 +83,28 @@ struct RunCommand: AsyncParsableCommand {
         environment: [String: String], logger: Logger
     ) async throws {
         let notifier = SystemdNotifier(environment: environment, logger: logger)
+        // Metrics are collected whether or not they are served: it costs a few atomic adds.
+        let registry = PrometheusCollectorRegistry()
+        let metricsFactory = PrometheusMetricsFactory(registry: registry)
+        let metrics = SyncMetrics(factory: metricsFactory)
         let display = ProgressDisplay(interactive: interactive, notifier: notifier)
         let engine = SyncEngine(
             repository: PhotoRepository(
                 provider: Provider(
                     session: transport,
-                    interceptors: [LoggingInterceptor(logger: Logger(label: "photosync.http"))]),
+                    interceptors: [
+                        LoggingInterceptor(logger: Logger(label: "photosync.http")),
+                        APIRequestMetrics(factory: metricsFactory),
+                    ]),
                 api: UnsplashAPI(baseURL: settings.apiBase, accessKey: key.value)),
             store: store,
             spool: Self.spool(settings),
             configuration: SyncConfiguration(settings, once: once),
             logger: logger,
-            onProgress: display.show)
+            onProgress: { progress in
+                display.show(progress)
+                metrics.record(progress)
+            })
 
         logger.info("photosync started", metadata: [
             "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
@@ -103,6 +114,11 @@ struct RunCommand: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: sync, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        if let address = settings.metricsListen {
+            services.append(.init(
+                service: MetricsServer(address: address, registry: registry, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
         if let watchdog = WatchdogService(notifier: notifier) {
             services.append(.init(service: watchdog))
         }

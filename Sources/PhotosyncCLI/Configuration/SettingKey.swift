@@ -25,10 +25,11 @@ struct SettingKey: Sendable, Hashable {
     static let downloadTracking = SettingKey(name: "download_tracking", flag: "--download-tracking")
     static let rateLimitReserve = SettingKey(name: "rate_limit_reserve", flag: "--rate-limit-reserve")
     static let maxImageMiB = SettingKey(name: "max_image_mib", flag: "--max-image-mib")
+    static let metricsListen = SettingKey(name: "metrics_listen", flag: "--metrics-listen")
     static let logLevel = SettingKey(name: "log_level", flag: "--log-level")
 
     static let all: [SettingKey] = [
         database, apiBase, perPage, variant, concurrency, pollInterval,
-        allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, logLevel,
+        allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, metricsListen, logLevel,
     ]
 }

@@ -33,6 +33,15 @@ enum SettingRules {
         return url
     }
 
+    /// "" (off) or `HOST:PORT`; returned as given, for ``Settings/init``.
+    static func listenAddress(_ text: String) throws(SettingProblem) -> String? {
+        if text.isEmpty { return nil }
+        guard ListenAddress(text) != nil else {
+            throw SettingProblem("must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
+        }
+        return text
+    }
+
     static func number(_ value: Int, in range: ClosedRange<Int>) throws(SettingProblem) -> Int {
         guard range.contains(value) else {
             throw SettingProblem("must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")

@@ -30,6 +30,8 @@ public struct Settings: Sendable, Equatable {
     /// The largest image accepted, in MiB (1 MiB = 1,048,576 bytes), 1...2047. Default 256. A
     /// larger one is not downloaded, and is recorded as failed with its size.
     public var maxImageMiB: Int
+    /// Where `run` serves Prometheus metrics (`/metrics`); nil, the default, serves none.
+    var metricsListen: ListenAddress?
     /// The lowest level logged. Default `info`.
     public var logLevel: Logger.Level
 
@@ -44,6 +46,7 @@ public struct Settings: Sendable, Equatable {
         downloadTracking: Bool = true,
         rateLimitReserve: Int = 10,
         maxImageMiB: Int = 256,
+        metricsListen: String? = nil,
         logLevel: Logger.Level = .info
     ) {
         self.databasePath = databasePath
@@ -56,6 +59,7 @@ public struct Settings: Sendable, Equatable {
         self.downloadTracking = downloadTracking
         self.rateLimitReserve = rateLimitReserve
         self.maxImageMiB = maxImageMiB
+        self.metricsListen = metricsListen.flatMap(ListenAddress.init)
         self.logLevel = logLevel
     }
 

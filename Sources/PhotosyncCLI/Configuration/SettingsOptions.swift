@@ -98,6 +98,15 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     public var maxImageMiB: Int?
 
     @Option(
+        name: .customLong("metrics-listen"),
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at http://HOST:PORT/metrics while running (no authentication: keep it on loopback). Env: PHOTOSYNC_METRICS_LISTEN. Default: off.",
+            valueName: "host:port"
+        )
+    )
+    public var metricsListen: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "Lowest level logged: trace, debug, info, notice, warning, error or critical. Env: PHOTOSYNC_LOG_LEVEL. Default: info.",
@@ -151,6 +160,7 @@ public struct SettingsOptions: ParsableArguments, Sendable {
         set(.downloadTracking, downloadTracking.map { .bool($0) })
         set(.rateLimitReserve, rateLimitReserve.map { .int($0) })
         set(.maxImageMiB, maxImageMiB.map { .int($0) })
+        set(.metricsListen, metricsListen.map { .string($0) })
         set(.logLevel, logLevel.map { .string($0) })
         return values
     }

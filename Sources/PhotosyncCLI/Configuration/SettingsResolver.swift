@@ -87,6 +87,7 @@ public struct SettingsResolver: Sendable {
             maxImageMiB: try lookup.int(.maxImageMiB) { value throws(SettingProblem) in
                 try SettingRules.number(value, in: Settings.maxImageMiBRange)
             },
+            metricsListen: try lookup.string(.metricsListen, SettingRules.listenAddress),
             logLevel: try lookup.string(.logLevel, SettingRules.logLevel)
         )
     }
@@ -104,6 +105,8 @@ public struct SettingsResolver: Sendable {
             SettingKey.downloadTracking.absoluteKey: .init(.bool(defaults.downloadTracking), isSecret: false),
             SettingKey.rateLimitReserve.absoluteKey: .init(.int(defaults.rateLimitReserve), isSecret: false),
             SettingKey.maxImageMiB.absoluteKey: .init(.int(defaults.maxImageMiB), isSecret: false),
+            // Empty: off.
+            SettingKey.metricsListen.absoluteKey: .init(.string(""), isSecret: false),
             SettingKey.logLevel.absoluteKey: .init(.string(defaults.logLevel.rawValue), isSecret: false),
         ]
     }
