@@ -29,7 +29,8 @@ public struct LoggingInterceptor: Interceptor {
     }
 
     public func didReceive(_ exchange: Exchange) async throws {
-        let isSuccess = (200..<300).contains(exchange.statusCode)
+        // A redirect is an ordinary hop; anything else outside 2xx is worth noticing.
+        let isSuccess = (200..<400).contains(exchange.statusCode)
         logger.log(level: isSuccess ? level : .notice, "\(exchange.request.httpMethod ?? "GET") \(Self.url(exchange.request)) \(exchange.statusCode)", metadata: [
             "status": "\(exchange.statusCode)",
             "bytes": "\(exchange.byteCount)",

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The sync benchmark, run by hand:  Benchmarks/sync.sh [PHOTOS] [IMAGE_BYTES] [CONCURRENCY]
+#
+# Builds photosync and unsplash-stub in release mode, serves PHOTOS photos (default 3,000, images
+# of about IMAGE_BYTES = 100 KB) from the stub on 127.0.0.1, and in one run measures, on the same
+# data:
+#   1. photosync run --once, download tracking on (wall time, peak RSS, API requests);
+#   2. the machine's limit:
+#      - network: curl --parallel fetching every page, image and tracking URL to /dev/null;
+#      - storage: the sqlite3 CLI inserting the same image files with readfile() in one
+#        transaction (WAL), plus sha256sum of them;
+#      a pipelined sync cannot beat the slower of the two;
+#   3. a naive sequential loop a user might write: Python's urllib and sqlite3, one commit per
+#      photo, hashing each image, tracking each download.
+# Prints photos/s, MB/s, peak RSS, API requests per photo, and the ratios.
+# Needs curl, sqlite3 and python3 (apt-get installs curl and sqlite3 when missing, as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+photos=${1:-3000}
+size=${2:-100000}
+concurrency=${3:-8}
+
+need() {
+    command -v "$1" >/dev/null 2>&1 && return
+    [[ $(id -u) -eq 0 ]] || { echo "sync.sh: $1 is missing; install the '$2' package" >&2; exit 1; }
+    apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; }
+}
+need curl curl
+need sqlite3 sqlite3
+
+work=$(mktemp -d)
+stub_pid=
+cleanup() {
+    [[ -n $stub_pid ]] && kill "$stub_pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building photosync and unsplash-stub (release)..." >&2
+swift build -c release --product photosync >/dev/null 2>&1
+swift build -c release --product unsplash-stub >/dev/null 2>&1
+bin=$(swift build -c release --show-bin-path)
+
+# The stub with no access key answers any key; its rate limit is high enough not to interfere.
+"$bin/unsplash-stub" --port 0 --photos "$photos" --image-size "$size" --rate-limit 10000000 > "$work/stub.out" &
+stub_pid=$!
+for _ in $(seq 100); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
+base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1)
+[[ -n $base ]] || { echo "sync.sh: the stub did not start" >&2; exit 1; }
+
+# The URLs a complete sync requests: every page, every image, every tracking request.
+python3 - "$base" "$work" <<'PY'
+import json, sys, urllib.request
+base, work = sys.argv[1], sys.argv[2]
+pages, images, tracking = [], [], []
+url = f"{base}/photos?page=1&per_page=30"
+while url:
+    pages.append(url)
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Authorization": "Client-ID bench"})) as r:
+        body, link = json.load(r), r.headers.get("Link", "")
+    for photo in body:
+        images.append(photo["urls"]["regular"]); tracking.append(photo["links"]["download_location"])
+    url = next((p.split(";")[0].strip(" <>") for p in link.split(",") if 'rel="next"' in p), None) if body else None
+with open(f"{work}/curl.cfg", "w") as f:
+    for u in pages + images + tracking:
+        f.write(f'url = "{u}"\noutput = "/dev/null"\n')
+with open(f"{work}/images.cfg", "w") as f:
+    for i, u in enumerate(images):
+        f.write(f'url = "{u}"\noutput = "{work}/files/{i:06d}.jpg"\n')
+print(len(pages), len(images), len(tracking), file=open(f"{work}/counts", "w"))
+PY
+read -r page_count image_count tracking_count < "$work/counts"
+mkdir -p "$work/files"
+curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/images.cfg"
+bytes=$(du -cb "$work"/files/*.jpg | tail -1 | cut -f1)
+
+seconds() { python3 -c "import sys; print(sys.argv[1])" "$1"; }
+timed() { # timed FILE command...: wall seconds and peak RSS (KB) into FILE
+    local out=$1; shift
+    /usr/bin/time -f "%e %M" -o "$out" "$@"
+}
+
+echo "photosync run --once..." >&2
+cat > "$work/photosync.yaml" <<YAML
+per_page: 30
+YAML
+UNSPLASH_ACCESS_KEY=bench timed "$work/photosync.time" "$bin/photosync" run --once --config "$work/photosync.yaml" \
+    --api-base "$base" --allowed-image-host 127.0.0.1 --database "$work/photosync.sqlite" \
+    --concurrency "$concurrency" > "$work/photosync.out" 2> "$work/photosync.err" || {
+        cat "$work/photosync.err" >&2; echo "sync.sh: photosync failed" >&2; exit 1; }
+limit_line=$(grep -o 'rate limit [0-9]*/[0-9]*' "$work/photosync.out" | tail -1)
+
+echo "the limit: curl, sqlite3, sha256sum..." >&2
+timed "$work/curl.time" curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/curl.cfg"
+ls "$work"/files/*.jpg > "$work/files.txt"
+{
+    echo "PRAGMA journal_mode=WAL; CREATE TABLE image (name TEXT, bytes BLOB); BEGIN;"
+    sed "s/.*/INSERT INTO image VALUES ('&', readfile('&'));/" "$work/files.txt"
+    echo "COMMIT;"
+} > "$work/insert.sql"
+timed "$work/sqlite.time" sqlite3 "$work/limit.sqlite" ".read $work/insert.sql"
+timed "$work/sha.time" sh -c "xargs sha256sum < '$work/files.txt' > /dev/null"
+
+echo "the naive loop..." >&2
+cat > "$work/naive.py" <<'PY'
+import hashlib, json, sqlite3, sys, urllib.request
+base, database = sys.argv[1], sys.argv[2]
+db = sqlite3.connect(database)
+db.execute("CREATE TABLE photo (id TEXT PRIMARY KEY, json TEXT, sha256 TEXT, image BLOB)")
+headers = {"Authorization": "Client-ID bench"}
+def get(url):
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers)) as r:
+        return r.read(), r.headers.get("Link", "")
+url = f"{base}/photos?page=1&per_page=30"
+while url:
+    body, link = get(url)
+    photos = json.loads(body)
+    for photo in photos:
+        image, _ = get(photo["urls"]["regular"])
+        db.execute("INSERT OR REPLACE INTO photo VALUES (?, ?, ?, ?)",
+                   (photo["id"], json.dumps(photo), hashlib.sha256(image).hexdigest(), image))
+        db.commit()
+        get(photo["links"]["download_location"])
+    url = next((p.split(";")[0].strip(" <>") for p in link.split(",") if 'rel="next"' in p), None) if photos else None
+PY
+timed "$work/naive.time" python3 "$work/naive.py" "$base" "$work/naive.sqlite"
+
+python3 - "$work" "$photos" "$bytes" "$page_count" "$tracking_count" "$limit_line" "$concurrency" <<'PY'
+import sys
+work, photos, total, pages, tracking, limit_line, concurrency = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
+def read(name):
+    wall, rss = open(f"{work}/{name}.time").read().split()[-2:]
+    return float(wall), int(rss) * 1024
+ours, ours_rss = read("photosync")
+curl, _ = read("curl"); sqlite, _ = read("sqlite"); sha, _ = read("sha"); naive, _ = read("naive")
+storage = sqlite + sha
+limit = max(curl, storage)
+remaining, allowed = (int(x) for x in limit_line.split()[-1].split("/")) if limit_line else (0, 0)
+# The stub's budget also paid for the URL listing above: one request per page.
+requests = allowed - remaining - pages if limit_line else float("nan")
+floor = pages + tracking + 1
+print(f"{photos} photos, {total / 1e6:.0f} MB of images, concurrency {concurrency}, one run")
+print(f"  photosync run --once    {ours:7.2f} s  {photos / ours:7.0f} photos/s  {total / 1e6 / ours:6.1f} MB/s  peak RSS {ours_rss / 2**20:.0f} MiB")
+print(f"  limit, network (curl)   {curl:7.2f} s")
+print(f"  limit, storage          {storage:7.2f} s  (sqlite3 {sqlite:.2f} s + sha256sum {sha:.2f} s)")
+print(f"  naive sequential loop   {naive:7.2f} s")
+print(f"  photosync / limit       {ours / limit:7.2f}x   (target: at most 1.5x)")
+print(f"  naive loop / photosync  {naive / ours:7.2f}x   (target: at least 2x)")
+print(f"  API requests            {requests} = {requests / photos:.3f} per photo (floor {floor}: {pages} pages + {tracking} tracking + 1 head check)")
+PY
