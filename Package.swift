@@ -99,6 +99,11 @@ let package = Package(
             dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
         ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
+        // The stub over real HTTP on loopback, and its executable.
+        .testTarget(
+            name: "UnsplashStubTests",
+            dependencies: ["UnsplashStub", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
