@@ -1,0 +1,152 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A Hummingbird HTTP/1.1 server that hands every request to one handler: the only code that
+/// knows which server library the stub runs on.
+///
+/// SwiftNIO's bootstrap sets `TCP_NODELAY` on every connection, so a small answer leaves at once
+/// instead of waiting about 40 ms for Nagle's algorithm, as it did with the previous library.
+final class HTTPListener: Sendable {
+    typealias Handler = @Sendable (StubRequest) async -> StubResponse
+
+    /// The port actually bound, also when port 0 was asked for.
+    let port: UInt16
+    private let serverTask: Task<Void, Never>
+
+    private init(port: UInt16, serverTask: Task<Void, Never>) {
+        self.port = port
+        self.serverTask = serverTask
+    }
+
+    /// Binds `address` and serves until `stop()`; returns once connections are accepted.
+    /// - Throws: `UnsplashStubError.cannotListen` when the address cannot be bound.
+    static func start(on address: ListeningAddress, handler: @escaping Handler) async throws -> HTTPListener {
+        // The server reports that it listens through `onServerRunning`, and a bind failure by
+        // throwing from `run()`: whichever comes first decides.
+        let (outcomes, continuation) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
+        let application = Application(
+            responder: CallbackResponder { (request: Request, context: ConnectionContext) in
+                try await respond(to: request, on: context.channel, with: handler)
+            },
+            configuration: .init(address: .hostname(address.host, port: Int(address.port))),
+            onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? 0)) },
+            logger: Logger(label: "unsplash-stub") { _ in SwiftLogNoOpLogHandler() })
+        let serverTask = Task {
+            do {
+                try await application.run()
+                continuation.yield(.failure(CancellationError()))
+            } catch {
+                continuation.yield(.failure(error))
+            }
+        }
+        var outcome: Result<Int, any Error> = .failure(CancellationError())
+        for await first in outcomes {
+            outcome = first
+            break
+        }
+        continuation.finish()
+
+        do {
+            return HTTPListener(port: UInt16(try outcome.get()), serverTask: serverTask)
+        } catch {
+            serverTask.cancel()
+            await serverTask.value
+            throw UnsplashStubError.cannotListen(address: address.description, reason: "\(error)")
+        }
+    }
+
+    /// Closes the listening socket and every connection, idle or answering, and returns once the
+    /// server has stopped. An answer still being delayed or written is cut off: a stub that
+    /// stops must not wait for the long delays tests give it.
+    func stop() async {
+        serverTask.cancel()
+        await serverTask.value
+    }
+
+    // MARK: - Translating to and from Hummingbird
+
+    private struct ConnectionCut: Error {}
+
+    private static func respond(to request: Request, on channel: any Channel, with handler: Handler) async throws
+        -> Response
+    {
+        let answer = await handler(
+            StubRequest(
+                method: request.method.rawValue,
+                path: request.uri.path.removingPercentEncoding ?? request.uri.path,
+                query: parseQuery(request.uri.query),
+                // HTTPTypes moves `Host` into the authority; the log keeps it a header, as sent.
+                headers: (request.head.authority.map { [("Host", $0)] } ?? [])
+                    + request.headers.map { ($0.name.rawName, $0.value) }))
+        if let delay = answer.delay {
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                // Stopping: drop the connection rather than let the server answer 500.
+                channel.close(promise: nil)
+                throw error
+            }
+        }
+
+        var headers = HTTPFields()
+        for (name, value) in answer.headers {
+            guard let fieldName = HTTPField.Name(name) else { continue }
+            headers.append(HTTPField(name: fieldName, value: value))
+        }
+        let status = HTTPResponse.Status(code: answer.status, reasonPhrase: StubResponse.phrase(answer.status))
+        let responseBody = body(answer.body, headers: &headers)
+        return Response(status: status, headers: headers, body: responseBody)
+    }
+
+    private static func body(_ body: StubResponse.Body, headers: inout HTTPFields) -> ResponseBody {
+        switch body {
+        case .complete(let data):
+            return ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        case .mismatched(let data, let declaredLength):
+            headers[.contentLength] = String(declaredLength)
+            return ResponseBody(contentLength: declaredLength) { writer in
+                try await writer.write(ByteBuffer(bytes: data))
+                // Throwing instead of finishing makes the server close the connection, so the
+                // client sees the body end where these bytes end, whatever was declared.
+                throw ConnectionCut()
+            }
+        case .generated(let prefix, let filler, let count, let declaresLength):
+            return ResponseBody(contentLength: declaresLength ? count : nil) { writer in
+                var written = 0
+                var chunk = ByteBuffer(bytes: prefix.prefix(count))
+                while written < count {
+                    if chunk.readableBytes == 0 {
+                        chunk = ByteBuffer(bytes: filler.prefix(count - written))
+                    }
+                    written += chunk.readableBytes
+                    try await writer.write(chunk)
+                    chunk.clear()
+                }
+                try await writer.finish(nil)
+            }
+        }
+    }
+
+    private static func parseQuery(_ query: String?) -> [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String { String(text).removingPercentEncoding ?? String(text) }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}
+
+/// Hummingbird's basic context plus the connection, which the stub closes to cut an answer off.
+struct ConnectionContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
