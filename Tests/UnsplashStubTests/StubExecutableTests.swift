@@ -31,10 +31,34 @@ import FoundationNetworking
         #expect(process.terminationReason == .exit)
     }
 
-    @Test func badArgumentsExit64WithOneLine() async throws {
+    @Test func faultFlagsApplyFromTheFirstRequest() async throws {
         let process = Process()
         process.executableURL = try Self.executable()
-        process.arguments = ["--sponsored-every", "1"]
+        process.arguments = ["--port", "0", "--photos", "30", "--empty-page", "1", "--fail-every", "2", "--fail-status", "503"]
+        let output = Pipe()
+        process.standardOutput = output
+        let exited = Self.exitStatus(of: process)
+        try process.run()
+        let line = Self.firstLine(of: output.fileHandleForReading)
+        let match = try #require(line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
+        let photos = try #require(URL(string: String(match.1) + "/photos"))
+
+        let empty = try await Client().get(photos)
+        let failed = try await Client().get(photos)
+        let full = try await Client().get(photos)
+
+        #expect(String(decoding: empty.body, as: UTF8.self) == "[]")
+        #expect(failed.status == 503)
+        #expect(try full.photoIDs().count == 10)
+        process.terminate()
+        #expect(await exited.value == 0)
+    }
+
+    @Test(arguments: [["--sponsored-every", "1"], ["--fail-rate", "2"]])
+    func badArgumentsExit64WithOneLine(arguments: [String]) async throws {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
@@ -44,7 +68,7 @@ import FoundationNetworking
         #expect(await exited.value == 64)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(message.hasPrefix("unsplash-stub: "))
-        #expect(message.contains("sponsored-every"))
+        #expect(message.contains(arguments[0].dropFirst(2)))
         #expect(message.filter(\.isNewline).count == 1)
     }
 
