@@ -55,7 +55,11 @@ import UnsplashStub
                 #expect(photos[4]["id"] as? Int == 42)
                 let intact = [0] + Array(5..<10)
                 #expect(intact.map { photos[$0]["id"] as? String } == intact.map { ids[$0] })
-                #expect(photos[1]["urls"] != nil, "the rest of a damaged photo is still there")
+                // Each defect is in the photo at its slot, whose other fields are intact.
+                #expect((photos[1]["slug"] as? String)?.hasSuffix(ids[1]) == true)
+                #expect((photos[2]["slug"] as? String)?.hasSuffix(ids[2]) == true)
+                #expect(photos[3]["id"] as? String == ids[3])
+                #expect((photos[4]["slug"] as? String)?.hasSuffix(ids[4]) == true)
             }
             let otherPage = try await client.get(stub, "/photos?page=2&per_page=10").photos()
             #expect(otherPage.allSatisfy { ($0["id"] as? String)?.count == 11 })
