@@ -65,7 +65,10 @@ final class ManualClock: Clock, Sendable {
         current.withLock { $0 = $0.advanced(by: duration) }
     }
 
+    struct CannotSleep: Error {}
+
+    /// The stub only reads the time; nothing may wait on this clock.
     func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        while now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        throw CannotSleep()
     }
 }

@@ -60,7 +60,8 @@ extension UnsplashStub {
 
     /// The first request in the log that matches, or, if none has arrived yet, the first to
     /// arrive that matches (it is logged as its answer is decided, before any delay). Nil when
-    /// the stub stops first. Lets a test act at a moment of a client's run without sleeping.
+    /// the stub is not running, or stops first. Lets a test act at a moment of a client's run
+    /// without sleeping.
     public func firstRequest(where predicate: @escaping @Sendable (RecordedRequest) -> Bool) async -> RecordedRequest? {
         if let match = log.requests.first(where: predicate) { return match }
         guard isRunning else { return nil }
