@@ -71,4 +71,32 @@ import UnsplashStub
             #expect(await stub.requests().map(\.status) == [301])
         }
     }
+
+    @Test func anAPIRedirectChainWithinTheOriginEndsInThePageAndSpendsTheBudgetTwice() async throws {
+        try await withStub(photoCount: 45, rateLimit: 10) { stub, client in
+            await stub.redirectNextAPIRequests(to: .sameOrigin(hops: 2), status: 307)
+
+            let page = try await client.get(stub, "/photos?page=2&per_page=10")
+
+            #expect(try page.photoIDs() == Array(await stub.photoIDs()[10..<20]))
+            let log = await stub.requests()
+            #expect(log.map(\.path) == ["/photos", "/hop/1/photos", "/hop/0/photos"])
+            #expect(log.map(\.status) == [307, 302, 200])
+            #expect(log.allSatisfy { $0.kind == .api && $0.queryValue("page") == "2" })
+            #expect(page.header("X-Ratelimit-Remaining") == "8", "the first request and the chain's end")
+        }
+    }
+
+    @Test func aRedirectToAURLSendsExactlyThatLocation() async throws {
+        try await withStub(photoCount: 1) { stub, _ in
+            let id = try #require(await stub.photoIDs().first)
+            let target = try #require(URL(string: "https://images.example.invalid/photo-1?w=1080"))
+            await stub.redirectImage(photoID: id, to: .url(target))
+
+            let answer = try await RawHTTPExchange.get(URL(string: "\(await stub.baseURL.absoluteString)/images/\(id)")!)
+
+            #expect(answer.statusCode == 302)
+            #expect(answer.header("Location") == target.absoluteString)
+        }
+    }
 }
