@@ -4,9 +4,9 @@ import Foundation
 public enum RedirectTarget: Sendable, Equatable {
     /// The same path and query on the stub itself, reached through a chain of `hops` redirects
     /// (at least 1) via `/hop/N/...` paths; the first answers the status asked for, the hops
-    /// after it `302`. The chain's hops and its end are recorded like the
-    /// request they stand for (an image hop counts as a request for that image), and the end is
-    /// served as the original path would be, without redirecting again.
+    /// after it `302`. The hops and the chain's end are recorded like the request they stand
+    /// for (an image hop counts as a request for that image), and the end is served as the
+    /// original path would be, without redirecting again.
     case sameOrigin(hops: Int)
     /// The same path and query on another origin, for example a `ForeignOrigin`'s `baseURL`.
     case origin(URL)
