@@ -22,6 +22,36 @@ import UnsplashStub
         await #expect(throws: (any Error).self) { try await Client().get(stub, "/photos") }
     }
 
+    @Test func stoppingWhileClientsKeepConnectingEndsCleanly() async throws {
+        let stub = UnsplashStub(configuration: .init(photoCount: 1))
+        try await stub.start()
+        let url = try #require(URL(string: "\(await stub.baseURL.absoluteString)/photos"))
+
+        // Clients that connect again at once, as libcurl does when a kept-alive connection
+        // closes; each stops when a connection is refused, bounded in case one never is.
+        let clients = (0..<4).map { _ in
+            Task {
+                for _ in 0..<20_000 {
+                    do {
+                        _ = try await RawHTTPExchange.get(url)
+                    } catch let failure as RawHTTPExchange.Failure where failure.description.hasPrefix("connect") {
+                        return true
+                    } catch {}
+                }
+                return false
+            }
+        }
+        _ = await stub.firstRequest { _ in true }
+
+        // WHEN
+        await stub.stop()
+
+        // THEN the process is still here, and nothing listens any more
+        for client in clients {
+            #expect(await client.value, "a client was still served after stop()")
+        }
+    }
+
     @Test func firstRequestFindsPastRequestsAndWaitsForNewOnes() async throws {
         try await withStub(photoCount: 3) { stub, client in
             _ = try await client.get(stub, "/photos?page=1")

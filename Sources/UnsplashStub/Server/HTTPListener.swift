@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A Hummingbird HTTP/1.1 server that hands every request to one handler: the only code that
 /// knows which server library the stub runs on.
@@ -15,11 +16,15 @@ final class HTTPListener: Sendable {
 
     /// The port actually bound, also when port 0 was asked for.
     let port: UInt16
-    private let serverTask: Task<Void, Never>
+    private let services: ServiceGroup
+    private let running: Task<Void, Never>
+    private let heldAnswers: HeldAnswers
 
-    private init(port: UInt16, serverTask: Task<Void, Never>) {
+    private init(port: UInt16, services: ServiceGroup, running: Task<Void, Never>, heldAnswers: HeldAnswers) {
         self.port = port
-        self.serverTask = serverTask
+        self.services = services
+        self.running = running
+        self.heldAnswers = heldAnswers
     }
 
     /// Binds `address` and serves until `stop()`; returns once connections are accepted.
@@ -28,16 +33,23 @@ final class HTTPListener: Sendable {
         // The server reports that it listens through `onServerRunning`, and a bind failure by
         // throwing from `run()`: whichever comes first decides.
         let (outcomes, continuation) = AsyncStream.makeStream(of: Result<Int, any Error>.self)
+        let heldAnswers = HeldAnswers()
+        let logger = Logger(label: "unsplash-stub") { _ in SwiftLogNoOpLogHandler() }
         let application = Application(
             responder: CallbackResponder { (request: Request, context: ConnectionContext) in
-                try await respond(to: request, on: context.channel, with: handler)
+                try await respond(to: request, on: context.channel, holding: heldAnswers, with: handler)
             },
             configuration: .init(address: .hostname(address.host, port: Int(address.port))),
             onServerRunning: { channel in continuation.yield(.success(channel.localAddress?.port ?? 0)) },
-            logger: Logger(label: "unsplash-stub") { _ in SwiftLogNoOpLogHandler() })
-        let serverTask = Task {
+            logger: logger)
+        // A group of its own, so that `stop()` can shut the application down gracefully.
+        var configuration = ServiceGroupConfiguration(services: [.init(service: application)], logger: logger)
+        // Only a stuck connection could outlast this; then the server is cancelled.
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let services = ServiceGroup(configuration: configuration)
+        let running = Task {
             do {
-                try await application.run()
+                try await services.run()
                 continuation.yield(.failure(CancellationError()))
             } catch {
                 continuation.yield(.failure(error))
@@ -51,29 +63,35 @@ final class HTTPListener: Sendable {
         continuation.finish()
 
         do {
-            return HTTPListener(port: UInt16(try outcome.get()), serverTask: serverTask)
+            return HTTPListener(
+                port: UInt16(try outcome.get()), services: services, running: running, heldAnswers: heldAnswers)
         } catch {
-            serverTask.cancel()
-            await serverTask.value
+            running.cancel()
+            await running.value
             throw UnsplashStubError.cannotListen(address: address.description, reason: "\(error)")
         }
     }
 
-    /// Closes the listening socket and every connection, idle or answering, and returns once the
-    /// server has stopped. An answer still being delayed or written is cut off: a stub that
-    /// stops must not wait for the long delays tests give it.
+    /// Closes the listening socket and every connection, and returns once the server has
+    /// stopped. Answers held back on purpose are cut off at once: a stub that stops must not
+    /// wait out the long delays tests give it. Answers being written are finished first.
+    ///
+    /// The shutdown is graceful rather than a cancellation: cancelling the server drops
+    /// connections accepted in that instant (clients reconnect at once when a kept-alive
+    /// connection closes) before anything handles them, which SwiftNIO treats as a fatal error.
     func stop() async {
-        serverTask.cancel()
-        await serverTask.value
+        heldAnswers.cutOffAll()
+        await services.triggerGracefulShutdown()
+        await running.value
     }
 
     // MARK: - Translating to and from Hummingbird
 
     private struct ConnectionCut: Error {}
 
-    private static func respond(to request: Request, on channel: any Channel, with handler: Handler) async throws
-        -> Response
-    {
+    private static func respond(
+        to request: Request, on channel: any Channel, holding heldAnswers: HeldAnswers, with handler: Handler
+    ) async throws -> Response {
         let answer = await handler(
             StubRequest(
                 method: request.method.rawValue,
@@ -83,13 +101,7 @@ final class HTTPListener: Sendable {
                 headers: (request.head.authority.map { [("Host", $0)] } ?? [])
                     + request.headers.map { ($0.name.rawName, $0.value) }))
         if let delay = answer.delay {
-            do {
-                try await Task.sleep(for: delay)
-            } catch {
-                // Stopping: drop the connection rather than let the server answer 500.
-                channel.close(promise: nil)
-                throw error
-            }
+            try await heldAnswers.hold(for: delay, on: channel)
         }
 
         var headers = HTTPFields()
