@@ -22,10 +22,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        // Named for the stub, which uses their types directly; both come with Hummingbird.
+        // Named for the stub, which uses its types directly; it comes with Hummingbird.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
@@ -34,6 +36,9 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -48,6 +53,8 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // `verify` re-hashes stored images.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The sync engine: page cursors, head catch-up, image queue, rate-limit budget.
@@ -56,6 +63,7 @@ let package = Package(
             dependencies: [
                 "Networking", "UnsplashAPI", "PhotoStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -68,11 +76,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),
         // A local Unsplash: paginated /photos, download_location, deterministic image bytes,
-        // fault switches; served with Hummingbird, the server library of the coming gallery too.
+        // fault switches; served with Hummingbird, the server library of the gallery too.
         .target(
             name: "UnsplashStub",
             dependencies: [
@@ -91,20 +101,36 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks/transport.sh: photosync's transport fetching and hashing a list of URLs.
+        .executableTarget(name: "transport-bench", dependencies: ["Networking"], path: "Benchmarks/TransportBench"),
 
         // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock.
         .target(
             name: "TestSupport",
-            dependencies: ["Networking", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Networking", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
+        .testTarget(
+            name: "NetworkingTests",
+            dependencies: ["Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
-        .testTarget(name: "PhotoStoreTests", dependencies: ["PhotoStore"]),
+        .testTarget(
+            name: "PhotoStoreTests",
+            dependencies: ["PhotoStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "PhotoSyncTests",
-            dependencies: ["PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport"]
+            dependencies: [
+                "PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
         // The stub over real HTTP on loopback, and its executable.
@@ -115,8 +141,10 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "UnsplashStub", "PhotoStore",
+                "UnsplashStub", "PhotoStore", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // To damage a stored image on purpose, as a disk or a person might.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

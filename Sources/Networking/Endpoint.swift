@@ -26,6 +26,11 @@ public struct Endpoint<Response>: Sendable {
     public var sampleData: Data?
     /// How long the request may wait for data before it fails with a timeout.
     public var timeout: TimeInterval?
+    /// A secret header for one origin, attached by ``Provider`` to this request and its redirect
+    /// hops only while they stay on that origin (see ``Credential``).
+    public var credential: Credential?
+    /// Which redirects to follow; nil follows up to 5 hops on the request's own origin.
+    public var redirects: RedirectPolicy?
 
     public init(
         baseURL: URL,
@@ -35,7 +40,9 @@ public struct Endpoint<Response>: Sendable {
         headers: [String: String] = [:],
         body: (any Encodable & Sendable)? = nil,
         sampleData: Data? = nil,
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        credential: Credential? = nil,
+        redirects: RedirectPolicy? = nil
     ) {
         self.baseURL = baseURL
         self.path = path
@@ -45,6 +52,8 @@ public struct Endpoint<Response>: Sendable {
         self.body = body
         self.sampleData = sampleData
         self.timeout = timeout
+        self.credential = credential
+        self.redirects = redirects
     }
 
     /// The full URL: base, joined path and encoded query.
@@ -105,8 +114,11 @@ public struct Endpoint<Response>: Sendable {
 
 extension Endpoint {
     /// An endpoint for an absolute URL as given, such as a `Link: rel="next"` target.
-    public init(url: URL, method: HTTPMethod = .get, headers: [String: String] = [:]) {
-        self.init(baseURL: url, method: method, headers: headers)
+    public init(
+        url: URL, method: HTTPMethod = .get, headers: [String: String] = [:],
+        credential: Credential? = nil, redirects: RedirectPolicy? = nil
+    ) {
+        self.init(baseURL: url, method: method, headers: headers, credential: credential, redirects: redirects)
     }
 }
 

@@ -8,6 +8,9 @@ import FoundationNetworking
 ///
 /// Every method has a default implementation that does nothing, so an interceptor implements
 /// only what it needs.
+///
+/// `willSend` sees a request before its ``Credential`` is attached; `didReceive` and `didFail`
+/// see it as it was sent, credential included (``LoggingInterceptor`` redacts it).
 public protocol Interceptor: Sendable {
     /// Called before a request is sent; returns the request to send (for example with a header
     /// added). Throwing cancels the request: the error reaches the caller unchanged.

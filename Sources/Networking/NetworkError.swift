@@ -19,6 +19,18 @@ public enum NetworkError: Error, LocalizedError, Sendable {
     case decoding(type: String, codingPath: String, reason: String, url: String)
     /// A 2xx answer with no body where one was expected.
     case emptyBody(url: String)
+    /// The request would have carried a ``Credential`` to another origin; it was not sent.
+    case foreignOrigin(url: String, allowed: String)
+    /// A redirect the request's ``RedirectPolicy`` or ``Credential`` does not allow; the hop was
+    /// not sent.
+    case redirectRefused(from: String, to: String, reason: String)
+    /// More redirect hops than the request's ``RedirectPolicy`` allows.
+    case tooManyRedirects(url: String, limit: Int)
+    /// The body is larger than the caller accepts: by its `Content-Length` (`declared`), or as it
+    /// streamed in. The rest was not read.
+    case bodyTooLarge(url: String, limit: Int64, declared: Int64?)
+    /// The body ended before, or ran past, its `Content-Length`. Nothing of it was kept.
+    case lengthMismatch(url: String, declared: Int64, received: Int64)
 
     /// What a non-2xx answer carried. The body may be anything: JSON, plain text, HTML.
     public struct StatusFailure: Sendable, Equatable {
@@ -71,6 +83,17 @@ public enum NetworkError: Error, LocalizedError, Sendable {
             return "the answer of \(url) is not a valid \(type)\(at): \(reason)"
         case .emptyBody(let url):
             return "\(url) answered with an empty body"
+        case .foreignOrigin(let url, let allowed):
+            return "refusing to send credentials to \(url), which is not on \(allowed)"
+        case .redirectRefused(let from, let to, let reason):
+            return "\(from) redirected to \(to), which was not followed: \(reason)"
+        case .tooManyRedirects(let url, let limit):
+            return "\(url) redirected more than \(limit) times"
+        case .bodyTooLarge(let url, let limit, let declared):
+            let size = declared.map { "its Content-Length is \($0) bytes" } ?? "it ran past that"
+            return "the body of \(url) is over the \(limit)-byte limit: \(size)"
+        case .lengthMismatch(let url, let declared, let received):
+            return "the body of \(url) was \(received) bytes, but its Content-Length said \(declared)"
         }
     }
 

@@ -5,7 +5,10 @@ import FoundationNetworking
 
 /// Sends ``Endpoint``s through a ``URLSessionable`` and turns the answers into values or errors.
 ///
-/// - Every request passes through the ``Interceptor``s in order, before sending and on arrival.
+/// - Every request, and every redirect hop, passes through the ``Interceptor``s in order, before
+///   sending and on arrival.
+/// - Redirects are followed here, not by the session: each hop is checked against the endpoint's
+///   ``RedirectPolicy``, and a ``Credential`` is attached only to hops on its own origin.
 /// - Only 2xx answers succeed; any other status is ``NetworkError/unacceptableStatus(_:)``.
 /// - Idempotent requests are retried as ``RetryPolicy`` says, waiting on the injected clock.
 /// - Cancelling the calling task stops at once, also during a wait, and throws `CancellationError`.
@@ -18,6 +21,9 @@ public struct Provider: Sendable {
     public var now: @Sendable () -> Date
     public var decoder: JSONDecoder
     public var encoder: JSONEncoder
+    /// The largest body ``request(_:)-(Endpoint)``, ``response(_:)`` and ``data(_:headers:)`` read
+    /// into memory; a larger one is ``NetworkError/bodyTooLarge(url:limit:declared:)``.
+    public var maxBodyBytes: Int
 
     public init(
         session: any URLSessionable,
@@ -26,7 +32,8 @@ public struct Provider: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = Date.init,
         decoder: JSONDecoder = JSONDecoder(),
-        encoder: JSONEncoder = JSONEncoder()
+        encoder: JSONEncoder = JSONEncoder(),
+        maxBodyBytes: Int = 32 << 20
     ) {
         self.session = session
         self.interceptors = interceptors
@@ -35,6 +42,7 @@ public struct Provider: Sendable {
         self.now = now
         self.decoder = decoder
         self.encoder = encoder
+        self.maxBodyBytes = maxBodyBytes
     }
 
     // MARK: - Decoded JSON
@@ -47,8 +55,7 @@ public struct Provider: Sendable {
 
     /// Sends `endpoint` and decodes its JSON body, keeping the status and headers.
     public func response<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws -> Response<Value> {
-        let request = try endpoint.urlRequest(encoder: encoder)
-        let raw = try await send(request, idempotent: endpoint.method.isIdempotent)
+        let raw = try await send(Outbound(endpoint, encoder: encoder))
         let url = Redaction.string(for: raw.url)
         guard !raw.value.isEmpty else { throw NetworkError.emptyBody(url: url) }
         do {
@@ -69,102 +76,77 @@ public struct Provider: Sendable {
 
     /// Fetches `url` with GET and returns its body with the status and headers.
     public func data(_ url: URL, headers: [String: String] = [:]) async throws -> Response<Data> {
-        let request = try Endpoint<Data>(url: url, headers: headers).urlRequest(encoder: encoder)
-        return try await send(request, idempotent: true)
+        try await send(Outbound(Endpoint<Data>(url: url, headers: headers), encoder: encoder))
     }
 
-    /// Fetches `url` with GET, streaming the body into a temporary file rather than memory.
+    /// Fetches `url` with GET into `spool`: in memory when small, else in a private file, hashed as
+    /// it arrives and checked against its `Content-Length` and the spool's size limit.
     ///
-    /// The caller owns the returned file (``Response/value``) and must move or delete it. Files of
-    /// failed attempts are deleted here.
-    public func download(_ url: URL, headers: [String: String] = [:]) async throws -> Response<URL> {
-        let request = try Endpoint<URL>(url: url, headers: headers).urlRequest(encoder: encoder)
-        return try await perform(request, idempotent: true, load: session.download(for:)) { file in
-            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0
-            return (nil, size)
-        } discard: { file in
-            let prefix = (try? FileHandle(forReadingFrom: file)).flatMap { handle in
-                defer { try? handle.close() }
-                return try? handle.read(upToCount: NetworkError.bodyPrefixLimit)
-            }
-            try? FileManager.default.removeItem(at: file)
-            return prefix ?? Data()
+    /// When the body is in a file, the caller owns it and must ``SpooledBody/remove()`` it. Every
+    /// failed attempt's file is removed here, whatever ended it.
+    /// - Parameter redirects: which hops to follow; nil follows up to 5 on the URL's own origin.
+    /// - Throws: ``NetworkError``, ``SpoolError``, or `CancellationError`.
+    public func download(
+        _ url: URL, headers: [String: String] = [:], redirects: RedirectPolicy? = nil, into spool: BodySpool
+    ) async throws -> Response<SpooledBody> {
+        let outbound = try Outbound(Endpoint<Data>(url: url, headers: headers, redirects: redirects), encoder: encoder)
+        return try await perform(outbound) { body, headers, url in
+            let declared = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            return try await spool.receive(body, declaredLength: declared, url: url)
+        } describe: { spooled in
+            (nil, spooled.byteCount)
+        } discard: { spooled in
+            spooled.remove()
         }
     }
 
     // MARK: - The loop
 
-    private func send(_ request: URLRequest, idempotent: Bool) async throws -> Response<Data> {
-        try await perform(request, idempotent: idempotent, load: session.data(for:)) { data in
-            (data, Int64(data.count))
-        } discard: { data in
-            data.prefix(NetworkError.bodyPrefixLimit)
+    /// A request as ``perform(_:receive:describe:discard:)`` sends it, with what governs its hops.
+    private struct Outbound {
+        var request: URLRequest
+        var credential: Credential?
+        var redirects: RedirectPolicy
+        var idempotent: Bool
+
+        init<Value>(_ endpoint: Endpoint<Value>, encoder: JSONEncoder) throws(NetworkError) {
+            request = try endpoint.urlRequest(encoder: encoder)
+            credential = endpoint.credential
+            redirects = endpoint.redirects ?? .sameOrigin(as: request.url.flatMap(Origin.init))
+            idempotent = endpoint.method.isIdempotent
         }
     }
 
-    /// Sends `request` until it succeeds, fails for good, or the retry policy gives up.
+    private func send(_ outbound: Outbound) async throws -> Response<Data> {
+        try await perform(outbound) { body, _, url in
+            try await body.collect(upTo: maxBodyBytes, url: url)
+        } describe: { data in
+            (data, Int64(data.count))
+        } discard: { _ in }
+    }
+
+    /// Sends `outbound` until it succeeds, fails for good, or the retry policy gives up.
     ///
     /// - Parameters:
-    ///   - load: the session call that sends one attempt.
+    ///   - receive: reads a 2xx answer's body into the payload.
     ///   - describe: the body as interceptors see it, and its size.
-    ///   - discard: releases a failed attempt's payload and returns the first bytes of its body.
+    ///   - discard: releases a payload that an interceptor rejected.
     private func perform<Payload>(
-        _ request: URLRequest,
-        idempotent: Bool,
-        load: (URLRequest) async throws -> (Payload, URLResponse),
+        _ outbound: Outbound,
+        receive: (ResponseBody, HTTPHeaders, String) async throws -> Payload,
         describe: (Payload) -> (body: Data?, byteCount: Int64),
-        discard: (Payload) -> Data
+        discard: (Payload) -> Void
     ) async throws -> Response<Payload> {
-        let redactedURL = request.url.map(Redaction.string(for:)) ?? "-"
         var attempt = 1
         var waited = Duration.zero
         while true {
             try Task.checkCancellation()
-            var outgoing = request
-            for interceptor in interceptors {
-                outgoing = try await interceptor.willSend(outgoing)
-            }
-
             let failure: NetworkError
-            let (outcome, duration) = await timed { await Result { try await load(outgoing) } }
-            switch outcome {
-            case .failure(let error):
-                if Task.isCancelled || (error as? URLError)?.code == .cancelled || error is CancellationError {
-                    throw CancellationError()
-                }
-                for interceptor in interceptors {
-                    await interceptor.didFail(outgoing, error: error, duration: duration)
-                }
-                failure = .transport(error as? URLError ?? URLError(.unknown), url: redactedURL)
-
-            case .success(let (payload, urlResponse)):
-                guard let http = urlResponse as? HTTPURLResponse else {
-                    _ = discard(payload)
-                    throw NetworkError.transport(URLError(.badServerResponse), url: redactedURL)
-                }
-                let headers = HTTPHeaders(http.allHeaderFields.reduce(into: [:]) { fields, field in
-                    fields["\(field.key)"] = "\(field.value)"
-                })
-                let (body, byteCount) = describe(payload)
-                let exchange = Exchange(
-                    request: outgoing, statusCode: http.statusCode, headers: headers,
-                    body: body, byteCount: byteCount, duration: duration, attempt: attempt)
-                do {
-                    for interceptor in interceptors {
-                        try await interceptor.didReceive(exchange)
-                    }
-                } catch {
-                    _ = discard(payload)
-                    throw error
-                }
-                if (200..<300).contains(http.statusCode) {
-                    return Response(value: payload, statusCode: http.statusCode, headers: headers, url: http.url ?? request.url!)
-                }
-                failure = .unacceptableStatus(.init(
-                    statusCode: http.statusCode, headers: headers, bodyPrefix: discard(payload), url: redactedURL))
+            switch try await exchange(outbound, attempt: attempt, receive: receive, describe: describe, discard: discard) {
+            case .done(let response): return response
+            case .failed(let error): failure = error
             }
-
-            guard idempotent, attempt < retryPolicy.maxAttempts, retryPolicy.isRetryable(failure),
+            guard outbound.idempotent, attempt < retryPolicy.maxAttempts, retryPolicy.isRetryable(failure),
                   let delay = nextDelay(after: failure, attempt: attempt),
                   waited + delay <= retryPolicy.maxTotalDelay
             else { throw failure }
@@ -172,6 +154,168 @@ public struct Provider: Sendable {
             waited += delay
             attempt += 1
         }
+    }
+
+    /// What one attempt came to: an answer, or a failure the retry policy may want to try again.
+    /// Failures no retry can mend (a refused redirect, an interceptor's error, a local spool
+    /// error, cancellation) are thrown instead.
+    private enum Outcome<Payload> {
+        case done(Response<Payload>)
+        case failed(NetworkError)
+    }
+
+    /// One attempt: the request and each redirect hop it is allowed, until an answer that is not
+    /// a redirect.
+    private func exchange<Payload>(
+        _ outbound: Outbound,
+        attempt: Int,
+        receive: (ResponseBody, HTTPHeaders, String) async throws -> Payload,
+        describe: (Payload) -> (body: Data?, byteCount: Int64),
+        discard: (Payload) -> Void
+    ) async throws -> Outcome<Payload> {
+        var request = outbound.request
+        var hops = 0
+        while true {
+            var outgoing = request
+            for interceptor in interceptors {
+                outgoing = try await interceptor.willSend(outgoing)
+            }
+            outgoing = try authorize(outgoing, with: outbound.credential)
+            let url = outgoing.url.map(Redaction.string(for:)) ?? "-"
+
+            let (step, duration) = await timed { () async -> Step<Payload> in
+                let head: ResponseHead
+                let body: ResponseBody
+                do {
+                    (head, body) = try await session.stream(for: outgoing)
+                } catch {
+                    return .noAnswer(error)
+                }
+                let status = head.statusCode
+                guard (200..<300).contains(status) else {
+                    let limit = RedirectPolicy.redirectStatuses.contains(status) ? 1024 : NetworkError.bodyPrefixLimit
+                    return .refused(status, head.headers, await body.prefix(upTo: limit), head.url)
+                }
+                do {
+                    return .received(try await receive(body, head.headers, url), head.headers, status, head.url)
+                } catch {
+                    return .bodyFailed(error)
+                }
+            }
+
+            switch step {
+            case .noAnswer(let error), .bodyFailed(let error):
+                if Task.isCancelled || Self.isCancellation(error) { throw CancellationError() }
+                let failure: NetworkError
+                switch error {
+                case let error as NetworkError:
+                    guard case .lengthMismatch = error else { throw error }
+                    failure = error
+                case let error as URLError:
+                    failure = .transport(error, url: url)
+                case is SpoolError:
+                    throw error
+                default:
+                    failure = .transport(URLError(.unknown), url: url)
+                }
+                for interceptor in interceptors {
+                    await interceptor.didFail(outgoing, error: failure, duration: duration)
+                }
+                return .failed(failure)
+
+            case .refused(let status, let headers, let prefix, _):
+                let exchange = Exchange(
+                    request: outgoing, statusCode: status, headers: headers, body: prefix,
+                    byteCount: Int64(prefix.count), duration: duration, attempt: attempt)
+                for interceptor in interceptors {
+                    try await interceptor.didReceive(exchange)
+                }
+                if RedirectPolicy.redirectStatuses.contains(status), let location = headers["Location"] {
+                    request = try redirect(outgoing, to: location, hops: &hops, outbound: outbound)
+                    continue
+                }
+                return .failed(.unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url)))
+
+            case .received(let payload, let headers, let status, let answeredURL):
+                let (body, byteCount) = describe(payload)
+                let exchange = Exchange(
+                    request: outgoing, statusCode: status, headers: headers, body: body,
+                    byteCount: byteCount, duration: duration, attempt: attempt)
+                do {
+                    for interceptor in interceptors {
+                        try await interceptor.didReceive(exchange)
+                    }
+                } catch {
+                    discard(payload)
+                    throw error
+                }
+                return .done(Response(
+                    value: payload, statusCode: status, headers: headers,
+                    url: answeredURL ?? outgoing.url ?? outbound.request.url!))
+            }
+        }
+    }
+
+    /// How far one hop got.
+    private enum Step<Payload> {
+        /// No HTTP answer at all.
+        case noAnswer(any Error)
+        /// A non-2xx answer, with the first bytes of its body.
+        case refused(Int, HTTPHeaders, Data, URL?)
+        /// A 2xx answer whose body was read into the payload.
+        case received(Payload, HTTPHeaders, Int, URL?)
+        /// A 2xx answer whose body failed mid-way or was refused.
+        case bodyFailed(any Error)
+    }
+
+    /// Attaches `credential` to `request`, which must be on the credential's origin: the one
+    /// place that decides where a secret header may go.
+    private func authorize(_ request: URLRequest, with credential: Credential?) throws(NetworkError) -> URLRequest {
+        guard let credential else { return request }
+        guard let url = request.url, Origin(url) == credential.origin else {
+            throw .foreignOrigin(url: request.url.map(Redaction.string(for:)) ?? "-", allowed: credential.origin.description)
+        }
+        var request = request
+        request.setValue(credential.headerValue, forHTTPHeaderField: credential.headerName)
+        return request
+    }
+
+    /// The request for the next hop after `outgoing` answered with a redirect to `location`, if
+    /// the request's credential and redirect policy allow it.
+    private func redirect(
+        _ outgoing: URLRequest, to location: String, hops: inout Int, outbound: Outbound
+    ) throws(NetworkError) -> URLRequest {
+        let from = outgoing.url.map(Redaction.string(for:)) ?? "-"
+        guard let target = URL(string: location, relativeTo: outgoing.url)?.absoluteURL,
+              let targetOrigin = Origin(target)
+        else {
+            throw .redirectRefused(from: from, to: "an invalid Location", reason: "it is not an http(s) URL")
+        }
+        let to = Redaction.string(for: target)
+        guard hops < outbound.redirects.maxHops else {
+            throw .tooManyRedirects(url: outbound.request.url.map(Redaction.string(for:)) ?? "-", limit: outbound.redirects.maxHops)
+        }
+        if let credential = outbound.credential, targetOrigin != credential.origin {
+            throw .redirectRefused(
+                from: from, to: to,
+                reason: "credentials go to \(credential.origin) only, and \(targetOrigin) is another origin")
+        }
+        if let reason = outbound.redirects.refusal(target) {
+            throw .redirectRefused(from: from, to: to, reason: reason)
+        }
+        hops += 1
+        var next = outbound.request
+        next.url = target
+        if outbound.request.url.flatMap(Origin.init) != targetOrigin {
+            for name in Redaction.secretHeaderNames {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? URLError)?.code == .cancelled
     }
 
     /// The result of `work` and how long it took on ``clock``.
@@ -214,9 +358,3 @@ public struct Response<Value> {
 }
 
 extension Response: Sendable where Value: Sendable {}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
-    }
-}

@@ -72,7 +72,10 @@ public struct RetryPolicy: Sendable {
         switch error {
         case .transport(let urlError, _): retryableURLErrorCodes.contains(urlError.code)
         case .unacceptableStatus(let failure): retryableStatusCodes.contains(failure.statusCode)
-        case .invalidURL, .invalidRequest, .decoding, .emptyBody: false
+        // A body cut short is the connection failing mid-answer: worth another try.
+        case .lengthMismatch(_, let declared, let received): received < declared
+        case .invalidURL, .invalidRequest, .decoding, .emptyBody, .foreignOrigin, .redirectRefused,
+             .tooManyRedirects, .bodyTooLarge: false
         }
     }
 

@@ -3,23 +3,74 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The part of `URLSession` that ``Provider`` talks to, so tests can substitute a mock.
+/// The wire under ``Provider``: sends one request and hands back its head and a stream of its body.
+///
+/// Conformers:
+/// - ``AsyncHTTPClientSession``, the production transport on Linux;
+/// - `URLSession`, for platforms and tests that use it (on Linux it buffers the whole body and can
+///   deadlock when cancelled: see the README);
+/// - `MockURLSession` in the unit tests.
+///
+/// The contract a conformer keeps:
+/// - It sends exactly the request it is given and **does not follow redirects**: a 3xx answer is
+///   returned as it is, so that ``Provider`` can check every hop against the request's
+///   ``RedirectPolicy`` and ``Credential``.
+/// - It returns as soon as the head has arrived; the body is read from the returned
+///   ``ResponseBody``, whose iteration throws when the connection fails mid-body.
+/// - Cancelling the calling task ends the request promptly, also while the body is being read,
+///   with `CancellationError` or `URLError(.cancelled)`.
+/// - A failure before the head arrives is thrown as a `URLError` that says what happened
+///   (`.timedOut`, `.cannotConnectToHost`, ...).
 public protocol URLSessionable: Sendable {
-    /// Loads the whole body into memory.
-    func data(for request: URLRequest) async throws -> (Data, URLResponse)
-    /// Streams the body to a temporary file and returns its location.
-    /// The caller owns the file: it must move or delete it.
-    func download(for request: URLRequest) async throws -> (URL, URLResponse)
+    func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody)
+}
+
+/// An answer's status line and headers, as they arrived.
+///
+/// Lighter than `HTTPURLResponse`, whose initializer re-validates every header on Linux: this is
+/// built once per request on the hot path.
+public struct ResponseHead: Sendable, Equatable {
+    public var statusCode: Int
+    public var headers: HTTPHeaders
+    /// The URL that answered: the request's, since conformers do not follow redirects.
+    public var url: URL?
+
+    public init(statusCode: Int, headers: HTTPHeaders, url: URL?) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+    }
+
+    /// The head of a Foundation response.
+    public init(_ response: HTTPURLResponse) {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers["\(name)"] = "\(value)"
+        }
+        self.init(statusCode: response.statusCode, headers: headers, url: response.url)
+    }
 }
 
 extension URLSession: URLSessionable {
-    // The protocol requirements are not satisfied by the `delegate:` variants with their default
-    // argument, so forward explicitly (passing `delegate:` keeps these from calling themselves).
-    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
-        try await data(for: request, delegate: nil)
+    /// FoundationNetworking has no streaming API (no `bytes(for:)`), so the body is loaded whole
+    /// and handed over as one chunk. Redirects are followed by URLSession itself unless the
+    /// session's delegate refuses them: create the session with ``RedirectRefusingDelegate``.
+    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
+        let (data, response) = try await data(for: request, delegate: nil)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return (ResponseHead(http), ResponseBody(data))
     }
+}
 
-    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-        try await download(for: request, delegate: nil)
+/// A `URLSession` delegate that refuses every redirect, so that a 3xx answer reaches
+/// ``Provider`` as it is, as ``URLSessionable`` requires.
+public final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    public override init() {}
+
+    public func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

@@ -75,6 +75,25 @@ enum ImageBlob {
         return size
     }
 
+    /// Hands the whole blob of `image_data` row `rowID` to `body` in chunks of at most
+    /// ``chunkSize`` bytes, in order, returning its size. Must run inside a read transaction.
+    static func forEachChunk(rowID: Int64, in db: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        let blob = try open(rowID: rowID, writable: false, in: db)
+        defer { sqlite3_blob_close(blob) }
+
+        let size = Int64(sqlite3_blob_bytes(blob))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < size {
+            let count = Int(min(Int64(chunkSize), size - offset))
+            try check(sqlite3_blob_read(blob, buffer.baseAddress, Int32(count), Int32(offset)), in: db)
+            try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += Int64(count)
+        }
+        return size
+    }
+
     private static func open(rowID: Int64, writable: Bool, in db: Database) throws -> OpaquePointer {
         var blob: OpaquePointer?
         let code = sqlite3_blob_open(db.sqliteConnection, "main", "image_data", "bytes", rowID, writable ? 1 : 0, &blob)

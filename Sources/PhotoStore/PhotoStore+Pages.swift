@@ -12,12 +12,18 @@ extension PhotoStore {
     /// existing job that is not yet stored gets the new URL (its status is kept). Finally the
     /// cursor changes and `lastPageAt = now`.
     ///
+    /// `rejected` elements are kept in `rejected_photo`, one row per distinct JSON text: a new
+    /// one is added and listed in ``PageCommit/newlyRejected``, a known one has its last-seen
+    /// time moved. Storing a usable photo clears the rejections recorded under its id.
+    ///
     /// - Returns: the sequences of the page's photos that existed before this call.
     /// - Throws: `StoreError.databaseFailure` (e.g. a photo violating a constraint: empty id,
     ///   negative size, invalid JSON); nothing is changed then.
     @discardableResult
-    public func commitPage(_ photos: [PhotoRecord], variant: String, cursor: CursorChange, now: Date) throws -> PageCommit {
-        try commitPage(photos, variant: variant, now: now) { _ in cursor }
+    public func commitPage(
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, cursor: CursorChange, now: Date
+    ) throws -> PageCommit {
+        try commitPage(photos, rejected: rejected, variant: variant, now: now) { _ in cursor }
     }
 
     /// Like ``commitPage(_:variant:cursor:now:)``, with the cursor change decided from what the
@@ -25,7 +31,8 @@ extension PhotoStore {
     /// ends in the commit that stores the page.
     @discardableResult
     public func commitPage(
-        _ photos: [PhotoRecord], variant: String, now: Date, cursor: (PageCommit) throws -> CursorChange
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, now: Date,
+        cursor: (PageCommit) throws -> CursorChange
     ) throws -> PageCommit {
         try write("committing a page of \(photos.count) photos") { db in
             var existingSequences: [String: Int64] = [:]
@@ -42,6 +49,7 @@ extension PhotoStore {
                     insertedNow.insert(photo.id)
                     nextSequence += 1
                 }
+                try db.execute(sql: "DELETE FROM rejected_photo WHERE photo_id = ?", arguments: [photo.id])
                 if let imageURL = photo.imageURL {
                     try db.execute(
                         sql: """
@@ -52,7 +60,11 @@ extension PhotoStore {
                         arguments: [photo.id, variant, imageURL])
                 }
             }
-            let commit = PageCommit(existingSequences: existingSequences)
+            var newlyRejected: [RejectedPhoto] = []
+            for element in rejected {
+                if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
+            }
+            let commit = PageCommit(existingSequences: existingSequences, newlyRejected: newlyRejected)
             try Self.apply(cursor(commit), now: now, in: db)
             return commit
         }
@@ -61,6 +73,31 @@ extension PhotoStore {
     /// The cursors as last committed.
     public func syncState() throws -> SyncState {
         try read("reading the sync state") { db in try Self.syncState(db) }
+    }
+
+    /// Records that the backfill page at the current cursor contradicted itself and will be
+    /// fetched again; the cursor itself does not move. The next backfill commit clears it.
+    public func recordBackfillStall(reason: String, at now: Date) throws {
+        try write("recording a backfill stall") { db in
+            try db.execute(
+                sql: "UPDATE sync_state SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?) WHERE id = 1",
+                arguments: [reason, now])
+        }
+    }
+
+    /// The rejected feed elements, oldest first, at most `limit`.
+    public func rejectedPhotos(limit: Int) throws -> [RejectedPhoto] {
+        try read("listing rejected photos") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT photo_id, CAST(json AS BLOB) AS json, reason FROM rejected_photo ORDER BY id LIMIT ?",
+                arguments: [limit]
+            ).map { row in
+                RejectedPhoto(
+                    photoID: try row.decode(forColumn: "photo_id"),
+                    json: try row.decode(forColumn: "json"),
+                    reason: try row.decode(forColumn: "reason"))
+            }
+        }
     }
 
     /// The highest sequence assigned so far, 0 for an empty store: the baseline of a catch-up.
@@ -76,7 +113,8 @@ extension PhotoStore {
 
     static func syncState(_ db: Database) throws -> SyncState {
         guard let row = try Row.fetchOne(db, sql: """
-            SELECT backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at
+            SELECT backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at,
+                   backfill_stall_reason, backfill_stalled_at
             FROM sync_state WHERE id = 1
             """)
         else {
@@ -88,7 +126,25 @@ extension PhotoStore {
             backfillComplete: try row.decode(forColumn: "backfill_complete"),
             catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
             catchUpBaseline: try row.decode(forColumn: "catch_up_baseline"),
-            lastPageAt: try row.decode(forColumn: "last_page_at"))
+            lastPageAt: try row.decode(forColumn: "last_page_at"),
+            backfillStall: try (row["backfill_stall_reason"] as String?).map { reason in
+                BackfillStall(reason: reason, since: try row.decode(forColumn: "backfill_stalled_at"))
+            })
+    }
+
+    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
+    private static func recordRejected(_ element: RejectedPhoto, seenAt now: Date, in db: Database) throws -> Bool {
+        let known = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM rejected_photo WHERE json = CAST(? AS TEXT))",
+            arguments: [element.json]) ?? false
+        try db.execute(
+            sql: """
+                INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
+                VALUES (?, CAST(? AS TEXT), ?, ?, ?)
+                ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
+                """,
+            arguments: [element.photoID, element.json, element.reason, now, now])
+        return !known
     }
 
     private static func insert(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date, in db: Database) throws {
@@ -151,7 +207,8 @@ extension PhotoStore {
         case .backfill(let next):
             try db.execute(
                 sql: """
-                    UPDATE sync_state SET backfill_next = ?, backfill_complete = ?, last_page_at = ?
+                    UPDATE sync_state SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
+                        backfill_stall_reason = NULL, backfill_stalled_at = NULL
                     WHERE id = 1
                     """,
                 arguments: [next?.absoluteString, next == nil, now])

@@ -69,7 +69,7 @@ extension PhotoStore {
                 if status == "stored" { bytesStored = try row.decode(forColumn: "bytes") }
             }
             let state = try Self.syncState(db)
-            return StoreStatistics(
+            var statistics = StoreStatistics(
                 photos: photos,
                 imagesStored: counts["stored", default: 0],
                 imagesPending: counts["pending", default: 0],
@@ -78,6 +78,9 @@ extension PhotoStore {
                 backfillNext: state.backfillNext,
                 backfillComplete: state.backfillComplete,
                 lastPageAt: state.lastPageAt)
+            statistics.rejectedPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM rejected_photo") ?? 0
+            statistics.backfillStall = state.backfillStall
+            return statistics
         }
     }
 }

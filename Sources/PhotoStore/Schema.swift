@@ -13,6 +13,10 @@ import GRDB
 /// - Image bytes live in `image_data`, apart from the job row in `image`, so that queue queries
 ///   and statistics never read a blob page. `image_data` is a rowid table so that incremental
 ///   blob I/O can address its rows.
+/// - `sync_state`'s cursors are path and query ("/photos?page=2&per_page=30"), resolved against
+///   the configured API base on every request, so that the database is not tied to one host.
+/// - `rejected_photo` keeps the feed's elements that are not usable photos (no id, a field of the
+///   wrong type), one row per distinct JSON text, so that one bad photo does not block its page.
 enum Schema {
     /// `PRAGMA application_id` of a photosync database ("PSNC"): tells our files from other
     /// SQLite databases. Migration v1 writes this value as a literal; keep both equal.
@@ -85,6 +89,46 @@ enum Schema {
                 INSERT INTO sync_state (id) VALUES (1);
 
                 PRAGMA application_id = 1347636803;
+                """)
+        }
+        migrator.registerMigration("v2 page cursors relative to the API") { db in
+            // Cursors were absolute `Link` URLs, which tied the database to one API host. Keep
+            // their path and query only ("/photos?page=2&per_page=30"); a value of another shape
+            // becomes NULL, which restarts that walk from page 1: refetching is safe, skipping is not.
+            func relative(_ column: String) -> String {
+                let rest = "substr(\(column), instr(\(column), '://') + 3)"
+                return """
+                    CASE
+                        WHEN \(column) IS NULL OR \(column) LIKE '/%' THEN \(column)
+                        WHEN instr(\(column), '://') > 0 AND instr(\(rest), '/') > 0
+                            THEN substr(\(rest), instr(\(rest), '/'))
+                        ELSE NULL
+                    END
+                    """
+            }
+            // One statement, so that a catch-up losing its cursor loses its baseline with it
+            // (sync_state's CHECK): in progress means catch_up_next IS NOT NULL.
+            try db.execute(sql: """
+                UPDATE sync_state SET
+                    backfill_next = \(relative("backfill_next")),
+                    catch_up_next = \(relative("catch_up_next")),
+                    catch_up_baseline = CASE WHEN \(relative("catch_up_next")) IS NULL THEN NULL ELSE catch_up_baseline END
+                """)
+        }
+        migrator.registerMigration("v3 rejected photos, backfill stalls") { db in
+            try db.execute(sql: """
+                CREATE TABLE rejected_photo (
+                    id INTEGER PRIMARY KEY,
+                    photo_id TEXT,
+                    json TEXT NOT NULL UNIQUE,
+                    reason TEXT NOT NULL,
+                    first_seen_at TEXT NOT NULL,
+                    last_seen_at TEXT NOT NULL
+                );
+                CREATE INDEX rejected_photo_photo_id ON rejected_photo(photo_id);
+
+                ALTER TABLE sync_state ADD COLUMN backfill_stall_reason TEXT;
+                ALTER TABLE sync_state ADD COLUMN backfill_stalled_at TEXT;
                 """)
         }
         return migrator

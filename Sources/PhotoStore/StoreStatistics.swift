@@ -12,6 +12,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var backfillNext: URL?
     public var backfillComplete: Bool
     public var lastPageAt: Date?
+    /// Feed elements kept in `rejected_photo` because they are not usable photos.
+    public var rejectedPhotos: Int64 = 0
+    /// Set while the backfill retries a page that contradicted itself.
+    public var backfillStall: BackfillStall?
 
     public init(
         photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,

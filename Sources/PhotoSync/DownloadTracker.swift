@@ -31,7 +31,7 @@ extension SyncEngine {
             switch error {
             case .api(let status, _, _) where (400..<500).contains(status):
                 logger.warning("download tracking refused; not retried", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
-            case .foreignURL:
+            case .foreignURL, .redirectRefused:
                 logger.warning("download location is not on the API; not tracked", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
             default:
                 throw SyncError.apiUnavailable(error.errorDescription ?? "\(error)")

@@ -1,15 +1,17 @@
-import Crypto
 import Foundation
+import Networking
 import PhotoStore
 import UnsplashAPI
 
 extension SyncEngine {
-    /// Downloads every image that is due, ``SyncConfiguration/concurrency`` at a time, then sends
-    /// the download-tracking requests for what was stored.
-    func processImages() async throws {
+    /// Downloads every image that is due (by now, or by `dueBy` when that is later),
+    /// ``SyncConfiguration/concurrency`` at a time, then sends the download-tracking requests for
+    /// what was stored.
+    func processImages(dueBy: Date? = nil) async throws {
         let variant = configuration.variant.rawValue
         while true {
-            let jobs = try storing { try store.dueImageJobs(variant: variant, now: now(), limit: configuration.concurrency * 4) }
+            let due = max(now(), dueBy ?? .distantPast)
+            let jobs = try storing { try store.dueImageJobs(variant: variant, now: due, limit: configuration.concurrency * 4) }
             guard !jobs.isEmpty else { break }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var pending = jobs[...]
@@ -29,8 +31,9 @@ extension SyncEngine {
         }
     }
 
-    /// Fetches one image to a temporary file, checks it, and stores it with its SHA-256 in the
-    /// transaction that marks it done. A failure is recorded with its error and a retry time.
+    /// Fetches one image into the spool (hashed as it arrives, checked against its
+    /// `Content-Length`, its size cap and its format), and stores it in the transaction that
+    /// marks it done. A failure is recorded with its reason and a retry time.
     private func download(_ job: ImageJob) async throws {
         let url: URL
         switch hostPolicy.check(job.sourceURL) {
@@ -43,32 +46,45 @@ extension SyncEngine {
         }
         let image: FetchedImage
         do {
-            image = try await repository.image(at: url)
+            image = try await repository.image(at: url, redirects: hostPolicy.redirects, into: spool)
         } catch let error as UnsplashError {
             try await fail(job, error.errorDescription ?? "\(error)", permanent: Self.isPermanent(error))
             return
+        } catch let error as SpoolError {
+            throw SyncError.spool(error.errorDescription ?? "\(error)")
         }
-        defer { try? FileManager.default.removeItem(at: image.file) }
-        if let declared = image.declaredLength, declared != image.byteCount {
-            try await fail(job, "received \(image.byteCount) bytes but Content-Length said \(declared)", permanent: false)
-            return
-        }
-        guard image.byteCount > 0 else {
+        defer { image.body.remove() }
+        let body = image.body
+        guard body.byteCount > 0 else {
             try await fail(job, "the image is empty", permanent: false)
             return
         }
-        let digest = try Self.sha256(of: image.file)
+        let format: ImageFormat
+        switch ImageFormat.identify(contentType: image.contentType, prefix: body.prefix) {
+        case .success(let identified):
+            format = identified
+        case .failure(let mismatch):
+            try await fail(job, mismatch.description, permanent: false)
+            return
+        }
         let stored = try storing {
-            try store.storeImage(
-                photoID: job.photoID, variant: job.variant, contentType: image.contentType ?? "application/octet-stream",
-                fileURL: image.file, byteCount: image.byteCount, sha256: digest, fetchedAt: now())
+            switch body.storage {
+            case .memory(let data):
+                try store.storeImage(
+                    photoID: job.photoID, variant: job.variant, contentType: format.mediaType,
+                    data: data, sha256: body.sha256, fetchedAt: now())
+            case .file(let file):
+                try store.storeImage(
+                    photoID: job.photoID, variant: job.variant, contentType: format.mediaType,
+                    fileURL: file, byteCount: body.byteCount, sha256: body.sha256, fetchedAt: now())
+            }
         }
         if stored {
             await tracker.update {
                 $0.imagesStored += 1
-                $0.bytesStored += image.byteCount
+                $0.bytesStored += body.byteCount
             }
-            logger.debug("image stored", metadata: ["photo": "\(job.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(digest)"])
+            logger.debug("image stored", metadata: ["photo": "\(job.photoID)", "bytes": "\(body.byteCount)", "sha256": "\(body.sha256)"])
         }
     }
 
@@ -85,23 +101,15 @@ extension SyncEngine {
         }
     }
 
-    /// Answers that another try cannot change: gone, or not ours to download (Unsplash+).
+    /// Answers that another try cannot change: gone, not ours to download (Unsplash+), sent
+    /// somewhere not allowed, or larger than the cap.
     private static func isPermanent(_ error: UnsplashError) -> Bool {
         switch error {
         case .api(let status, _, _): [401, 403, 404, 410].contains(status)
-        case .accessKeyRejected, .foreignURL: true
+        case .accessKeyRejected, .foreignURL, .redirectRefused: true
+        case .network(.bodyTooLarge): true
         case .rateLimited, .network: false
         }
-    }
-
-    static func sha256(of file: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: file)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {

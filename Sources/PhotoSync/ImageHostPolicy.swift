@@ -1,9 +1,13 @@
 import Foundation
+import Networking
 
 /// Decides whether an image URL may be fetched: an allowed host, over https; plain http only to
 /// a loopback address, so a local stub works but nothing travels the network unencrypted.
+/// Every redirect hop of an image download is held to the same rule (``redirects``).
 struct ImageHostPolicy: Sendable {
     var allowedHosts: Set<String>
+    /// The most redirect hops an image download follows.
+    var maxRedirects = 5
 
     enum Refusal: Error, CustomStringConvertible {
         case malformed(String)
@@ -29,16 +33,17 @@ struct ImageHostPolicy: Sendable {
         }
         switch scheme {
         case "https": return .success(url)
-        case "http" where Self.isLoopback(host): return .success(url)
-        default: return .failure(.insecure(text))
+        case "http" where Origin.isLoopback(host): return .success(url)
+        default: return .failure(.insecure(Redaction.string(for: url)))
         }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        let host = bare(host)
-        if host == "localhost" || host == "::1" { return true }
-        let octets = host.split(separator: ".")
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    /// Image redirects: at most ``maxRedirects`` hops, each one allowed by ``check(_:)``.
+    var redirects: RedirectPolicy {
+        RedirectPolicy(maxHops: maxRedirects) { [self] target in
+            if case .failure(let refusal) = check(target.absoluteString) { return refusal.description }
+            return nil
+        }
     }
 
     private static func bare(_ host: String) -> String {

@@ -27,10 +27,14 @@ public final class SyncEngine: Sendable {
     let budget: RateLimitBudget
     let tracker: ProgressTracker
     let hostPolicy: ImageHostPolicy
+    let spool: BodySpool
 
+    /// - Parameter spool: where image bodies land while they are checked; its directory must be
+    ///   the engine's alone, since every run empties it of what a killed run left.
     public init(
         repository: PhotoRepository,
         store: PhotoStore,
+        spool: BodySpool,
         configuration: SyncConfiguration,
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = Date.init,
@@ -39,6 +43,7 @@ public final class SyncEngine: Sendable {
     ) {
         self.repository = repository
         self.store = store
+        self.spool = spool
         self.configuration = configuration
         self.clock = clock
         self.now = now
@@ -59,6 +64,10 @@ public final class SyncEngine: Sendable {
     /// Backfills to the end (or `maxPages` pages), catches up with the head when backfill is
     /// complete, downloads every image that is due, and returns.
     ///
+    /// Images that fail for a reason that may pass (a cut connection, a 5xx) are tried again
+    /// within the run, after the configured backoff, until they are stored or have used their
+    /// ``SyncConfiguration/maxImageAttempts``; so no image is left pending when it returns.
+    ///
     /// - Throws: ``SyncError`` when the key is rejected, the API stays unreachable, or the
     ///   database fails; `CancellationError` when cancelled. A rate limit is waited out, never thrown.
     @discardableResult
@@ -69,6 +78,12 @@ public final class SyncEngine: Sendable {
             try await catchUp()
         }
         try await processImages()
+        while let retry = try storing({ try store.nextImageRetry(variant: configuration.variant.rawValue) }) {
+            let wait = max(0, retry.timeIntervalSince(now()))
+            await tracker.update { $0.activity = "retrying failed images" }
+            try await clock.sleep(for: .seconds(wait))
+            try await processImages(dueBy: retry)
+        }
         await tracker.update { $0.activity = "done" }
         return await tracker.progress
     }
@@ -87,8 +102,9 @@ public final class SyncEngine: Sendable {
                 }
                 try await processImages()
                 await tracker.update { $0.activity = "idle" }
+                checkpointWhileIdle()
                 try await clock.sleep(for: try nextWake())
-            } catch SyncError.apiUnavailable(let message) {
+            } catch SyncError.apiUnavailable(let message), SyncError.inconsistentPage(let message) {
                 logger.warning("\(message); trying again later", metadata: ["wait_s": "\(configuration.outageRetryDelay.components.seconds)"])
                 await tracker.update { $0.activity = "waiting for the API" }
                 try await clock.sleep(for: configuration.outageRetryDelay)
@@ -97,9 +113,27 @@ public final class SyncEngine: Sendable {
     }
 
     private func prepare() async throws {
+        do {
+            let leftovers = try spool.prepare()
+            if leftovers > 0 {
+                logger.info("removed download files left by an earlier run", metadata: ["count": "\(leftovers)"])
+            }
+        } catch {
+            throw SyncError.spool(error.errorDescription ?? "\(error)")
+        }
         let created = try storing { try store.enqueueMissingImages(variant: configuration.variant.rawValue) }
         if created > 0 {
             logger.info("queued images of variant \(configuration.variant.rawValue) for photos stored earlier", metadata: ["count": "\(created)"])
+        }
+    }
+
+    /// Folds the write-ahead log back into the database before a long idle wait. A reader
+    /// holding an old snapshot can make it fail; the next idle moment tries again.
+    private func checkpointWhileIdle() {
+        do {
+            try store.checkpoint()
+        } catch {
+            logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }
     }
 

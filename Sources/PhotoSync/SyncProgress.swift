@@ -13,6 +13,8 @@ public struct SyncProgress: Sendable, Equatable {
     public var rateLimit: RateLimit?
     /// What the sync is doing now, in a few words.
     public var activity = "starting"
+    /// Work waiting at each stage of the engine, by stage name.
+    public var queueDepths: [String: Int] = [:]
 
     public init() {}
 

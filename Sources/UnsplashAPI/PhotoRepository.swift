@@ -4,6 +4,9 @@ import Networking
 /// One page of the feed and what its headers said.
 public struct PhotoPage: Sendable {
     public var photos: [Photo]
+    /// The page's elements that are not usable photos (no id, a field of the wrong type), kept
+    /// so that they are recorded rather than lost or blocking the page.
+    public var rejected: [RejectedElement]
     /// The `Link: rel="next"` target; nil on the last page.
     public var next: URL?
     /// `X-Total`: photos in the whole feed (may differ from the pages' counts by one).
@@ -11,8 +14,9 @@ public struct PhotoPage: Sendable {
     public var perPage: Int?
     public var rateLimit: RateLimit?
 
-    public init(photos: [Photo], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
+    public init(photos: [Photo], rejected: [RejectedElement] = [], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
         self.photos = photos
+        self.rejected = rejected
         self.next = next
         self.total = total
         self.perPage = perPage
@@ -20,12 +24,10 @@ public struct PhotoPage: Sendable {
     }
 }
 
-/// An image fetched to a temporary file, which the caller must move or delete.
+/// An image that arrived whole and matched its `Content-Length`, with its SHA-256. When its body
+/// is in a spool file, the caller must ``SpooledBody/remove()`` it.
 public struct FetchedImage: Sendable {
-    public var file: URL
-    public var byteCount: Int64
-    /// `Content-Length` as the server declared it, to compare with ``byteCount``.
-    public var declaredLength: Int64?
+    public var body: SpooledBody
     public var contentType: String?
 }
 
@@ -51,32 +53,42 @@ public struct PhotoRepository: Sendable {
 
     /// The page at `url`, a `rel="next"` target of an earlier page.
     public func page(at url: URL) async throws -> PhotoPage {
-        try await page(try api.photos(at: url))
+        try await page(api.photos(at: url))
     }
 
-    /// Downloads an image to a temporary file without holding it in memory.
-    /// Image URLs are the CDN's, not the API's: no key is sent.
-    public func image(at url: URL) async throws -> FetchedImage {
-        let response = try await mapped { try await provider.download(url) }
-        let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? NSNumber)?.int64Value ?? 0
-        return FetchedImage(
-            file: response.value, byteCount: size,
-            declaredLength: response.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
-            contentType: response.headers["Content-Type"])
+    /// The page at a stored cursor (see ``UnsplashAPI/cursor(for:)``), resolved against the
+    /// API's base URL.
+    public func page(atCursor cursor: String) async throws -> PhotoPage {
+        try await page(try api.photos(atCursor: cursor))
+    }
+
+    /// Downloads an image into `spool`, hashing it as it arrives.
+    /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
+    /// retried here: the caller's image queue retries it with its own backoff, so that one bad
+    /// image never holds a download slot through a series of retries.
+    /// - Parameter redirects: the hops to follow, each checked as the first URL was.
+    /// - Throws: ``UnsplashError``, `SpoolError` (a local problem such as a full disk), or
+    ///   `CancellationError`.
+    public func image(at url: URL, redirects: RedirectPolicy, into spool: BodySpool) async throws -> FetchedImage {
+        var provider = provider
+        provider.retryPolicy = .none
+        let response = try await mapped { try await provider.download(url, redirects: redirects, into: spool) }
+        return FetchedImage(body: response.value, contentType: response.headers["Content-Type"])
     }
 
     /// Sends the download-tracking request for a photo's `download_location`.
     /// - Returns: the rate-limit budget the answer reported.
     @discardableResult
     public func trackDownload(_ location: URL) async throws -> RateLimit? {
-        let endpoint = try api.trackDownload(location)
+        let endpoint = api.trackDownload(location)
         return try await RateLimit(headers: mapped { try await provider.response(endpoint) }.headers)
     }
 
-    private func page(_ endpoint: Endpoint<[Photo]>) async throws -> PhotoPage {
+    private func page(_ endpoint: Endpoint<PhotoList>) async throws -> PhotoPage {
         let response = try await mapped { try await provider.response(endpoint) }
         return PhotoPage(
-            photos: response.value,
+            photos: response.value.photos,
+            rejected: response.value.rejected,
             next: response.headers["Link"].flatMap { LinkHeader($0).next },
             total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
             perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },

@@ -13,6 +13,9 @@ public enum UnsplashError: Error, LocalizedError, Sendable {
     case network(NetworkError)
     /// A URL from the API outside the API's origin: the key is not sent there.
     case foreignURL(String, expected: String)
+    /// A redirect that was not followed: off the API's origin, or (for images) to a host that is
+    /// not allowed, or too many hops. Nothing was sent to the target.
+    case redirectRefused(NetworkError)
 
     public var errorDescription: String? {
         switch self {
@@ -27,28 +30,36 @@ public enum UnsplashError: Error, LocalizedError, Sendable {
             error.errorDescription
         case .foreignURL(let url, let expected):
             "refusing to send the access key to \(url), which is not on \(expected)"
+        case .redirectRefused(let error):
+            error.errorDescription
         }
     }
 
     /// Unsplash's reading of a ``NetworkError``.
     init(_ error: NetworkError, now: Date = Date()) {
-        guard case .unacceptableStatus(let failure) = error else {
-            self = .network(error)
-            return
+        switch error {
+        case .foreignOrigin(let url, let allowed): self = .foreignURL(url, expected: allowed)
+        case .redirectRefused, .tooManyRedirects: self = .redirectRefused(error)
+        case .unacceptableStatus(let failure): self = Self.reading(failure, now: now)
+        default: self = .network(error)
         }
+    }
+
+    /// What a non-2xx answer means: its status, and its body, which may be JSON or plain text.
+    private static func reading(_ failure: NetworkError.StatusFailure, now: Date) -> UnsplashError {
         let messages = (try? JSONDecoder().decode(ErrorBody.self, from: failure.bodyPrefix))?.errors ?? []
         let text = failure.bodyText?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         switch failure.statusCode {
         case 401:
-            self = .accessKeyRejected(detail: messages.first ?? "")
+            return .accessKeyRejected(detail: messages.first ?? "")
         case 403 where !text.localizedCaseInsensitiveContains("rate limit exceeded"):
-            self = .api(statusCode: 403, messages: messages, url: failure.url)
+            return .api(statusCode: 403, messages: messages, url: failure.url)
         case 403, 429:
-            self = .rateLimited(
+            return .rateLimited(
                 RateLimit(headers: failure.headers),
                 retryAfter: failure.headers["Retry-After"].flatMap { RetryPolicy.retryAfter($0, now: now) })
         default:
-            self = .api(statusCode: failure.statusCode, messages: messages, url: failure.url)
+            return .api(statusCode: failure.statusCode, messages: messages, url: failure.url)
         }
     }
 

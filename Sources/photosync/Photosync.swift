@@ -3,6 +3,6 @@ import PhotosyncCLI
 @main
 struct Photosync {
     static func main() async {
-        await PhotosyncCommand.main()
+        await PhotosyncCommand.runFromCommandLine()
     }
 }

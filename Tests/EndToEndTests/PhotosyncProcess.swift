@@ -72,7 +72,12 @@ final class PhotosyncProcess: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Standard output byte for byte, for binary output such as `query --output -`.
+        var stdoutData = Data()
     }
+
+    /// The child's process id.
+    var pid: Int32 { process.processIdentifier }
 
     /// Waits for the process to exit, and for its output to be read to the end.
     func result() async -> Result {
@@ -86,7 +91,7 @@ final class PhotosyncProcess: Sendable {
             }
         }
         return Result(status: status, stdout: stdout.text,
-                      stderr: stderr.text)
+                      stderr: stderr.text, stdoutData: stdout.data)
     }
 
     /// Reads `handle` to its end on a thread of its own, handing on each complete line.
@@ -124,7 +129,8 @@ final class PhotosyncProcess: Sendable {
 
 /// Bytes read from a pipe so far.
 final class OutputBuffer: Sendable {
-    private let data = Mutex(Data())
-    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
-    var text: String { String(decoding: data.withLock { $0 }, as: UTF8.self) }
+    private let bytes = Mutex(Data())
+    func append(_ chunk: Data) { bytes.withLock { $0.append(chunk) } }
+    var text: String { String(decoding: data, as: UTF8.self) }
+    var data: Data { bytes.withLock { $0 } }
 }

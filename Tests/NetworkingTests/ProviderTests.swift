@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -63,25 +64,29 @@ func makeProvider(
         #expect(data == bytes)
     }
 
-    @Test func downloadsToAFileTheCallerOwns() async throws {
+    @Test func downloadsIntoTheSpoolWithTheBodysSHA256() async throws {
         let bytes = Data(repeating: 7, count: 100_000)
-        let session = MockURLSession(responses: [.http(status: 200, body: bytes)])
-        let response = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!)
-        defer { try? FileManager.default.removeItem(at: response.value) }
-        #expect(try Data(contentsOf: response.value) == bytes)
+        let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Length": "100000"], body: bytes)])
+        let spool = try TemporarySpool(memoryLimit: 1000)
+        let response = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
+        defer { response.value.remove() }
+        guard case .file(let file) = response.value.storage else { Issue.record("expected a spool file"); return }
+        #expect(try Data(contentsOf: file) == bytes)
+        #expect(response.value.sha256 == SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
+        spool.remove()
     }
 
     @Test func aFailedDownloadLeavesNoFileAndKeepsTheBodyPrefix() async throws {
         let session = MockURLSession(responses: [.http(status: 404, body: Data("gone".utf8))])
-        let before = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
+        let spool = try TemporarySpool(memoryLimit: 0)
         await #expect {
-            _ = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!)
+            _ = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
         } throws: { error in
             guard case .unacceptableStatus(let failure) = error as? NetworkError else { return false }
             return failure.statusCode == 404 && failure.bodyText == "gone"
         }
-        let after = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
-        #expect(after.subtracting(before).filter { $0.hasPrefix("mock-download-") }.isEmpty)
+        #expect(spool.files().isEmpty)
+        spool.remove()
     }
 }
 

@@ -93,6 +93,23 @@ struct OpeningTests {
         }
     }
 
+    @Test("another application's SQLite file is refused byte for byte unchanged: no WAL switch, no migration")
+    func foreignDatabaseUnchanged() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("other.sqlite").path
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
+                try db.execute(sql: "INSERT INTO note (text) VALUES ('keep me')")
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+
+            #expect(throws: StoreError.notAPhotosyncDatabase(path: path)) { try PhotoStore(path: path) }
+
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+    }
+
     @Test("a database migrated by a newer photosync is refused")
     func newerSchema() throws {
         try withTemporaryDirectory { directory in

@@ -31,8 +31,9 @@ enum Sample {
         "https://images.example.com/\(id)-\(variant)?r=\(revision)"
     }
 
+    /// A cursor as the sync stores it: path and query, relative to the API.
     static func pageURL(_ page: Int) -> URL {
-        URL(string: "https://api.example.com/photos?page=\(page)&per_page=30")!
+        URL(string: "/photos?page=\(page)&per_page=30")!
     }
 
     /// A photo whose JSON carries the `urls` of `variants`, the way Unsplash's does.

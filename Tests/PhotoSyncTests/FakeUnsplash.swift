@@ -23,6 +23,17 @@ final class FakeUnsplash: Sendable {
         var failingImages: [String: (status: Int, times: Int)] = [:]
         var shortImages: Set<String> = []
         var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
+        var emptyPages: [Int: Int] = [:]     // page number -> answer `200 []`, Link intact, N more times
+        var brokenPhotos: [String: Breakage] = [:]
+        var linkOrigin: String?              // Link targets on this origin instead of the request's
+        var notImages: Set<String> = []      // answer 200 with an HTML page instead of the image
+        var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
+        var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
+    }
+
+    /// How a photo's object is spoiled in every page that lists it.
+    enum Breakage {
+        case noID, emptyID, wrongType
     }
 
     let state = Mutex(State())
@@ -55,6 +66,9 @@ final class FakeUnsplash: Sendable {
     }
 
     var ids: [String] { state.withLock { $0.feed } }
+    /// A second name the API answers on, as a changed `--api-base` would be.
+    static let mirrorHost = "mirror.example.com"
+
     var apiRequests: [URL] { state.withLock { $0.apiRequests } }
     var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
     var trackingRequests: Int { state.withLock { $0.tracked.values.reduce(0, +) } }
@@ -78,9 +92,11 @@ final class FakeUnsplash: Sendable {
     private func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         let url = request.url!
         switch url.host {
-        case "api.unsplash.com": return try apiAnswer(request, url)
+        case "api.unsplash.com", Self.mirrorHost: return try apiAnswer(request, url)
         case "images.unsplash.com": return imageAnswer(url)
-        default: throw URLError(.cannotFindHost)
+        default:
+            state.withLock { $0.foreignRequests.append(url) }
+            throw URLError(.cannotFindHost)
         }
     }
 
@@ -110,10 +126,15 @@ final class FakeUnsplash: Sendable {
             }
             let start = (page - 1) * perPage
             let slice = start < state.feed.count ? Array(state.feed[start..<min(start + perPage, state.feed.count)]) : []
-            var objects = slice.map { photoJSON($0, sponsored: false) }
-            if let sponsored = state.sponsored, !slice.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
+            var objects = slice.map { photoJSON($0, sponsored: false, breakage: state.brokenPhotos[$0]) }
+            if let empties = state.emptyPages[page], empties > 0 {
+                state.emptyPages[page] = empties - 1
+                objects = []
+            }
+            if let sponsored = state.sponsored, !objects.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
             let last = max(1, (state.feed.count + perPage - 1) / perPage)
-            func link(_ page: Int) -> String { "<https://api.unsplash.com/photos?page=\(page)&per_page=\(perPage)>" }
+            let origin = state.linkOrigin ?? "\(url.scheme!)://\(url.host!)"
+            func link(_ page: Int) -> String { "<\(origin)/photos?page=\(page)&per_page=\(perPage)>" }
             var links = ["\(link(last)); rel=\"last\""]
             if page < last { links.append("\(link(page + 1)); rel=\"next\"") }
             if page > 1 { links.insert("\(link(1)); rel=\"first\", \(link(page - 1)); rel=\"prev\"", at: 0) }
@@ -130,6 +151,12 @@ final class FakeUnsplash: Sendable {
                 state.failingImages[id] = (failure.status, failure.times - 1)
                 return Self.http(url, failure.status, [:], "image error")
             }
+            if let location = state.redirectedImages[id] {
+                return Self.http(url, 302, ["Location": location], "")
+            }
+            if state.notImages.contains(id) {
+                return Self.http(url, 200, ["Content-Type": "text/html"], "<html><body>Service Unavailable</body></html>")
+            }
             let bytes = Self.imageBytes(id)
             let declared = state.shortImages.contains(id) ? bytes.count + 10 : bytes.count
             return (bytes, HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
@@ -137,7 +164,7 @@ final class FakeUnsplash: Sendable {
         }
     }
 
-    private func photoJSON(_ id: String, sponsored: Bool) -> JSONValue {
+    private func photoJSON(_ id: String, sponsored: Bool, breakage: Breakage? = nil) -> JSONValue {
         guard case .object(var object) = template else { return template }
         object["id"] = .string(id)
         object["slug"] = .string("slug-\(id)")
@@ -148,6 +175,12 @@ final class FakeUnsplash: Sendable {
         if case .object(var links)? = object["links"] {
             links["download_location"] = .string("https://api.unsplash.com/photos/\(id)/download?ixid=M3w")
             object["links"] = .object(links)
+        }
+        switch breakage {
+        case .noID: object["id"] = nil
+        case .emptyID: object["id"] = .string("")
+        case .wrongType: object["width"] = .string("wide")
+        case nil: break
         }
         return .object(object)
     }

@@ -1,31 +1,47 @@
 import Foundation
+import Networking
 import PhotoStore
 @testable import PhotoSync
 import Testing
 import UnsplashAPI
 
 @Suite struct ImageQueueTests {
-    @Test func aFailingImageIsRetriedLaterAndTheSyncGoesOn() async throws {
+    @Test func aFailingImageIsRetriedWithinTheRunAfterItsBackoff() async throws {
         let harness = try SyncHarness(photos: 5)
         defer { harness.removeDirectory() }
         let broken = harness.fake.ids[2]
-        // Two attempts per request (the provider's retry) fail: one sync attempt fails.
         harness.fake.state.withLock { $0.failingImages[broken] = (503, 2) }
 
-        try await harness.engine { $0.imageRetryDelay = .seconds(3600) }.runOnce()
-        #expect(try harness.store.statistics().imagesStored == 4)
-        #expect(try harness.store.statistics().imagesPending == 1)
-        // Not due yet: a run a minute later leaves it alone.
-        harness.wallClock.advance(by: 60)
-        try await harness.engine().runOnce()
-        #expect(harness.fake.imageRequests(broken) == 2)
+        try await harness.engine { $0.imageRetryDelay = .seconds(3) }.runOnce()
 
-        // Once due, it is fetched and stored.
-        harness.wallClock.advance(by: 3600)
-        try await harness.engine().runOnce()
         let stats = try harness.store.statistics()
-        #expect(stats.imagesStored == 5 && stats.imagesPending == 0)
+        #expect(stats.imagesStored == 5 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+        #expect(harness.fake.imageRequests(broken) == 3)
+        #expect(harness.clock.sleeps.contains(.seconds(6)), "the second retry waits twice as long")
+        #expect(harness.clock.sleeps.contains(.seconds(3)), "the retry waits for its backoff")
         #expect(try harness.allImagesMatch([broken]))
+    }
+
+    @Test func aDaemonRetriesAFailedImageWhenItFallsDueNotBefore() async throws {
+        let harness = try SyncHarness(photos: 5)
+        defer { harness.removeDirectory() }
+        let broken = harness.fake.ids[2]
+        harness.fake.state.withLock { $0.failingImages[broken] = (503, 1) }
+        let engine = harness.engine { $0.imageRetryDelay = .seconds(3600); $0.pollInterval = .seconds(7200) }
+
+        let daemon = Task { try await engine.run() }
+        // The first long wait (the provider's own retries wait under a second).
+        var firstWait: Duration?
+        for await delay in harness.clock.sleepStarted where delay >= .seconds(60) {
+            firstWait = delay
+            break
+        }
+        daemon.cancel()
+        _ = await daemon.result
+
+        // It sleeps until the image falls due, sooner than the next poll.
+        #expect(firstWait == .seconds(3600))
+        #expect(harness.fake.imageRequests(broken) == 1, "not fetched again before it falls due")
     }
 
     @Test func afterTheLastAttemptAnImageIsLeftAsFailedAndReported() async throws {
@@ -40,7 +56,8 @@ import UnsplashAPI
         }
         let stats = try harness.store.statistics()
         #expect(stats.imagesFailed == 1 && stats.imagesStored == 4 && stats.imagesPending == 0)
-        #expect(harness.fake.imageRequests(broken) == 3 * 2)
+        // One request per attempt: images are retried by the queue, not by the provider.
+        #expect(harness.fake.imageRequests(broken) == 3)
         let failure = try #require(try harness.store.failedImages(limit: 10).first)
         #expect(failure.photoID == broken && failure.lastError.contains("500"))
         // A failed image is not tracked: nothing was downloaded.
@@ -57,15 +74,50 @@ import UnsplashAPI
         #expect(harness.fake.imageRequests(gone) == 1)
     }
 
-    @Test func aShortBodyIsNotStored() async throws {
+    @Test func aShortBodyIsNeverStoredAndLeavesNoFile() async throws {
         let harness = try SyncHarness(photos: 3)
         defer { harness.removeDirectory() }
         let short = harness.fake.ids[0]
         harness.fake.state.withLock { _ = $0.shortImages.insert(short) }
-        try await harness.engine().runOnce()
+        try await harness.engine { $0.maxImageAttempts = 2 }.runOnce()
         #expect(try harness.store.photo(id: short)?.image == nil)
-        #expect(try harness.store.failedImages(limit: 10).isEmpty)
-        #expect(try harness.store.statistics().imagesPending == 1)
+        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        #expect(failure.photoID == short && failure.lastError.contains("Content-Length"))
+        #expect(harness.spoolFiles.isEmpty)
+    }
+
+    @Test func anAnswerThatIsNotAnImageIsNotStored() async throws {
+        let harness = try SyncHarness(photos: 3)
+        defer { harness.removeDirectory() }
+        let page = harness.fake.ids[1]
+        harness.fake.state.withLock { _ = $0.notImages.insert(page) }
+        try await harness.engine { $0.maxImageAttempts = 1 }.runOnce()
+        #expect(try harness.store.photo(id: page)?.image == nil)
+        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        #expect(failure.photoID == page && failure.lastError.contains("text/html"))
+        #expect(try harness.store.statistics().imagesStored == 2)
+    }
+
+    @Test func anImageRedirectOffTheAllowedHostsFailsForGoodWithoutFollowingIt() async throws {
+        let harness = try SyncHarness(photos: 3)
+        defer { harness.removeDirectory() }
+        let moved = harness.fake.ids[0]
+        harness.fake.state.withLock { $0.redirectedImages[moved] = "https://evil.example.com/photo.jpg" }
+        try await harness.engine().runOnce()
+        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        #expect(failure.photoID == moved && failure.lastError.contains("evil.example.com"))
+        #expect(harness.fake.imageRequests(moved) == 1)
+        #expect(harness.fake.state.withLock { $0.foreignRequests }.isEmpty)
+    }
+
+    @Test func anImageOverTheSizeCapFailsForGoodWithItsSize() async throws {
+        let harness = try SyncHarness(photos: 2)
+        defer { harness.removeDirectory() }
+        try await harness.engine(maxImageBytes: 100).runOnce()
+        let failures = try harness.store.failedImages(limit: 10)
+        #expect(failures.count == 2)
+        #expect(failures.allSatisfy { $0.lastError.contains("100-byte limit") })
+        #expect(harness.fake.totalImageRequests == 2, "a body over the cap is not retried")
     }
 
     @Test func imagesFromHostsNotAllowedAreNeverFetched() async throws {
@@ -116,8 +168,8 @@ import UnsplashAPI
     }
 
     @Test func plainHTTPIsOnlyForLoopback() {
-        #expect(ImageHostPolicy.isLoopback("127.0.0.1") && ImageHostPolicy.isLoopback("127.8.9.10"))
-        #expect(ImageHostPolicy.isLoopback("[::1]") && ImageHostPolicy.isLoopback("localhost"))
-        #expect(!ImageHostPolicy.isLoopback("128.0.0.1") && !ImageHostPolicy.isLoopback("127.0.0.1.example.com"))
+        #expect(Origin.isLoopback("127.0.0.1") && Origin.isLoopback("127.8.9.10"))
+        #expect(Origin.isLoopback("[::1]") && Origin.isLoopback("localhost"))
+        #expect(!Origin.isLoopback("128.0.0.1") && !Origin.isLoopback("127.0.0.1.example.com"))
     }
 }

@@ -25,14 +25,27 @@ struct SyncHarness {
     }
 
     /// A fresh engine over the same database, as after a restart.
-    func engine(accessKey: String = "KEY", _ configure: (inout SyncConfiguration) -> Void = { _ in }) -> SyncEngine {
+    func engine(
+        accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
+        _ configure: (inout SyncConfiguration) -> Void = { _ in }
+    ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
         let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
         return SyncEngine(
-            repository: PhotoRepository(provider: provider, api: UnsplashAPI(accessKey: accessKey)),
-            store: store, configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
+            repository: PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: apiBase, accessKey: accessKey)),
+            store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
             logger: log.logger(level: .trace))
+    }
+
+    /// Image bodies over 2 KB go to files, so both of the spool's paths are exercised.
+    func spool(maxBytes: Int64 = 256 << 20) -> BodySpool {
+        BodySpool(directory: directory.appendingPathComponent("test.sqlite.downloads"), memoryLimit: 2048, maxBytes: maxBytes)
+    }
+
+    /// The spool files left behind: none, after any run that ended.
+    var spoolFiles: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: spool().directory.path)) ?? []
     }
 
     func removeDirectory() {

@@ -129,6 +129,19 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
         #expect(error?.description.contains("secret") == false)
     }
 
+    /// Every API request carries the key: cleartext only as far as this machine, as for images.
+    @Test(arguments: ["http://example.com", "http://api.unsplash.com:80", "http://127.0.0.1.example.com", "HTTP://10.0.0.1:8080"])
+    func plainHTTPToAnotherHostIsRefused(_ value: String) {
+        let error = resolutionError(environment: ["PHOTOSYNC_API_BASE": value])
+        #expect(error?.kind == .invalidValue && error?.exitCode == .config)
+        #expect(error?.message.hasPrefix("api_base must use https; plain http is allowed only for loopback addresses") == true)
+    }
+
+    @Test(arguments: ["http://127.0.0.1:8080", "http://localhost:9000/api", "http://[::1]:8080", "https://api.unsplash.com"])
+    func httpsOrLoopbackIsAccepted(_ value: String) {
+        #expect(throws: Never.self) { try resolveSettings([], environment: ["PHOTOSYNC_API_BASE": value]) }
+    }
+
     @Test func badImageHosts() {
         #expect(resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "https://images.unsplash.com"])?.description
             == "PHOTOSYNC_ALLOWED_IMAGE_HOSTS: allowed_image_hosts must hold host names without a scheme (got \"https://images.unsplash.com\")")

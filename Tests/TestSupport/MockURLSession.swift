@@ -29,17 +29,10 @@ public final class MockURLSession: URLSessionable {
     /// Every request received, in order.
     public var requests: [URLRequest] { recorded.withLock { $0 } }
 
-    public func data(for request: URLRequest) async throws -> (Data, URLResponse) {
+    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
         recorded.withLock { $0.append(request) }
         let (data, response) = try await handler(request)
-        return (data, response)
-    }
-
-    public func download(for request: URLRequest) async throws -> (URL, URLResponse) {
-        let (data, response) = try await self.data(for: request)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mock-download-\(UUID().uuidString)")
-        try data.write(to: file)
-        return (file, response)
+        return (ResponseHead(response), ResponseBody(data))
     }
 }
 

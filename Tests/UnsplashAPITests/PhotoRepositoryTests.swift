@@ -119,7 +119,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
             _ = try await makeRepository(session).firstPage(perPage: 30)
         } throws: { error in
             guard case .network(.decoding(let type, _, _, _)) = error as? UnsplashError else { return false }
-            return type == "Array<Photo>"
+            return type == "PhotoList"
         }
     }
 
@@ -147,10 +147,24 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func fetchesAnImageWithoutTheKey() async throws {
         let bytes = Data([0xFF, 0xD8, 0xFF, 1, 2, 3])
         let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Length": "6", "Content-Type": "image/jpeg"], body: bytes)])
-        let image = try await makeRepository(session).image(at: URL(string: "https://images.unsplash.com/photo-1?w=1080")!)
-        defer { try? FileManager.default.removeItem(at: image.file) }
-        #expect(try Data(contentsOf: image.file) == bytes)
-        #expect(image.byteCount == 6 && image.declaredLength == 6 && image.contentType == "image/jpeg")
+        let spool = BodySpool(directory: FileManager.default.temporaryDirectory.appendingPathComponent("photosync-repo-\(UUID().uuidString)"))
+        try spool.prepare()
+        defer { try? FileManager.default.removeItem(at: spool.directory) }
+        let image = try await makeRepository(session).image(
+            at: URL(string: "https://images.unsplash.com/photo-1?w=1080")!, redirects: .never, into: spool)
+        #expect(image.body.storage == .memory(bytes))
+        #expect(image.body.byteCount == 6 && image.contentType == "image/jpeg")
         #expect(session.requests.first?.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test func aLinkOnAnotherHostIsRefusedWithoutSendingTheKey() async throws {
+        let session = MockURLSession(responses: [.json("[]")])
+        await #expect {
+            _ = try await makeRepository(session).page(at: URL(string: "https://api.evil.example/photos?page=2")!)
+        } throws: { error in
+            guard case .foreignURL(let url, _) = error as? UnsplashError else { return false }
+            return url.contains("api.evil.example")
+        }
+        #expect(session.requests.isEmpty)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Networking
 import PhotoStore
 import PhotoSync
 
@@ -23,12 +24,20 @@ enum ErrorReporting {
             return (error.exitCode, error.description)
         case let error as StoreError:
             return (.ioError, error.localizedDescription)
+        case let error as WriterLockError:
+            switch error {
+            case .held: return (.writerLockHeld, error.localizedDescription)
+            case .cannotLock: return (.ioError, error.localizedDescription)
+            }
         case let error as SyncError:
             switch error {
             case .accessKeyRejected(let message): return (.noPermission, message)
             case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
-            case .store: return (.ioError, error.localizedDescription)
+            case .inconsistentPage(let message): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(message)")
+            case .store, .spool: return (.ioError, error.localizedDescription)
             }
+        case let error as ProxySettingsError:
+            return (.config, error.localizedDescription)
         case let error as CommandFailure:
             return (error.code, error.message)
         default:

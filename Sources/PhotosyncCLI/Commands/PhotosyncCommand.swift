@@ -14,13 +14,17 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               0   success
               1   query: no photo with that id (or it has no stored image for --output)
               64  bad usage, including no access key given anywhere
+              65  verify: an image's bytes are not as recorded, or the file is damaged
               69  the Unsplash API stayed unreachable after retries (run --once)
               70  an internal error (a bug: please report it)
-              74  the database could not be opened, read or written
+              73  run: another photosync run is writing this database (its PID is named)
+              74  the database could not be opened, read or written, or a download could not
+                  be written beside it (a full disk)
+              75  run --once: some images are not stored (failed or pending); try again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file)
             """,
-        subcommands: [RunCommand.self, QueryCommand.self, StatusCommand.self]
+        subcommands: [RunCommand.self, QueryCommand.self, StatusCommand.self, VerifyCommand.self]
     )
 
     public init() {}

@@ -10,7 +10,8 @@ struct QueryCommand: AsyncParsableCommand {
         abstract: "Show a stored photo, or write its image to a file.",
         discussion: "Exits 1 when no photo has that id. Reads the database while `photosync run` writes it.")
 
-    @Option(help: ArgumentHelp("The photo's Unsplash id, e.g. z3htkdHUh5w.", valueName: "id"))
+    // About 1 in 64 Unsplash ids begins with "-": the value after --id is taken as it is.
+    @Option(parsing: .unconditional, help: ArgumentHelp("The photo's Unsplash id, e.g. z3htkdHUh5w.", valueName: "id"))
     var id: String
 
     @OptionGroup var database: DatabaseOptions
@@ -18,12 +19,18 @@ struct QueryCommand: AsyncParsableCommand {
     @Flag(help: "Print the photo's API fields as JSON, plus \"image\": {variant, content_type, bytes, sha256}.")
     var json = false
 
-    @Option(help: ArgumentHelp("Write the image's bytes to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the image's bytes to this file, or to standard output for -.", valueName: "file"))
     var output: String?
+
+    /// `--output -`: the image's bytes are all that goes to standard output.
+    private var toStandardOutput: Bool { output == "-" }
 
     func validate() throws {
         if id.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--id must not be empty")
+        }
+        if toStandardOutput && json {
+            throw ValidationError("--json cannot be combined with --output -, which writes the image to standard output")
         }
     }
 
@@ -32,6 +39,14 @@ struct QueryCommand: AsyncParsableCommand {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
             guard let photo = try store.photo(id: id) else {
                 throw CommandFailure(code: .notFound, message: "no photo with id \(id) in \(store.path)")
+            }
+            if toStandardOutput {
+                guard try store.writeImage(
+                    photoID: photo.id, variant: photo.image?.variant, to: .standardOutput, named: "standard output") != nil
+                else {
+                    throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
+                }
+                return
             }
             if let output {
                 let destination = URL(fileURLWithPath: output)

@@ -7,6 +7,7 @@ import Logging
 import Networking
 import PhotoStore
 import PhotoSync
+import Prometheus
 import ServiceLifecycle
 import UnsplashAPI
 
@@ -52,33 +53,58 @@ struct RunCommand: AsyncParsableCommand {
             let logger = Logger(label: "photosync")
             let key = try self.key.resolve(environment: environment, logger: logger)
 
+            let proxies = try ProxySettings(environment: environment)
+            // Taken before the store is opened, which may migrate: one writer per database.
+            // Held until the process ends; readers never take it.
+            let lock = try WriterLock(forDatabaseAt: settings.databasePath)
+            defer { withExtendedLifetime(lock) {} }
             let createdDatabase = !FileManager.default.fileExists(atPath: settings.databasePath)
             let store = try PhotoStore(path: settings.databasePath)
+            // One client for the whole process, shut down on every way out of it.
+            let transport = AsyncHTTPClientSession(configuration: .init(
+                maxConnectionsPerHost: settings.concurrency + 1, userAgent: "photosync/1.0", proxies: proxies))
+            let failure: (any Error)?
             do {
-                try await sync(settings: settings, key: key, store: store, interactive: interactive, environment: environment, logger: logger)
-            } catch SyncError.accessKeyRejected(let message) {
-                if createdDatabase { Self.removeDatabase(at: settings.databasePath) }
-                throw SyncError.accessKeyRejected(message)
+                try await sync(settings: settings, key: key, store: store, transport: transport, interactive: interactive, environment: environment, logger: logger)
+                failure = nil
+            } catch {
+                failure = error
             }
+            try? await transport.shutdown()
+            if case SyncError.accessKeyRejected? = failure, createdDatabase {
+                Self.removeDatabase(at: settings.databasePath)
+            }
+            if let failure { throw failure }
         }
     }
 
     private func sync(
-        settings: Settings, key: AccessKey, store: PhotoStore, interactive: Bool,
+        settings: Settings, key: AccessKey, store: PhotoStore, transport: any URLSessionable, interactive: Bool,
         environment: [String: String], logger: Logger
     ) async throws {
         let notifier = SystemdNotifier(environment: environment, logger: logger)
+        // Metrics are collected whether or not they are served: it costs a few atomic adds.
+        let registry = PrometheusCollectorRegistry()
+        let metricsFactory = PrometheusMetricsFactory(registry: registry)
+        let metrics = SyncMetrics(factory: metricsFactory)
         let display = ProgressDisplay(interactive: interactive, notifier: notifier)
         let engine = SyncEngine(
             repository: PhotoRepository(
                 provider: Provider(
-                    session: Self.session(concurrency: settings.concurrency),
-                    interceptors: [LoggingInterceptor(logger: Logger(label: "photosync.http"))]),
+                    session: transport,
+                    interceptors: [
+                        LoggingInterceptor(logger: Logger(label: "photosync.http")),
+                        APIRequestMetrics(factory: metricsFactory),
+                    ]),
                 api: UnsplashAPI(baseURL: settings.apiBase, accessKey: key.value)),
             store: store,
-            configuration: SyncConfiguration(settings),
+            spool: Self.spool(settings),
+            configuration: SyncConfiguration(settings, once: once),
             logger: logger,
-            onProgress: display.show)
+            onProgress: { progress in
+                display.show(progress)
+                metrics.record(progress)
+            })
 
         logger.info("photosync started", metadata: [
             "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
@@ -88,6 +114,11 @@ struct RunCommand: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: sync, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
+        if let address = settings.metricsListen {
+            services.append(.init(
+                service: MetricsServer(address: address, registry: registry, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
         if let watchdog = WatchdogService(notifier: notifier) {
             services.append(.init(service: watchdog))
         }
@@ -101,36 +132,48 @@ struct RunCommand: AsyncParsableCommand {
         switch await sync.outcome {
         case .success, nil:
             logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
-            // In a terminal the progress line already says it.
-            if once, !interactive { print("synced: " + progress.counts) }
+            guard once else { return }
+            let images = try store.imageCounts(variant: settings.variant)
+            // In a terminal the progress line already says what was done.
+            if !interactive {
+                print("synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending")
+            }
+            let missing = images.failed + images.pending
+            if missing > 0 {
+                throw CommandFailure(
+                    code: .tempFailure,
+                    message: "\(missing) \(settings.variant) image\(missing == 1 ? " is" : "s are") not stored "
+                        + "(\(images.failed) failed, \(images.pending) pending): 'photosync status' lists them; run again later")
+            }
         case .failure(let error):
             throw error
         }
     }
 
-    /// A session for many small API answers and a few large downloads, without a cache.
-    static func session(concurrency: Int) -> URLSession {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        configuration.timeoutIntervalForResource = 600
-        configuration.httpMaximumConnectionsPerHost = concurrency + 1
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpAdditionalHeaders = ["User-Agent": "photosync/1.0"]
-        return URLSession(configuration: configuration)
+    /// Image bodies of up to 4 MiB stay in memory; larger ones go to files in a private
+    /// directory beside the database, on the same disk and readable by its owner only.
+    static func spool(_ settings: Settings) -> BodySpool {
+        BodySpool(
+            directory: URL(fileURLWithPath: settings.databasePath + spoolSuffix),
+            memoryLimit: 4 << 20,
+            maxBytes: Int64(settings.maxImageMiB) << 20)
     }
+
+    static let spoolSuffix = ".downloads"
 
     /// A database this run created and that the API refused to fill is removed again, so a
     /// mistyped key leaves nothing behind.
     static func removeDatabase(at path: String) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", spoolSuffix] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
     }
 }
 
 extension SyncConfiguration {
-    init(_ settings: Settings) {
+    /// With `once`, a failed image is tried again within the run after 0.5, 1, 2 and 2 seconds,
+    /// rather than after the daemon's minutes.
+    init(_ settings: Settings, once: Bool) {
         self.init(
             perPage: settings.perPage,
             variant: ImageVariant(rawValue: settings.variant) ?? .regular,
@@ -138,6 +181,8 @@ extension SyncConfiguration {
             pollInterval: settings.pollInterval,
             allowedImageHosts: Set(settings.allowedImageHosts),
             downloadTracking: settings.downloadTracking,
-            rateLimitReserve: settings.rateLimitReserve)
+            rateLimitReserve: settings.rateLimitReserve,
+            imageRetryDelay: once ? .milliseconds(500) : .seconds(60),
+            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600))
     }
 }

@@ -19,7 +19,9 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
             let stats = try store.statistics()
-            print(json ? try Self.json(stats) : Self.text(stats, failures: try store.failedImages(limit: 5)))
+            print(json
+                ? try Self.json(stats)
+                : Self.text(stats, failures: try store.failedImages(limit: 5), rejected: try store.rejectedPhotos(limit: 5)))
         }
     }
 
@@ -32,23 +34,34 @@ struct StatusCommand: AsyncParsableCommand {
             "bytes_stored": .int(stats.bytesStored),
             "backfill_cursor": stats.backfillNext.map { .string($0.absoluteString) } ?? .null,
             "backfill_complete": .bool(stats.backfillComplete),
+            "backfill_stalled": stats.backfillStall.map { stall in
+                .object(["reason": .string(stall.reason), "since": .string(stall.since.formatted(.iso8601))])
+            } ?? .null,
+            "photos_rejected": .int(stats.rejectedPhotos),
             "last_page_at": stats.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
         ])
         return try JSONOutput.string(object)
     }
 
-    static func text(_ stats: StoreStatistics, failures: [ImageFailure]) -> String {
-        let backfill = stats.backfillComplete
+    static func text(_ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = []) -> String {
+        var backfill = stats.backfillComplete
             ? "complete"
             : stats.backfillNext.map { "in progress, next \($0.absoluteString)" } ?? "not started"
+        if let stall = stats.backfillStall {
+            backfill += "; stalled since \(stall.since.formatted(.iso8601)), retrying: \(stall.reason)"
+        }
         var lines = [
             "photos          \(stats.photos)",
+            "photos rejected \(stats.rejectedPhotos)",
             "images stored   \(stats.imagesStored) (\(ByteCountFormatter.string(fromByteCount: stats.bytesStored, countStyle: .file)))",
             "images pending  \(stats.imagesPending)",
             "images failed   \(stats.imagesFailed)",
             "backfill        \(backfill)",
             "last page       \(stats.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")",
         ]
+        for photo in rejected {
+            lines.append("  rejected \(photo.photoID ?? "(no id)"): \(photo.reason)")
+        }
         for failure in failures {
             lines.append("  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
         }

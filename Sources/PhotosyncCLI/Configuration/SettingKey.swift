@@ -24,10 +24,12 @@ struct SettingKey: Sendable, Hashable {
     static let allowedImageHosts = SettingKey(name: "allowed_image_hosts", flag: "--allowed-image-host")
     static let downloadTracking = SettingKey(name: "download_tracking", flag: "--download-tracking")
     static let rateLimitReserve = SettingKey(name: "rate_limit_reserve", flag: "--rate-limit-reserve")
+    static let maxImageMiB = SettingKey(name: "max_image_mib", flag: "--max-image-mib")
+    static let metricsListen = SettingKey(name: "metrics_listen", flag: "--metrics-listen")
     static let logLevel = SettingKey(name: "log_level", flag: "--log-level")
 
     static let all: [SettingKey] = [
         database, apiBase, perPage, variant, concurrency, pollInterval,
-        allowedImageHosts, downloadTracking, rateLimitReserve, logLevel,
+        allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, metricsListen, logLevel,
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Networking
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
 struct SettingProblem: Error, Equatable {
@@ -25,7 +26,20 @@ enum SettingRules {
         guard url.user == nil, url.password == nil else {
             throw SettingProblem("must not contain a user name or password")
         }
+        // Every request carries the access key: in cleartext only as far as this machine.
+        guard Origin.insecurity(of: url) == nil else {
+            throw SettingProblem("must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 (got \(quoted(text)))")
+        }
         return url
+    }
+
+    /// "" (off) or `HOST:PORT`; returned as given, for ``Settings/init``.
+    static func listenAddress(_ text: String) throws(SettingProblem) -> String? {
+        if text.isEmpty { return nil }
+        guard ListenAddress(text) != nil else {
+            throw SettingProblem("must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
+        }
+        return text
     }
 
     static func number(_ value: Int, in range: ClosedRange<Int>) throws(SettingProblem) -> Int {

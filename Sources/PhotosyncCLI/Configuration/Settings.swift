@@ -27,6 +27,11 @@ public struct Settings: Sendable, Equatable {
     /// API requests kept in reserve: the sync waits for the next rate-limit window rather than
     /// spend them. 0...1000, default 10.
     public var rateLimitReserve: Int
+    /// The largest image accepted, in MiB (1 MiB = 1,048,576 bytes), 1...2047. Default 256. A
+    /// larger one is not downloaded, and is recorded as failed with its size.
+    public var maxImageMiB: Int
+    /// Where `run` serves Prometheus metrics (`/metrics`); nil, the default, serves none.
+    var metricsListen: ListenAddress?
     /// The lowest level logged. Default `info`.
     public var logLevel: Logger.Level
 
@@ -40,6 +45,8 @@ public struct Settings: Sendable, Equatable {
         allowedImageHosts: [String] = ["images.unsplash.com"],
         downloadTracking: Bool = true,
         rateLimitReserve: Int = 10,
+        maxImageMiB: Int = 256,
+        metricsListen: String? = nil,
         logLevel: Logger.Level = .info
     ) {
         self.databasePath = databasePath
@@ -51,6 +58,8 @@ public struct Settings: Sendable, Equatable {
         self.allowedImageHosts = allowedImageHosts
         self.downloadTracking = downloadTracking
         self.rateLimitReserve = rateLimitReserve
+        self.maxImageMiB = maxImageMiB
+        self.metricsListen = metricsListen.flatMap(ListenAddress.init)
         self.logLevel = logLevel
     }
 
@@ -62,6 +71,8 @@ public struct Settings: Sendable, Equatable {
     public static let perPageRange = 1...30
     public static let concurrencyRange = 1...16
     public static let rateLimitReserveRange = 0...1000
+    /// SQLite keeps a value in at most 2 GiB - 1 bytes.
+    public static let maxImageMiBRange = 1...2047
     /// The shortest poll interval, in seconds: anything faster only burns the rate limit.
     public static let minimumPollIntervalSeconds = 10
 

@@ -89,6 +89,24 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     public var rateLimitReserve: Int?
 
     @Option(
+        name: .customLong("max-image-mib"),
+        help: ArgumentHelp(
+            "The largest image to accept, in MiB, 1-2047; a larger one is recorded as failed. Env: PHOTOSYNC_MAX_IMAGE_MIB. Default: 256.",
+            valueName: "n"
+        )
+    )
+    public var maxImageMiB: Int?
+
+    @Option(
+        name: .customLong("metrics-listen"),
+        help: ArgumentHelp(
+            "Serve Prometheus metrics at http://HOST:PORT/metrics while running (no authentication: keep it on loopback). Env: PHOTOSYNC_METRICS_LISTEN. Default: off.",
+            valueName: "host:port"
+        )
+    )
+    public var metricsListen: String?
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "Lowest level logged: trace, debug, info, notice, warning, error or critical. Env: PHOTOSYNC_LOG_LEVEL. Default: info.",
@@ -141,6 +159,8 @@ public struct SettingsOptions: ParsableArguments, Sendable {
         set(.allowedImageHosts, allowedImageHosts.isEmpty ? nil : .stringArray(allowedImageHosts))
         set(.downloadTracking, downloadTracking.map { .bool($0) })
         set(.rateLimitReserve, rateLimitReserve.map { .int($0) })
+        set(.maxImageMiB, maxImageMiB.map { .int($0) })
+        set(.metricsListen, metricsListen.map { .string($0) })
         set(.logLevel, logLevel.map { .string($0) })
         return values
     }

@@ -84,6 +84,10 @@ public struct SettingsResolver: Sendable {
             rateLimitReserve: try lookup.int(.rateLimitReserve) { value throws(SettingProblem) in
                 try SettingRules.number(value, in: Settings.rateLimitReserveRange)
             },
+            maxImageMiB: try lookup.int(.maxImageMiB) { value throws(SettingProblem) in
+                try SettingRules.number(value, in: Settings.maxImageMiBRange)
+            },
+            metricsListen: try lookup.string(.metricsListen, SettingRules.listenAddress),
             logLevel: try lookup.string(.logLevel, SettingRules.logLevel)
         )
     }
@@ -100,6 +104,9 @@ public struct SettingsResolver: Sendable {
             SettingKey.allowedImageHosts.absoluteKey: .init(.stringArray(defaults.allowedImageHosts), isSecret: false),
             SettingKey.downloadTracking.absoluteKey: .init(.bool(defaults.downloadTracking), isSecret: false),
             SettingKey.rateLimitReserve.absoluteKey: .init(.int(defaults.rateLimitReserve), isSecret: false),
+            SettingKey.maxImageMiB.absoluteKey: .init(.int(defaults.maxImageMiB), isSecret: false),
+            // Empty: off.
+            SettingKey.metricsListen.absoluteKey: .init(.string(""), isSecret: false),
             SettingKey.logLevel.absoluteKey: .init(.string(defaults.logLevel.rawValue), isSecret: false),
         ]
     }

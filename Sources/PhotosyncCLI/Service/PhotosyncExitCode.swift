@@ -15,10 +15,16 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let notFound = PhotosyncExitCode(rawValue: 1)
     /// 64 (`EX_USAGE`): bad command line, including no access key given anywhere.
     public static let usage = PhotosyncExitCode(rawValue: 64)
+    /// 65 (`EX_DATAERR`): `verify` found an image whose bytes are not as recorded, or a damaged file.
+    public static let dataError = PhotosyncExitCode(rawValue: 65)
     /// 69 (`EX_UNAVAILABLE`): the Unsplash API stayed unreachable after retries (`run --once`).
     public static let unavailable = PhotosyncExitCode(rawValue: 69)
+    /// 73 (`EX_CANTCREAT`): another `photosync run` holds the database's writer lock.
+    public static let writerLockHeld = PhotosyncExitCode(rawValue: 73)
     /// 74 (`EX_IOERR`): the database could not be read or written.
     public static let ioError = PhotosyncExitCode(rawValue: 74)
+    /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored; try again later.
+    public static let tempFailure = PhotosyncExitCode(rawValue: 75)
     /// 77 (`EX_NOPERM`): Unsplash rejected the access key (HTTP 401).
     public static let noPermission = PhotosyncExitCode(rawValue: 77)
     /// 78 (`EX_CONFIG`): a setting, the configuration file or the access key file is unusable.

@@ -1,0 +1,29 @@
+import GRDB
+
+/// How many images of one variant are in each state.
+public struct ImageCounts: Sendable, Equatable {
+    public var stored: Int64
+    public var pending: Int64
+    public var failed: Int64
+
+    public init(stored: Int64, pending: Int64, failed: Int64) {
+        self.stored = stored
+        self.pending = pending
+        self.failed = failed
+    }
+}
+
+extension PhotoStore {
+    /// The images of `variant` by state, from the queue's columns only.
+    public func imageCounts(variant: String) throws -> ImageCounts {
+        try read("counting \(variant) images") { db in
+            var counts: [String: Int64] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant = ? GROUP BY status", arguments: [variant])
+            {
+                counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
+            }
+            return ImageCounts(stored: counts["stored", default: 0], pending: counts["pending", default: 0], failed: counts["failed", default: 0])
+        }
+    }
+}

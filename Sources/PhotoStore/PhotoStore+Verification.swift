@@ -1,0 +1,150 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// What `photosync verify` found.
+public struct VerificationReport: Sendable, Equatable {
+    /// `PRAGMA integrity_check`'s findings; empty when SQLite answered "ok".
+    public var integrityErrors: [String]
+    /// Stored images whose bytes were re-hashed.
+    public var imagesChecked: Int
+    public var bytesChecked: Int64
+    /// Every image that is not as recorded, and every blob without a stored image.
+    public var problems: [VerificationProblem]
+
+    /// True when SQLite found the file sound and every stored image matched its record.
+    public var isClean: Bool { integrityErrors.isEmpty && problems.isEmpty }
+}
+
+/// One image that is not as its record says.
+public struct VerificationProblem: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// The bytes do not hash to the recorded SHA-256.
+        case sha256Mismatch = "sha256_mismatch"
+        /// The bytes are not as many as the recorded byte count.
+        case sizeMismatch = "size_mismatch"
+        /// The image is marked stored but has no bytes.
+        case missingBytes = "missing_bytes"
+        /// Bytes are kept for an image that is not marked stored, or that does not exist.
+        case orphanedBytes = "orphaned_bytes"
+    }
+
+    public var kind: Kind
+    /// The photo concerned; nil for orphaned bytes whose image row is gone.
+    public var photoID: String?
+    public var variant: String?
+    /// What was expected and what was found, for a person to read.
+    public var detail: String
+
+    public init(kind: Kind, photoID: String?, variant: String?, detail: String) {
+        self.kind = kind
+        self.photoID = photoID
+        self.variant = variant
+        self.detail = detail
+    }
+}
+
+/// How far a verification has come, for a progress line.
+public struct VerificationProgress: Sendable, Equatable {
+    public var imagesChecked: Int
+    public var imagesTotal: Int
+    public var bytesChecked: Int64
+}
+
+extension PhotoStore {
+    /// Checks the database: SQLite's integrity check; every stored image re-hashed against its
+    /// recorded SHA-256 and size; every stored image has bytes; no bytes without a stored image.
+    ///
+    /// It only reads, so it runs beside a writing `photosync run`. Each image is hashed in its
+    /// own read transaction, 1 MiB at a time (memory does not grow with image size, and the
+    /// writer's WAL is not held back for the whole run); images stored after the list was taken
+    /// are checked by the next verify.
+    ///
+    /// - Parameter progress: called after each image.
+    /// - Throws: `StoreError` when the database cannot be read; what is wrong with the data is
+    ///   in the report, not thrown.
+    public func verify(progress: (VerificationProgress) -> Void = { _ in }) throws -> VerificationReport {
+        let integrityErrors = try read("checking integrity") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+        }
+        var problems = try read("looking for missing and orphaned image bytes") { db in
+            try Self.missingBytes(db) + Self.orphanedBytes(db)
+        }
+        let images = try read("listing stored images") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
+                WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                ORDER BY photo.sequence, image.variant
+                """).map { row -> Int64 in try row.decode(forColumn: "id") }
+        }
+        var current = VerificationProgress(imagesChecked: 0, imagesTotal: images.count, bytesChecked: 0)
+        for imageID in images {
+            let (size, problem) = try read("re-hashing image \(imageID)") { db in try Self.rehash(imageID: imageID, in: db) }
+            if let problem { problems.append(problem) }
+            current.imagesChecked += 1
+            current.bytesChecked += size
+            progress(current)
+        }
+        return VerificationReport(
+            integrityErrors: integrityErrors, imagesChecked: current.imagesChecked,
+            bytesChecked: current.bytesChecked, problems: problems)
+    }
+
+    // MARK: - SQL
+
+    /// Hashes one stored image's bytes and compares them with its record; returns the size read.
+    private static func rehash(imageID: Int64, in db: Database) throws -> (Int64, VerificationProblem?) {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT photo_id, variant, byte_count, sha256 FROM image WHERE id = ? AND status = 'stored'",
+            arguments: [imageID])
+        else { return (0, nil) }
+        let photoID: String = try row.decode(forColumn: "photo_id")
+        let variant: String = try row.decode(forColumn: "variant")
+        let byteCount: Int64 = try row.decode(forColumn: "byte_count")
+        let recorded: String = try row.decode(forColumn: "sha256")
+
+        var hasher = SHA256()
+        let size = try ImageBlob.forEachChunk(rowID: imageID, in: db) { chunk in hasher.update(bufferPointer: chunk) }
+        let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        if size != byteCount {
+            return (size, VerificationProblem(
+                kind: .sizeMismatch, photoID: photoID, variant: variant,
+                detail: "\(size) bytes stored, \(byteCount) recorded"))
+        }
+        if actual != recorded {
+            return (size, VerificationProblem(
+                kind: .sha256Mismatch, photoID: photoID, variant: variant,
+                detail: "bytes hash to \(actual), \(recorded) recorded"))
+        }
+        return (size, nil)
+    }
+
+    private static func missingBytes(_ db: Database) throws -> [VerificationProblem] {
+        try Row.fetchAll(db, sql: """
+            SELECT photo_id, variant FROM image
+            WHERE status = 'stored' AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+            ORDER BY id
+            """).map { row in
+            VerificationProblem(
+                kind: .missingBytes, photoID: try row.decode(forColumn: "photo_id"),
+                variant: try row.decode(forColumn: "variant"), detail: "marked stored, but no bytes are kept")
+        }
+    }
+
+    private static func orphanedBytes(_ db: Database) throws -> [VerificationProblem] {
+        try Row.fetchAll(db, sql: """
+            SELECT image_data.image_id, image.photo_id, image.variant, image.status
+            FROM image_data LEFT JOIN image ON image.id = image_data.image_id
+            WHERE image.id IS NULL OR image.status <> 'stored'
+            ORDER BY image_data.image_id
+            """).map { row in
+            let status: String? = try row.decode(forColumn: "status")
+            let imageID: Int64 = try row.decode(forColumn: "image_id")
+            return VerificationProblem(
+                kind: .orphanedBytes, photoID: try row.decode(forColumn: "photo_id"),
+                variant: try row.decode(forColumn: "variant"),
+                detail: status.map { "bytes kept for an image that is \($0), not stored" }
+                    ?? "bytes kept for image \(imageID), which does not exist")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import CoreMetrics
+import Foundation
+import Synchronization
+
+/// The sync's progress as metrics, through swift-metrics: feed it every ``SyncProgress`` the
+/// engine reports (`onProgress`), and the counters grow by what each update added.
+///
+/// Deriving the metrics from the progress reports, rather than from calls scattered through the
+/// stages, keeps one source of truth: what `status`, the terminal line and `/metrics` say
+/// cannot drift apart.
+///
+/// Metrics (Prometheus names):
+/// - `photosync_pages_fetched_total`, `photosync_photos_seen_total`,
+///   `photosync_images_stored_total`, `photosync_image_bytes_stored_total`,
+///   `photosync_images_failed_total`, `photosync_downloads_tracked_total`;
+/// - `photosync_rate_limit_remaining`: the budget the last API answer reported;
+/// - `photosync_last_page_timestamp_seconds`: when the last page was stored (Unix time);
+/// - `photosync_queue_depth{stage=...}`: work waiting at each stage of the engine.
+public final class SyncMetrics: Sendable {
+    private let factory: any MetricsFactory
+    private let now: @Sendable () -> Date
+    private let pages: Counter
+    private let photosSeen: Counter
+    private let imagesStored: Counter
+    private let imageBytesStored: Counter
+    private let imagesFailed: Counter
+    private let downloadsTracked: Counter
+    private let rateLimitRemaining: Gauge
+    private let lastPageTimestamp: Gauge
+    private let queueDepths = Mutex<[String: Gauge]>([:])
+    private let last = Mutex(SyncProgress())
+
+    public init(factory: any MetricsFactory, now: @escaping @Sendable () -> Date = Date.init) {
+        self.factory = factory
+        self.now = now
+        pages = Counter(label: "photosync_pages_fetched_total", factory: factory)
+        photosSeen = Counter(label: "photosync_photos_seen_total", factory: factory)
+        imagesStored = Counter(label: "photosync_images_stored_total", factory: factory)
+        imageBytesStored = Counter(label: "photosync_image_bytes_stored_total", factory: factory)
+        imagesFailed = Counter(label: "photosync_images_failed_total", factory: factory)
+        downloadsTracked = Counter(label: "photosync_downloads_tracked_total", factory: factory)
+        rateLimitRemaining = Gauge(label: "photosync_rate_limit_remaining", factory: factory)
+        lastPageTimestamp = Gauge(label: "photosync_last_page_timestamp_seconds", factory: factory)
+    }
+
+    /// Records what `progress` adds to the previous report.
+    public func record(_ progress: SyncProgress) {
+        let previous = last.withLock { last in
+            defer { last = progress }
+            return last
+        }
+        Self.add(progress.pages - previous.pages, to: pages)
+        Self.add(progress.photosSeen - previous.photosSeen, to: photosSeen)
+        Self.add(progress.imagesStored - previous.imagesStored, to: imagesStored)
+        Self.add(Int(progress.bytesStored - previous.bytesStored), to: imageBytesStored)
+        Self.add(progress.imagesFailed - previous.imagesFailed, to: imagesFailed)
+        Self.add(progress.downloadsTracked - previous.downloadsTracked, to: downloadsTracked)
+        if progress.pages > previous.pages {
+            lastPageTimestamp.record(now().timeIntervalSince1970)
+        }
+        if let rateLimit = progress.rateLimit {
+            rateLimitRemaining.record(rateLimit.remaining)
+        }
+        for (stage, depth) in progress.queueDepths {
+            queueDepth(stage).record(depth)
+        }
+    }
+
+    private func queueDepth(_ stage: String) -> Gauge {
+        queueDepths.withLock { gauges in
+            if let gauge = gauges[stage] { return gauge }
+            let gauge = Gauge(label: "photosync_queue_depth", dimensions: [("stage", stage)], factory: factory)
+            gauges[stage] = gauge
+            return gauge
+        }
+    }
+
+    private static func add(_ delta: Int, to counter: Counter) {
+        if delta > 0 { counter.increment(by: delta) }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+
+/// Serves `GET /metrics` in Prometheus' text format, from `registry`, on `address`, for as
+/// long as `photosync run` runs. Nothing else is served, and nothing is written.
+///
+/// A port of 0 binds a free one; the address actually bound is logged at `notice`:
+/// `metrics: serving http://127.0.0.1:PORT/metrics`.
+struct MetricsServer: Service {
+    let address: ListenAddress
+    let registry: PrometheusCollectorRegistry
+    let logger: Logger
+
+    func run() async throws {
+        let router = Router()
+        router.get("metrics") { [registry] _, _ -> Response in
+            var text: [UInt8] = []
+            registry.emit(into: &text)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
+        }
+        let application = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: "photosync"),
+            onServerRunning: { [logger, address] channel in
+                let port = channel.localAddress?.port ?? address.port
+                logger.notice("metrics: serving http://\(address.urlHost):\(port)/metrics")
+            },
+            logger: Logger(label: "photosync.metrics"))
+        do {
+            try await application.run()
+        } catch {
+            throw CommandFailure(code: .config, message: "cannot serve metrics on \(address): \(Self.reason(error)); choose another --metrics-listen address")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return "\(error)"
+    }
+}
+
+/// A `HOST:PORT` to listen on: an IPv4 address, `localhost`, or a bracketed IPv6 address.
+struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    var host: String
+    var port: Int
+
+    /// The address `text` names, or nil when it is not `HOST:PORT`.
+    init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let isIPv4 = host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        let isIPv6 = host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        guard isIPv4 || isIPv6 || host == "localhost" else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    /// The host as it goes in a URL: IPv6 in brackets.
+    var urlHost: String { host.contains(":") ? "[\(host)]" : host }
+
+    var description: String { "\(urlHost):\(port)" }
+}

@@ -1,0 +1,150 @@
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Networking
+import Synchronization
+import TestSupport
+import Testing
+
+/// Redirects and credentials in ``Provider``, and ``BodySpool``, without a network.
+@Suite struct RedirectTests {
+    let credential = Credential(origin: Origin(api)!, headerValue: "Client-ID SECRET")
+
+    @Test func theCredentialIsAttachedOnlyOnItsOrigin() async throws {
+        let session = MockURLSession(responses: [.json(itemJSON)])
+        let endpoint = Endpoint<Item>(baseURL: api, path: "items/a1", credential: credential)
+        _ = try await makeProvider(session).request(endpoint)
+        #expect(session.requests.first?.value(forHTTPHeaderField: "Authorization") == "Client-ID SECRET")
+    }
+
+    @Test func anAbsoluteURLOnAnotherOriginIsRefusedBeforeAnythingIsSent() async throws {
+        let session = MockURLSession(responses: [.json(itemJSON)])
+        let endpoint = Endpoint<Item>(url: URL(string: "https://evil.example.com/items/a1")!, credential: credential)
+        let error = await #expect(throws: NetworkError.self) { try await makeProvider(session).request(endpoint) }
+        #expect(error?.errorDescription?.contains("evil.example.com") == true)
+        #expect(session.requests.isEmpty)
+    }
+
+    @Test func aPortOrSchemeChangeIsAnotherOrigin() {
+        let base = Origin(URL(string: "https://api.example.com/photos")!)
+        #expect(base == Origin(URL(string: "https://API.example.com:443/x")!))
+        #expect(base != Origin(URL(string: "https://api.example.com:8443/x")!))
+        #expect(base != Origin(URL(string: "http://api.example.com/x")!))
+    }
+
+    @Test func aCrossOriginHopDropsSecretHeaders() async throws {
+        let session = MockURLSession { request in
+            if request.url?.host == "images.example.com" {
+                return try MockResponse.http(status: 302, headers: ["Location": "https://cdn.example.net/p.jpg"]).answer(request)
+            }
+            return try MockResponse.http(status: 200, body: Data([0xFF, 0xD8, 0xFF])).answer(request)
+        }
+        let spool = try TemporarySpool()
+        _ = try await makeProvider(session).download(
+            URL(string: "https://images.example.com/p.jpg")!, headers: ["Cookie": "session=1", "Accept": "image/*"],
+            redirects: RedirectPolicy { _ in nil }, into: spool.spool)
+        let hop = try #require(session.requests.last)
+        #expect(hop.url?.host == "cdn.example.net")
+        #expect(hop.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(hop.value(forHTTPHeaderField: "Accept") == "image/*")
+        spool.remove()
+    }
+
+    @Test func aRedirectWithoutAUsableLocationIsRefused() async throws {
+        let session = MockURLSession(responses: [.http(status: 302, headers: ["Location": "ftp://example.com/x"])])
+        let error = await #expect(throws: NetworkError.self) { try await makeProvider(session).request(items) }
+        guard case .redirectRefused? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(session.requests.count == 1)
+    }
+
+    @Test func aJSONBodyOverTheLimitIsRefused() async throws {
+        let session = MockURLSession(responses: [.json(String(repeating: " ", count: 2048) + itemJSON)])
+        var provider = makeProvider(session)
+        provider.maxBodyBytes = 1024
+        let error = await #expect(throws: NetworkError.self) { try await provider.request(items) }
+        guard case .bodyTooLarge? = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+}
+
+/// The URLSession conformance, through MockURLProtocol: a 3xx answer reaches Provider as it is,
+/// and Provider refuses to carry the key off its origin.
+@Suite(.serialized) struct URLSessionRedirectTests {
+    @Test func urlSessionHandsTheRedirectToProviderWhichRefusesTheForeignHop() async throws {
+        let seen = Mutex<[String]>([])
+        let endpoint = Endpoint<Item>(baseURL: api, path: "items/a1", credential: Credential(origin: Origin(api)!, headerValue: "Client-ID SECRET"))
+        let error = await MockURLProtocol.withHandler({ request, _ in
+            seen.withLock { $0.append(request.url?.host ?? "") }
+            return (HTTPURLResponse(url: request.url!, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "https://other.example.org/items/a1"])!, Data())
+        }) {
+            await #expect(throws: NetworkError.self) { try await Provider(session: MockURLProtocol.session(), retryPolicy: .none).request(endpoint) }
+        }
+        guard case .redirectRefused(_, let to, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(to.contains("other.example.org"))
+        #expect(seen.withLock { $0 } == ["api.example.com"])
+    }
+}
+
+@Suite struct BodySpoolTests {
+    @Test func smallBodiesStayInMemoryAndLargeOnesGoToAPrivateFile() async throws {
+        let spool = try TemporarySpool(memoryLimit: 100)
+        let small = try await spool.spool.receive(ResponseBody(Data(repeating: 1, count: 100)), declaredLength: 100, url: "u")
+        let large = try await spool.spool.receive(ResponseBody(Data(repeating: 2, count: 101)), declaredLength: 101, url: "u")
+        #expect(small.storage == .memory(Data(repeating: 1, count: 100)))
+        guard case .file(let file) = large.storage else { Issue.record("expected a file"); return }
+        #expect(try Data(contentsOf: file) == Data(repeating: 2, count: 101))
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: spool.spool.directory.path)[.posixPermissions] as? Int == 0o700)
+        #expect(large.sha256 == SHA256.hash(data: Data(repeating: 2, count: 101)).map { String(format: "%02x", $0) }.joined())
+        #expect(large.prefix == Data(repeating: 2, count: SpooledBody.prefixLength))
+        large.remove()
+        #expect(spool.files().isEmpty)
+        spool.remove()
+    }
+
+    @Test func aBodyShorterOrLongerThanItsContentLengthLeavesNothing() async throws {
+        let spool = try TemporarySpool(memoryLimit: 10)
+        for declared: Int64 in [50, 500] {
+            let error = await #expect(throws: NetworkError.self) {
+                try await spool.spool.receive(ResponseBody(Data(repeating: 3, count: 100)), declaredLength: declared, url: "u")
+            }
+            guard case .lengthMismatch(_, let said, let received)? = error else { Issue.record("got \(String(describing: error))"); continue }
+            #expect(said == declared && received == 100)
+            #expect(spool.files().isEmpty)
+        }
+        spool.remove()
+    }
+
+    @Test func aFailingStreamLeavesNoFile() async throws {
+        struct Cut: Error {}
+        let spool = try TemporarySpool(memoryLimit: 10)
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data(repeating: 4, count: 64))
+            continuation.finish(throwing: Cut())
+        }
+        await #expect(throws: Cut.self) {
+            try await spool.spool.receive(ResponseBody(chunks, chunk: { $0 }), declaredLength: nil, url: "u")
+        }
+        #expect(spool.files().isEmpty)
+        spool.remove()
+    }
+
+    @Test func prepareRemovesWhatAKilledRunLeft() throws {
+        let spool = try TemporarySpool()
+        let leftover = spool.spool.directory.appendingPathComponent("body-left-by-a-crash")
+        try Data("x".utf8).write(to: leftover)
+        #expect(try spool.spool.prepare() == 1)
+        #expect(spool.files().isEmpty)
+        spool.remove()
+    }
+
+    @Test func aSpoolDirectoryThatIsASymlinkIsRefused() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-spool-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        let link = base.appendingPathComponent("downloads")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: base)
+        #expect(throws: SpoolError.self) { try BodySpool(directory: link).prepare() }
+        try? FileManager.default.removeItem(at: base)
+    }
+}

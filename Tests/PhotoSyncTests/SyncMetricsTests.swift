@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MetricsTestKit
+import Networking
+@testable import PhotoSync
+import Testing
+import UnsplashAPI
+
+@Suite struct SyncMetricsTests {
+    @Test func countersGrowByWhatEachProgressReportAdds() throws {
+        let metrics = TestMetrics()
+        let sync = SyncMetrics(factory: metrics, now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        var progress = SyncProgress()
+        progress.pages = 2
+        progress.imagesStored = 5
+        progress.bytesStored = 1_000
+        sync.record(progress)
+        progress.pages = 3
+        progress.imagesStored = 9
+        progress.bytesStored = 1_500
+        progress.rateLimit = RateLimit(limit: 50, remaining: 41)
+        progress.queueDepths = ["images": 12]
+        sync.record(progress)
+        sync.record(progress)
+
+        #expect(try metrics.expectCounter("photosync_pages_fetched_total").totalValue == 3)
+        #expect(try metrics.expectCounter("photosync_images_stored_total").totalValue == 9)
+        #expect(try metrics.expectCounter("photosync_image_bytes_stored_total").totalValue == 1_500)
+        #expect(try metrics.expectGauge("photosync_rate_limit_remaining").lastValue == 41)
+        #expect(try metrics.expectGauge("photosync_last_page_timestamp_seconds").lastValue == 1_800_000_000)
+        #expect(try metrics.expectGauge("photosync_queue_depth", [("stage", "images")]).lastValue == 12)
+    }
+
+    @Test func onlyRequestsCarryingTheKeyCountAsAPIRequests() async throws {
+        let metrics = TestMetrics()
+        let counting = APIRequestMetrics(factory: metrics)
+        var api = URLRequest(url: URL(string: "http://127.0.0.1:8080/photos")!)
+        api.setValue("Client-ID KEY", forHTTPHeaderField: "Authorization")
+        let image = URLRequest(url: URL(string: "http://127.0.0.1:8080/images/a.jpg")!)
+        for (request, status) in [(api, 200), (api, 200), (api, 403), (image, 200)] {
+            try await counting.didReceive(Exchange(
+                request: request, statusCode: status, headers: [:], body: nil, byteCount: 0, duration: .zero, attempt: 1))
+        }
+        await counting.didFail(api, error: URLError(.timedOut), duration: .zero)
+
+        #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "200")]).totalValue == 2)
+        #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "403")]).totalValue == 1)
+        #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "error")]).totalValue == 1)
+    }
+}
