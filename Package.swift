@@ -21,10 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.0.0", traits: [.defaults, "YAML"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.20.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Named for the stub, which uses its types directly; it comes with Hummingbird.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
@@ -80,11 +81,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),
-        // A local Unsplash: paginated /photos, download_location, deterministic image bytes.
+        // A local Unsplash: paginated /photos, download_location, deterministic image bytes,
+        // fault switches; served with Hummingbird, the server library of the gallery too.
         .target(
             name: "UnsplashStub",
             dependencies: [
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -127,6 +133,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
+        // The stub over real HTTP on loopback, and its executable.
+        .testTarget(
+            name: "UnsplashStubTests",
+            dependencies: ["UnsplashStub", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -6,8 +6,8 @@ extension UnsplashStub {
     {
         /// The number of photos in the feed at start.
         public var photoCount: Int
-        /// The address to listen on. The default is IPv4 loopback: FlyingFox's `.loopback`
-        /// would listen on `[::1]` only, which clients resolving `localhost` to 127.0.0.1 miss.
+        /// The IP address to listen on. The default is IPv4 loopback, not `localhost`, which may
+        /// resolve to `[::1]` only and be missed by clients resolving it to 127.0.0.1.
         public var host: String
         /// 0 for an ephemeral port; `baseURL` reports the one bound.
         public var port: UInt16

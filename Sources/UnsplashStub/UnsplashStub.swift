@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 
 /// A local, offline imitation of the parts of Unsplash photosync uses: the paginated
@@ -21,14 +20,14 @@ public actor UnsplashStub {
     /// The image names of photographers' avatars, `profile-<user id>`.
     let profileImageNames: Set<String>
 
-    var remainingRequests: Int
+    var budget: RateLimitBudget
     var faults = Faults()
     var log = RequestLog()
+    var waiters = RequestWaiters()
 
-    private var server: HTTPServer?
-    private var serverTask: Task<Void, Never>?
-    private var boundPort: UInt16?
+    private var listener: HTTPListener?
     private var isStarting = false
+    private var foreignOrigins: [ForeignOrigin] = []
 
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
@@ -37,7 +36,8 @@ public actor UnsplashStub {
         photographers = Photographer.photographers(seed: configuration.seed)
         sponsors = Photographer.sponsors(seed: configuration.seed)
         profileImageNames = Set((photographers + sponsors).map { "profile-" + $0.id })
-        remainingRequests = configuration.rateLimitRemaining ?? configuration.rateLimit
+        budget = RateLimitBudget(
+            limit: configuration.rateLimit, remaining: configuration.rateLimitRemaining ?? configuration.rateLimit)
     }
 
     // MARK: - Lifecycle
@@ -47,84 +47,48 @@ public actor UnsplashStub {
     /// - Throws: `UnsplashStubError.invalidConfiguration` for an invalid configuration,
     ///   `.alreadyStarted` if running, `.cannotListen` if the socket cannot be bound.
     public func start() async throws {
-        guard server == nil, !isStarting else { throw UnsplashStubError.alreadyStarted }
+        guard listener == nil, !isStarting else { throw UnsplashStubError.alreadyStarted }
         try configuration.validate()
         guard let address = ListeningAddress(host: configuration.host, port: configuration.port) else {
             throw UnsplashStubError.invalidConfiguration("host must be an IPv4 or IPv6 address")
         }
         isStarting = true
         defer { isStarting = false }
-
-        let server = HTTPServer(
-            config: HTTPServer.Configuration(
-                address: try address.socketAddress(),
-                // Handlers may be delayed on purpose (`delayImages`); don't time them out early.
-                timeout: 600,
-                logger: .disabled),
-            handler: StubRequestHandler(stub: self))
-
-        // `run()` reports a bind failure by throwing, `waitUntilListening()` success by returning:
-        // whichever comes first decides.
-        let (outcomes, continuation) = AsyncStream.makeStream(of: Result<Void, any Error>.self)
-        let runTask = Task {
-            do {
-                try await server.run()
-                continuation.yield(.failure(CancellationError()))
-            } catch {
-                continuation.yield(.failure(error))
-            }
-        }
-        let listeningTask = Task {
-            do {
-                try await server.waitUntilListening(timeout: 30)
-                continuation.yield(.success(()))
-            } catch {
-                continuation.yield(.failure(error))
-            }
-        }
-        var outcome: Result<Void, any Error> = .failure(CancellationError())
-        for await first in outcomes {
-            outcome = first
-            break
-        }
-        continuation.finish()
-        listeningTask.cancel()
-
-        do {
-            try outcome.get()
-            switch await server.listeningAddress {
-            case .ip4(_, let port)?, .ip6(_, let port)?:
-                boundPort = port
-            default:
-                throw UnsplashStubError.cannotListen(address: address.description, reason: "no bound address")
-            }
-            self.server = server
-            serverTask = runTask
-        } catch {
-            await server.stop(timeout: 0)
-            runTask.cancel()
-            if let error = error as? UnsplashStubError { throw error }
-            throw UnsplashStubError.cannotListen(address: address.description, reason: error.localizedDescription)
+        listener = try await HTTPListener.start(on: address) { [self] request in
+            await reply(to: request)
         }
     }
 
-    /// Closes the listening socket and open connections; waits until the server has stopped.
-    /// Safe to call when not running.
+    /// Closes the listening socket and every connection, cutting off answers still delayed or
+    /// being sent, stops the foreign origins it started, and returns once all have stopped.
+    /// Waits in `firstRequest(where:)` end with nil. Safe to call when not running.
     public func stop() async {
-        guard let server else { return }
-        self.server = nil
-        await server.stop(timeout: 0)
-        await serverTask?.value
-        serverTask = nil
-        boundPort = nil
+        let origins = foreignOrigins
+        foreignOrigins = []
+        for origin in origins { await origin.stop() }
+        guard let listener else { return }
+        self.listener = nil
+        await listener.stop()
+        waiters.cancelAll()
+    }
+
+    var isRunning: Bool { listener != nil }
+
+    /// Starts a `ForeignOrigin` on `host` (by default the stub's own host) and an ephemeral
+    /// port: another origin to redirect clients to. `stop()` stops it too.
+    public func startForeignOrigin(host: String? = nil) async throws -> ForeignOrigin {
+        let origin = ForeignOrigin(host: host ?? configuration.host)
+        try await origin.start()
+        foreignOrigins.append(origin)
+        return origin
     }
 
     /// `http://HOST:PORT` of the running stub, with the port actually bound (also when
     /// `configuration.port` is 0). Before `start()` it carries the configured port.
     public var baseURL: URL {
         let address = ListeningAddress(host: configuration.host, port: configuration.port)
-        return address?.url(port: boundPort ?? configuration.port)
-            ?? URL(string: "http://\(configuration.host):\(boundPort ?? configuration.port)")!
+        let port = listener?.port ?? configuration.port
+        return address?.url(port: port) ?? URL(string: "http://\(configuration.host):\(port)")!
     }
 
     // MARK: - The feed
@@ -148,17 +112,6 @@ public actor UnsplashStub {
     @discardableResult
     public func addPhotos(count: Int) -> [String] {
         feed.addPhotos(count: count).map(\.id)
-    }
-
-    // MARK: - Rate limit
-
-    /// The API requests left before answers become `403 Rate Limit Exceeded`.
-    public var rateLimitRemaining: Int { remainingRequests }
-
-    /// Refills the budget (the window has passed): to `remaining`, or to the full
-    /// `configuration.rateLimit` when nil. Values are clamped to 0...rateLimit.
-    public func resetRateLimit(remaining: Int? = nil) {
-        remainingRequests = min(max(0, remaining ?? configuration.rateLimit), configuration.rateLimit)
     }
 
     // MARK: - Images

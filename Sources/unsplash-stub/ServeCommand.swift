@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Stubs with the same seed serve the same photos and image bytes.")
     var seed: UInt64 = 0
 
+    @OptionGroup(title: "Faults")
+    var faults: FaultOptions
+
     var stubConfiguration: UnsplashStub.Configuration {
         UnsplashStub.Configuration(
             photoCount: photos, host: host, port: port, accessKey: accessKey, rateLimit: rateLimit,
@@ -49,6 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as UnsplashStubError {
             throw ValidationError(error.localizedDescription)
         }
+        try faults.check()
     }
 
     func run() async throws {
@@ -60,6 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
     func serve() async throws {
         let stub = UnsplashStub(configuration: stubConfiguration)
         let signals = ShutdownSignals()
+        await faults.apply(to: stub, seed: seed)
         try await stub.start()
         let line = "unsplash-stub listening on \(await stub.baseURL.absoluteString) (\(await stub.photoCount) photos)\n"
         // Unbuffered: a parent process reads this line to learn the port.

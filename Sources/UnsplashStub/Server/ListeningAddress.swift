@@ -1,4 +1,8 @@
-import FlyingSocks
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// An IP literal and port to listen on. Host names are refused rather than resolved: the
@@ -11,17 +15,15 @@ struct ListeningAddress: Sendable, CustomStringConvertible {
     init?(host: String, port: UInt16) {
         self.host = host
         self.port = port
-        if (try? sockaddr_in.inet(ip4: host, port: port)) != nil {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        if inet_pton(AF_INET, host, &ipv4) == 1 {
             isIPv6 = false
-        } else if (try? sockaddr_in6.inet6(ip6: host, port: port)) != nil {
+        } else if inet_pton(AF_INET6, host, &ipv6) == 1 {
             isIPv6 = true
         } else {
             return nil
         }
-    }
-
-    func socketAddress() throws -> any SocketAddress {
-        isIPv6 ? try sockaddr_in6.inet6(ip6: host, port: port) : try sockaddr_in.inet(ip4: host, port: port)
     }
 
     /// `http://HOST:PORT`, with an IPv6 host in brackets.

@@ -1,147 +1,157 @@
-import FlyingFox
 import Foundation
-
-/// Hands every request to the stub; sleeps outside the actor, so a delayed image does not
-/// hold up other requests.
-struct StubRequestHandler: HTTPHandler {
-    let stub: UnsplashStub
-
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let reply = await stub.reply(to: request)
-        if let delay = reply.delay {
-            try await Task.sleep(for: delay)
-        }
-        return reply.response
-    }
-}
-
-struct Reply: Sendable {
-    var response: HTTPResponse
-    var delay: Duration?
-}
 
 private typealias Query = [(name: String, value: String)]
 
 extension UnsplashStub {
-    /// Answers one request and records it.
-    func reply(to request: HTTPRequest) -> Reply {
-        let query: Query = request.query.map { ($0.name, $0.value) }
-        let segments = request.path.split(separator: "/").map(String.init)
-        let kind: RecordedRequest.Kind
-        let reply: Reply
-        var imageName: String?
-        var trackedPhotoID: String?
+    /// Answers one request and records it. Runs on the actor, so answers are decided one at a
+    /// time in arrival order; delays are served outside it, by the listener.
+    func reply(to request: StubRequest) -> StubResponse {
+        var segments = request.path.split(separator: "/").map(String.init)
+        var viaRedirect = false
+        // `/hop/N/<path>`: a hop of a same-origin redirect chain, then `<path>` itself.
+        if segments.count >= 3, segments[0] == "hop", let hopsLeft = Int(segments[1]), hopsLeft >= 0 {
+            segments.removeFirst(2)
+            if hopsLeft > 0 {
+                let rest = "/" + segments.joined(separator: "/")
+                let location = Redirect.trimmed(baseURL) + "/hop/\(hopsLeft - 1)" + rest + request.queryString
+                return record(
+                    request, .redirect(302, to: location), kind: segments.first == "images" ? .image : .api,
+                    imageName: segments.first == "images" && segments.count == 2 ? segments[1] : nil)
+            }
+            viaRedirect = true
+        }
 
         switch segments.first {
         case "photos":
-            kind = .api
-            let response: HTTPResponse
-            (response, trackedPhotoID) = answerAPI(request, query: query, segments: segments)
-            reply = Reply(response: response)
+            var response = answerAPI(request, segments: segments, viaRedirect: viaRedirect)
+            response.delay = faults.apiDelay
+            let tracked = segments.count == 3 && segments[2] == "download" ? segments[1] : nil
+            return record(request, response, kind: .api, trackingPhotoID: tracked)
         case "images" where segments.count == 2:
-            kind = .image
-            imageName = segments[1]
-            reply = answerImage(request, name: segments[1], query: query)
+            var response = answerImage(request, name: segments[1], viaRedirect: viaRedirect)
+            response.delay = faults.imageDelay
+            return record(request, response, kind: .image, imageName: segments[1])
         default:
-            kind = .other
-            reply = Reply(response: .errors(.notFound, "Not found"))
+            return record(request, .errors(404, "Not found"), kind: .other)
         }
+    }
 
-        var headers: [String: String] = [:]
-        for (name, value) in request.headers {
-            headers[name.rawValue] = headers[name.rawValue].map { "\($0), \(value)" } ?? value
-        }
-        let recorded = RecordedRequest(
-            method: request.method.rawValue, path: request.path,
-            query: query.map { RecordedRequest.QueryItem(name: $0.name, value: $0.value) },
-            headers: headers, kind: kind, status: reply.response.statusCode.code)
-        log.record(recorded, imageName: imageName, trackedPhotoID: trackedPhotoID)
-        return reply
+    private func record(
+        _ request: StubRequest, _ response: StubResponse, kind: RecordedRequest.Kind, imageName: String? = nil,
+        trackingPhotoID: String? = nil
+    ) -> StubResponse {
+        let recorded = request.recorded(kind: kind, status: response.status)
+        log.record(recorded, imageName: imageName, trackingPhotoID: trackingPhotoID)
+        waiters.arrived(recorded)
+        return response
     }
 
     // MARK: - api.unsplash.com
 
-    /// Authorization, then the rate limit, then injected failures, then the endpoint; every
-    /// answer carries the rate-limit headers.
-    private func answerAPI(_ request: HTTPRequest, query: Query, segments: [String])
-        -> (HTTPResponse, trackedPhotoID: String?)
-    {
-        var response: HTTPResponse
-        var trackedPhotoID: String?
-        if request.method != .GET {
-            response = .errors(.methodNotAllowed, "Method not allowed")
-        } else if !isAuthorized(request, query: query) {
-            response = .errors(.unauthorized, "OAuth error: The access token is invalid")
-        } else if remainingRequests <= 0 {
-            response = .text(.forbidden, "Rate Limit Exceeded")
+    /// Authorization, then the rate limit, then injected redirects and failures, then the
+    /// endpoint; every answer carries the rate-limit headers.
+    private func answerAPI(_ request: StubRequest, segments: [String], viaRedirect: Bool) -> StubResponse {
+        var response: StubResponse
+        if request.method != "GET" {
+            response = .errors(405, "Method not allowed")
+        } else if !isAuthorized(request) {
+            response = .errors(401, "OAuth error: The access token is invalid")
+        } else if !budget.spend() {
+            response = .rateLimitExceeded(403)
+        } else if !viaRedirect, let redirect = faults.nextAPIRedirect() {
+            response = .redirect(
+                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL))
+        } else if let failure = faults.nextAPIFailure() {
+            response =
+                [403, 429].contains(failure.status)
+                ? .rateLimitExceeded(failure.status) : .errors(failure.status, StubResponse.phrase(failure.status))
+            if let retryAfter = failure.retryAfter { response.setHeader("Retry-After", String(retryAfter)) }
         } else {
-            remainingRequests -= 1
-            if let status = faults.nextAPIFailure() {
-                let code = HTTPStatusCode.code(status)
-                response = status == 429 ? .text(code, "Rate Limit Exceeded") : .errors(code, code.phrase)
-            } else {
-                switch segments.count {
-                case 1:
-                    response = listPhotos(query: query)
-                case 2:
-                    response = showPhoto(idOrSlug: segments[1])
-                case 3 where segments[2] == "download":
-                    response = trackDownload(photoID: segments[1])
-                    if response.statusCode == .ok { trackedPhotoID = segments[1] }
-                default:
-                    response = .errors(.notFound, "Not found")
-                }
+            switch segments.count {
+            case 1:
+                response = listPhotos(query: request.query)
+            case 2:
+                response = showPhoto(idOrSlug: segments[1])
+            case 3 where segments[2] == "download":
+                response = trackDownload(photoID: segments[1])
+            default:
+                response = .errors(404, "Not found")
             }
         }
-        response.headers[.rateLimitLimit] = String(configuration.rateLimit)
-        response.headers[.rateLimitRemaining] = String(remainingRequests)
-        return (response, trackedPhotoID)
+        response.setHeader("X-Ratelimit-Limit", String(configuration.rateLimit))
+        response.setHeader("X-Ratelimit-Remaining", String(budget.remaining))
+        return response
     }
 
-    private func isAuthorized(_ request: HTTPRequest, query: Query) -> Bool {
+    private func isAuthorized(_ request: StubRequest) -> Bool {
         guard let key = configuration.accessKey else { return true }
-        return request.headers[.authorization] == "Client-ID \(key)"
-            || query.last { $0.name == "client_id" }?.value == key
+        return request.header("Authorization") == "Client-ID \(key)"
+            || request.query.last { $0.name == "client_id" }?.value == key
     }
 
     private var renderer: PhotoRenderer {
         PhotoRenderer(seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors)
     }
 
-    /// `GET /photos`: one page, newest first, with Unsplash's pagination headers.
-    private func listPhotos(query: Query) -> HTTPResponse {
+    /// `GET /photos`: one page, newest first, with Unsplash's pagination headers, and the page
+    /// faults tests asked for.
+    private func listPhotos(query: Query) -> StubResponse {
         let pageQuery = PageQuery(parameters: query)
+        let page = pageQuery.page
         let layout = PageLayout(perPage: pageQuery.perPage, sponsoredEvery: configuration.sponsoredEvery)
         let renderer = renderer
-        var response = HTTPResponse.json(
-            .ok, .array(feed.page(pageQuery.page, layout: layout).map(renderer.summary)))
-        response.headers[.total] = String(feed.count)
-        response.headers[.perPage] = String(pageQuery.perPage)
-        response.headers[.link] = pageQuery.linkHeader(baseURL: baseURL, lastPage: layout.lastPage(total: feed.count))
+
+        var photos = feed.page(page, layout: layout).map(renderer.summary)
+        if var slots = faults.damagedPhotos[page] {
+            for index in slots.indices where slots[index].slot < photos.count && slots[index].repetition.strike() {
+                photos[slots[index].slot] = slots[index].defect.apply(to: photos[slots[index].slot])
+            }
+            slots.removeAll { $0.repetition.isSpent }
+            faults.damagedPhotos[page] = slots.isEmpty ? nil : slots
+        }
+        var response: StubResponse
+        if Faults.strike(&faults.emptyPages, page: page) {
+            response = .json(200, [])
+        } else if Faults.strike(&faults.malformedPages, page: page) {
+            let json = Data(JSONValue.array(photos).serialized.utf8)
+            response = .json(200, [])
+            response.body = .complete(json.prefix(json.count / 2))
+        } else {
+            response = .json(200, .array(photos))
+        }
+        response.setHeader("X-Total", String(feed.count))
+        response.setHeader("X-Per-Page", String(pageQuery.perPage))
+        if let link = pageQuery.linkHeader(baseURL: baseURL, lastPage: layout.lastPage(total: feed.count)) {
+            response.setHeader("Link", link)
+        }
+        // New uploads land after this page was answered, as they would between two requests.
+        if let arriving = faults.headArrivals?.pageAnswered(), arriving > 0 {
+            feed.addPhotos(count: arriving)
+        }
         return response
     }
 
     /// `GET /photos/:id`, where Unsplash also accepts the slug, which ends in the id.
-    private func showPhoto(idOrSlug: String) -> HTTPResponse {
+    private func showPhoto(idOrSlug: String) -> StubResponse {
         guard let photo = feed.photo(id: idOrSlug) ?? feed.photo(id: String(idOrSlug.suffix(11))) else {
-            return .errors(.notFound, "Couldn't find Photo")
+            return .errors(404, "Couldn't find Photo")
         }
-        return .json(.ok, renderer.full(photo))
+        return .json(200, renderer.full(photo))
     }
 
     /// `GET /photos/:id/download`: Unsplash's download tracking; answers the image's URL.
-    private func trackDownload(photoID: String) -> HTTPResponse {
+    private func trackDownload(photoID: String) -> StubResponse {
         guard let photo = feed.photo(id: photoID) else {
-            return .errors(.notFound, "Couldn't find Photo")
+            return .errors(404, "Couldn't find Photo")
         }
-        return .json(.ok, ["url": .string(renderer.rawImageURL(photo))])
+        return .json(200, ["url": .string(renderer.rawImageURL(photo))])
     }
 
     // MARK: - images.unsplash.com
 
-    private func answerImage(_ request: HTTPRequest, name: String, query: Query) -> Reply {
-        guard request.method == .GET else {
-            return Reply(response: .text(.methodNotAllowed, "Method Not Allowed"))
+    private func answerImage(_ request: StubRequest, name: String, viaRedirect: Bool) -> StubResponse {
+        guard request.method == "GET" else {
+            return .text(405, "Method Not Allowed")
         }
         let lastModified: Int
         if let photo = feed.photo(id: name) {
@@ -149,25 +159,35 @@ extension UnsplashStub {
         } else if profileImageNames.contains(name) {
             lastModified = Timestamps.seconds(year: 2023, month: 12, day: 1)
         } else {
-            return Reply(response: .text(.notFound, "Not Found"))
+            return .text(404, "Not Found")
+        }
+        if !viaRedirect, let redirect = faults.nextImageRedirect(name: name) {
+            return .redirect(
+                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL))
         }
         if let status = faults.nextImageFailure(name: name) {
-            return Reply(response: HTTPResponse(statusCode: .code(status)), delay: faults.imageDelay)
+            return StubResponse(status: status)
         }
 
-        let bytes = images.bytes(name: name, variant: ImageVariant.named(byQuery: query))
-        let body =
-            faults.nextImageTruncation(name: name)
-            ? HTTPBodySequence(from: TruncatedBody(bytes: bytes.prefix(bytes.count / 2)), count: bytes.count)
-            : HTTPBodySequence(data: bytes)
-        let response = HTTPResponse(
-            statusCode: .ok,
-            headers: [
-                .contentType: "image/jpeg",
-                .contentLength: String(bytes.count),
-                .lastModified: Timestamps.httpDate(lastModified),
-            ],
-            body: body)
-        return Reply(response: response, delay: faults.imageDelay)
+        let bytes = images.bytes(name: name, variant: ImageVariant.named(byQuery: request.query))
+        var response = StubResponse(
+            status: 200,
+            headers: [("Content-Type", "image/jpeg"), ("Last-Modified", Timestamps.httpDate(lastModified))],
+            body: .complete(bytes))
+        if faults.nextImageTruncation(name: name) {
+            response.body = .mismatched(bytes.prefix(bytes.count / 2), declaredLength: bytes.count)
+        } else if let oversize = faults.nextImageOversize(name: name) {
+            switch oversize {
+            case .trailingBytes(let extra):
+                response.body = .mismatched(bytes + Data(repeating: 0, count: max(0, extra)), declaredLength: bytes.count)
+            case .understatedLength(let declared):
+                response.body = .mismatched(bytes, declaredLength: min(max(0, declared), bytes.count))
+            case .enlarged(let count, let declared):
+                response.body = .generated(
+                    prefix: bytes.prefix(count), filler: Data(repeating: 0x55, count: 64 * 1024), count: max(0, count),
+                    declaresLength: declared)
+            }
+        }
+        return response
     }
 }

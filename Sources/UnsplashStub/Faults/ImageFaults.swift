@@ -1,0 +1,38 @@
+/// A body longer than it should be.
+public enum ImageOversize: Sendable, Equatable {
+    /// `Content-Length` is the image's true size and the whole image is sent, followed by this
+    /// many more bytes; then the connection closes.
+    case trailingBytes(Int)
+    /// The whole image is sent, but `Content-Length` declares only this many bytes (fewer than
+    /// the image); then the connection closes.
+    case understatedLength(Int)
+    /// A body of this many bytes: the JPEG header, then filler, written as it is made (any size
+    /// costs the stub no memory). With `declared`, `Content-Length` matches it; without, it is
+    /// sent chunked, with no length at all.
+    case enlarged(toBytes: Int, declared: Bool)
+}
+
+extension UnsplashStub {
+    /// Answers the next `times` requests for any rendition of this photo's image with `status`
+    /// and an empty body. Replaces failures still pending for the photo.
+    public func failImage(photoID: String, times: Int = 1, status: Int = 500) {
+        faults.images[photoID] = times > 0 ? Faults.Countdown(remaining: times, status: status) : nil
+    }
+
+    /// For the next `times` requests of this photo's image, declares the full `Content-Length`,
+    /// sends only the first half of the bytes, and closes the connection: a download cut short.
+    public func truncateImage(photoID: String, times: Int = 1) {
+        faults.truncatedImages[photoID] = times > 0 ? times : nil
+    }
+
+    /// For the next `times` requests of this photo's image (any rendition), sends more than it
+    /// should, as `oversize` says. Replaces oversizing still pending for the photo.
+    public func oversizeImage(photoID: String, _ oversize: ImageOversize, times: Int = 1) {
+        faults.oversizedImages[photoID] = times > 0 ? (oversize, times) : nil
+    }
+
+    /// Holds every image response for `delay` before answering; nil stops delaying.
+    public func delayImages(by delay: Duration?) {
+        faults.imageDelay = delay
+    }
+}

@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// One HTTP/1.1 exchange over a plain socket, read until the server closes the connection:
+/// it shows exactly what the server sent, where URLSession would hide a short or overlong
+/// body behind an error or its own framing.
+struct RawHTTPExchange: Sendable {
+    let statusCode: Int
+    let headers: [(name: String, value: String)]
+    /// Every byte after the head, up to the end of the connection; de-chunked when the answer
+    /// was chunked.
+    let body: Data
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// `GET url` with `Connection: close`. Blocking socket calls run on a thread of their own,
+    /// so they never hold up the concurrency pool the stub's actor runs on.
+    static func get(_ url: URL, headers: [String: String] = [:]) async throws -> RawHTTPExchange {
+        guard let host = url.host, let port = url.port else { throw Failure(description: "no host or port in \(url)") }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        var request = "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        let bytes = Data(request.utf8)
+        let received: Result<Data, Failure> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: exchange(host: host, port: UInt16(port), request: bytes))
+            }
+        }
+        return try parse(received.get())
+    }
+
+    private static func exchange(host: String, port: UInt16, request: Data) -> Result<Data, Failure> {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return .failure(Failure(description: "socket: errno \(errno)")) }
+        defer { close(socketFD) }
+        // A hung server fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return .failure(Failure(description: "connect: errno \(errno)")) }
+        let sent = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+        guard sent == request.count else { return .failure(Failure(description: "send: errno \(errno)")) }
+
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = recv(socketFD, &buffer, buffer.count, 0)
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno == ECONNRESET {
+                return .success(received)
+            } else if errno != EINTR {
+                return .failure(Failure(description: "recv: errno \(errno) after \(received.count) bytes"))
+            }
+        }
+    }
+
+    private static func parse(_ data: Data) throws -> RawHTTPExchange {
+        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
+            throw Failure(description: "no complete head in \(data.count) bytes")
+        }
+        let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line '\(lines[0])'")
+        }
+        let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var body = Data(data[end.upperBound...])
+        if headers.contains(where: { $0.name.lowercased() == "transfer-encoding" && $0.value == "chunked" }) {
+            body = try dechunk(body)
+        }
+        return RawHTTPExchange(statusCode: status, headers: headers, body: body)
+    }
+
+    private static func dechunk(_ data: Data) throws -> Data {
+        var body = Data()
+        var rest = data[...]
+        while let lineEnd = rest.firstRange(of: Data("\r\n".utf8)) {
+            let sizeText = String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self)
+            guard let size = Int(sizeText.split(separator: ";")[0], radix: 16) else {
+                throw Failure(description: "bad chunk size '\(sizeText)'")
+            }
+            if size == 0 { return body }
+            let start = lineEnd.upperBound
+            guard rest.distance(from: start, to: rest.endIndex) >= size + 2 else { break }
+            body.append(rest[start..<rest.index(start, offsetBy: size)])
+            rest = rest[rest.index(start, offsetBy: size + 2)...]
+        }
+        throw Failure(description: "chunked body ended without its last chunk after \(body.count) bytes")
+    }
+}
