@@ -21,11 +21,7 @@ photos=${1:-3000}
 size=${2:-100000}
 concurrency=${3:-8}
 
-need() {
-    command -v "$1" >/dev/null 2>&1 && return
-    [[ $(id -u) -eq 0 ]] || { echo "sync.sh: $1 is missing; install the '$2' package" >&2; exit 1; }
-    apt-get install -y -qq "$2" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; }
-}
+source Benchmarks/lib.sh
 need curl curl
 need sqlite3 sqlite3
 

@@ -55,24 +55,13 @@ enum ImageBlob {
     /// Copies the whole blob of `image_data` row `rowID` to `output`, returning its size.
     /// Must run inside a read transaction, so the blob cannot change underneath.
     static func read(rowID: Int64, to output: FileHandle, destination: URL, in db: Database) throws -> Int64 {
-        let blob = try open(rowID: rowID, writable: false, in: db)
-        defer { sqlite3_blob_close(blob) }
-
-        let size = Int64(sqlite3_blob_bytes(blob))
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while offset < size {
-            let count = Int(min(Int64(chunkSize), size - offset))
-            try check(sqlite3_blob_read(blob, buffer.baseAddress, Int32(count), Int32(offset)), in: db)
+        try forEachChunk(rowID: rowID, in: db) { chunk in
             do {
-                try output.write(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                try output.write(contentsOf: chunk)
             } catch {
                 throw StoreError.cannotWriteImageFile(file: destination.path, reason: reason(error))
             }
-            offset += Int64(count)
         }
-        return size
     }
 
     /// Hands the whole blob of `image_data` row `rowID` to `body` in chunks of at most
