@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+
+/// Which stored photos to list, and in what order.
+public struct PhotoQuery: Sendable, Equatable {
+    public enum Orientation: String, CaseIterable, Sendable {
+        case landscape, portrait, squarish
+    }
+
+    public enum Sort: String, CaseIterable, Sendable {
+        /// By `created_at`, newest first.
+        case newest
+        case oldest
+        /// Most liked first, then newest.
+        case likes
+    }
+
+    /// The photographer's username, compared without regard to case.
+    public var username: String?
+    public var orientation: Orientation?
+    /// Photos created at or after this instant.
+    public var since: Date?
+    /// Photos created before this instant.
+    public var until: Date?
+    public var sort: Sort
+    /// At most this many; nil for all.
+    public var limit: Int?
+    public var offset: Int
+
+    public init(
+        username: String? = nil, orientation: Orientation? = nil, since: Date? = nil, until: Date? = nil,
+        sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
+    ) {
+        self.username = username
+        self.orientation = orientation
+        self.since = since
+        self.until = until
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// What a listing shows of a photo: its queryable columns and its stored image, not its JSON.
+public struct PhotoSummary: Sendable, Equatable {
+    public var id: String
+    public var createdAt: Date?
+    public var width: Int?
+    public var height: Int?
+    public var color: String?
+    public var likes: Int?
+    public var description: String?
+    public var altDescription: String?
+    public var userUsername: String?
+    public var userName: String?
+    /// The most recently stored variant, if any.
+    public var image: StoredImage?
+
+    public init(
+        id: String, createdAt: Date?, width: Int?, height: Int?, color: String?, likes: Int?,
+        description: String?, altDescription: String?, userUsername: String?, userName: String?, image: StoredImage?
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.width = width
+        self.height = height
+        self.color = color
+        self.likes = likes
+        self.description = description
+        self.altDescription = altDescription
+        self.userUsername = userUsername
+        self.userName = userName
+        self.image = image
+    }
+}
+
+extension PhotoStore {
+    /// The stored photos `query` selects, in its order, from one snapshot. Reads columns and
+    /// indexes only: neither the JSON nor the image bytes.
+    public func photos(matching query: PhotoQuery) throws -> [PhotoSummary] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let username = query.username {
+            conditions.append("photo.user_username = ? COLLATE NOCASE")
+            _ = arguments.append(contentsOf: [username])
+        }
+        switch query.orientation {
+        case .landscape?: conditions.append("photo.width > photo.height")
+        case .portrait?: conditions.append("photo.width < photo.height")
+        case .squarish?: conditions.append("photo.width = photo.height")
+        case nil: break
+        }
+        if let since = query.since {
+            conditions.append("photo.created_at >= ?")
+            _ = arguments.append(contentsOf: [since])
+        }
+        if let until = query.until {
+            conditions.append("photo.created_at < ?")
+            _ = arguments.append(contentsOf: [until])
+        }
+        let order = switch query.sort {
+        case .newest: "photo.created_at DESC, photo.sequence DESC"
+        case .oldest: "photo.created_at ASC, photo.sequence ASC"
+        case .likes: "photo.likes DESC, photo.created_at DESC, photo.sequence DESC"
+        }
+        _ = arguments.append(contentsOf: [query.limit ?? -1, max(0, query.offset)])
+        // The clauses are fixed text chosen above; every value is a bound argument.
+        let sql = """
+            SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
+                   photo.description, photo.alt_description, photo.user_username, photo.user_name,
+                   image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+            FROM photo
+            LEFT JOIN image ON image.id = (
+                SELECT id FROM image WHERE image.photo_id = photo.id AND image.status = 'stored'
+                ORDER BY image.fetched_at DESC, image.variant LIMIT 1)
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            ORDER BY \(order)
+            LIMIT ? OFFSET ?
+            """
+        return try read("listing photos") { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let variant: String? = try row.decode(forColumn: "variant")
+                return PhotoSummary(
+                    id: try row.decode(forColumn: "id"),
+                    createdAt: try row.decode(forColumn: "created_at"),
+                    width: try row.decode(forColumn: "width"),
+                    height: try row.decode(forColumn: "height"),
+                    color: try row.decode(forColumn: "color"),
+                    likes: try row.decode(forColumn: "likes"),
+                    description: try row.decode(forColumn: "description"),
+                    altDescription: try row.decode(forColumn: "alt_description"),
+                    userUsername: try row.decode(forColumn: "user_username"),
+                    userName: try row.decode(forColumn: "user_name"),
+                    image: try variant.map { variant in
+                        StoredImage(
+                            variant: variant,
+                            contentType: try row.decode(forColumn: "content_type"),
+                            byteCount: try row.decode(forColumn: "byte_count"),
+                            sha256: try row.decode(forColumn: "sha256"),
+                            fetchedAt: try row.decode(forColumn: "fetched_at"))
+                    })
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import PhotoStore
+import Testing
+import UnsplashStub
+
+/// `photosync list` on a database synced from the stub.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ListEndToEndTests {
+    @Test func listsEveryStoredPhotoInEachFormat() async throws {
+        let world = try await PhotosyncEndToEndTests.World.start(photos: 45)
+        defer { Task { await world.stop() } }
+        #expect(try await world.sync().status == 0)
+        func list(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
+            try await PhotosyncProcess.run(["list", "--database", world.database, "--config", world.config] + arguments)
+        }
+
+        let json = try await list(["--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let objects = try json.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 45)
+        for object in objects {
+            let id = try #require(object["id"] as? String)
+            let image = try #require(object["image"] as? [String: Any], "\(id) has no image")
+            #expect(image["sha256"] as? String == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+            #expect((object["user"] as? [String: Any])?["username"] is String)
+        }
+        let dates = objects.compactMap { $0["created_at"] as? String }
+        #expect(dates == dates.sorted(by: >), "newest first")
+
+        let ids = try await list(["--ids", "--sort", "oldest", "--limit", "5", "--offset", "1"])
+        #expect(ids.stdout.split(separator: "\n").count == 5)
+        #expect(!ids.stdout.contains(" "))
+
+        let csv = try await list(["--csv", "--limit", "3"])
+        #expect(csv.stdout.hasPrefix("id,created_at,width,height,"))
+        #expect(csv.stdout.split(separator: "\n").count == 4)
+
+        let table = try await PhotosyncProcess.run(
+            ["list", "--database", world.database, "--config", world.config, "--limit", "3"], environment: ["COLUMNS": "80"])
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ID") == true && lines.count == 4)
+        #expect(lines.allSatisfy { $0.count <= 80 }, "the table fits the terminal")
+
+        let bad = try await list(["--since", "last tuesday"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("photosync: --since must be a date"))
+    }
+}

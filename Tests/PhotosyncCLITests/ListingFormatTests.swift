@@ -1,0 +1,31 @@
+import Foundation
+@testable import PhotosyncCLI
+import PhotoStore
+import Testing
+
+@Suite struct ListingFormatTests {
+    static let photo = PhotoSummary(
+        id: "-R6xwObznIX", createdAt: Date(timeIntervalSince1970: 1_704_067_200), width: 4000, height: 3000,
+        color: "#0c2626", likes: 7, description: "a \u{1B}[31mred\u{1B}[0m, \"quoted\"\nsunset", altDescription: nil,
+        userUsername: "ann", userName: "Ann", image: nil)
+
+    @Test func textFromTheAPICannotSendEscapeSequencesToATerminal() {
+        let table = PhotoListing.table([Self.photo], width: 200).joined(separator: "\n")
+        #expect(!table.contains("\u{1B}"))
+        #expect(!table.dropFirst(table.firstIndex(of: "\n").map { table.distance(from: table.startIndex, to: $0) + 1 } ?? 0).contains("\n"))
+    }
+
+    @Test func csvQuotesCommasQuotesAndLineBreaks() {
+        let line = PhotoListing.csvLine(Self.photo)
+        #expect(line.contains("\"a \u{1B}[31mred\u{1B}[0m, \"\"quoted\"\"\nsunset\""))
+        #expect(line.hasPrefix("-R6xwObznIX,2024-01-01T00:00:00Z,4000,3000,#0c2626,7,"))
+    }
+
+    @Test func jsonLinesAreOneLineWithNullForWhatIsMissing() throws {
+        let line = try PhotoListing.jsonLine(Self.photo)
+        #expect(!line.contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["image"] is NSNull && object["alt_description"] is NSNull)
+        #expect(object["sources"] as? [String] == ["feed"])
+    }
+}
