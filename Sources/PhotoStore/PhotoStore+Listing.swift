@@ -13,7 +13,13 @@ public struct PhotoQuery: Sendable, Equatable {
         case oldest
         /// Most liked first, then newest.
         case likes
+        /// Best match first (FTS5's bm25), then newest; without ``PhotoQuery/text``, newest.
+        case relevance
     }
+
+    /// Full-text search over description, alt description, the photographer's name and
+    /// username, location and tag titles, in FTS5's syntax: words, "quoted phrases", prefix*.
+    public var text: String?
 
     /// The photographer's username, compared without regard to case.
     public var username: String?
@@ -28,9 +34,10 @@ public struct PhotoQuery: Sendable, Equatable {
     public var offset: Int
 
     public init(
-        username: String? = nil, orientation: Orientation? = nil, since: Date? = nil, until: Date? = nil,
-        sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
+        text: String? = nil, username: String? = nil, orientation: Orientation? = nil, since: Date? = nil,
+        until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
     ) {
+        self.text = text
         self.username = username
         self.orientation = orientation
         self.since = since
@@ -77,9 +84,16 @@ public struct PhotoSummary: Sendable, Equatable {
 extension PhotoStore {
     /// The stored photos `query` selects, in its order, from one snapshot. Reads columns and
     /// indexes only: neither the JSON nor the image bytes.
+    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
     public func photos(matching query: PhotoQuery) throws -> [PhotoSummary] {
         var conditions: [String] = []
         var arguments: StatementArguments = []
+        var search = ""
+        if let text = query.text {
+            search = "JOIN photo_search ON photo_search.rowid = photo.sequence"
+            conditions.append("photo_search MATCH ?")
+            _ = arguments.append(contentsOf: [text])
+        }
         if let username = query.username {
             conditions.append("photo.user_username = ? COLLATE NOCASE")
             _ = arguments.append(contentsOf: [username])
@@ -99,7 +113,8 @@ extension PhotoStore {
             _ = arguments.append(contentsOf: [until])
         }
         let order = switch query.sort {
-        case .newest: "photo.created_at DESC, photo.sequence DESC"
+        case .relevance where query.text != nil: "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
+        case .newest, .relevance: "photo.created_at DESC, photo.sequence DESC"
         case .oldest: "photo.created_at ASC, photo.sequence ASC"
         case .likes: "photo.likes DESC, photo.created_at DESC, photo.sequence DESC"
         }
@@ -110,6 +125,7 @@ extension PhotoStore {
                    photo.description, photo.alt_description, photo.user_username, photo.user_name,
                    image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
             FROM photo
+            \(search)
             LEFT JOIN image ON image.id = (
                 SELECT id FROM image WHERE image.photo_id = photo.id AND image.status = 'stored'
                 ORDER BY image.fetched_at DESC, image.variant LIMIT 1)
@@ -117,29 +133,42 @@ extension PhotoStore {
             ORDER BY \(order)
             LIMIT ? OFFSET ?
             """
-        return try read("listing photos") { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                let variant: String? = try row.decode(forColumn: "variant")
-                return PhotoSummary(
-                    id: try row.decode(forColumn: "id"),
-                    createdAt: try row.decode(forColumn: "created_at"),
-                    width: try row.decode(forColumn: "width"),
-                    height: try row.decode(forColumn: "height"),
-                    color: try row.decode(forColumn: "color"),
-                    likes: try row.decode(forColumn: "likes"),
-                    description: try row.decode(forColumn: "description"),
-                    altDescription: try row.decode(forColumn: "alt_description"),
-                    userUsername: try row.decode(forColumn: "user_username"),
-                    userName: try row.decode(forColumn: "user_name"),
-                    image: try variant.map { variant in
-                        StoredImage(
-                            variant: variant,
-                            contentType: try row.decode(forColumn: "content_type"),
-                            byteCount: try row.decode(forColumn: "byte_count"),
-                            sha256: try row.decode(forColumn: "sha256"),
-                            fetchedAt: try row.decode(forColumn: "fetched_at"))
-                    })
-            }
+        do {
+            return try pool.read { db in try Self.summaries(db, sql: sql, arguments: arguments) }
+        } catch let error as DatabaseError where query.text != nil && error.resultCode == .SQLITE_ERROR
+            && !(error.message ?? "").hasPrefix("no such")
+        {
+            // The statement itself is fixed and tested: an SQL error with a search in it is
+            // FTS5 refusing the search text ("fts5: syntax error near", "unterminated string").
+            throw StoreError.invalidSearch(query.text ?? "")
+        } catch {
+            throw StoreError(error, path: path, operation: "listing photos")
+        }
+    }
+
+    private static func summaries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [PhotoSummary] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let variant: String? = try row.decode(forColumn: "variant")
+            return PhotoSummary(
+                id: try row.decode(forColumn: "id"),
+                createdAt: try row.decode(forColumn: "created_at"),
+                width: try row.decode(forColumn: "width"),
+                height: try row.decode(forColumn: "height"),
+                color: try row.decode(forColumn: "color"),
+                likes: try row.decode(forColumn: "likes"),
+                description: try row.decode(forColumn: "description"),
+                altDescription: try row.decode(forColumn: "alt_description"),
+                userUsername: try row.decode(forColumn: "user_username"),
+                userName: try row.decode(forColumn: "user_name"),
+                image: try variant.map { variant in
+                    StoredImage(
+                        variant: variant,
+                        contentType: try row.decode(forColumn: "content_type"),
+                        byteCount: try row.decode(forColumn: "byte_count"),
+                        sha256: try row.decode(forColumn: "sha256"),
+                        fetchedAt: try row.decode(forColumn: "fetched_at"))
+                })
+
         }
     }
 }

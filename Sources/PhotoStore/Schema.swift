@@ -131,6 +131,42 @@ enum Schema {
                 ALTER TABLE sync_state ADD COLUMN backfill_stalled_at TEXT;
                 """)
         }
+        migrator.registerMigration("v4 full-text search") { db in
+            // An FTS5 index over what people search photos by. Triggers keep it current inside
+            // the transaction that stores each page, so search never sees half a page. Its
+            // rowid is the photo's sequence. Written out here, not derived from app types:
+            // a migration must not change when the code does.
+            let document = { (row: String) in
+                """
+                \(row).description, \(row).alt_description, \(row).user_name, \(row).user_username,
+                trim(coalesce(json_extract(\(row).json, '$.location.name'), '') || ' '
+                     || coalesce(json_extract(\(row).json, '$.location.city'), '') || ' '
+                     || coalesce(json_extract(\(row).json, '$.location.country'), '')),
+                (SELECT group_concat(json_extract(tag.value, '$.title'), ' ') FROM json_each(\(row).json, '$.tags') AS tag)
+                """
+            }
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE photo_search USING fts5(
+                    description, alt_description, user_name, user_username, location, tags,
+                    tokenize = 'unicode61 remove_diacritics 2');
+
+                INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                SELECT photo.sequence, \(document("photo")) FROM photo;
+
+                CREATE TRIGGER photo_search_insert AFTER INSERT ON photo BEGIN
+                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                    VALUES (new.sequence, \(document("new")));
+                END;
+                CREATE TRIGGER photo_search_update AFTER UPDATE ON photo BEGIN
+                    DELETE FROM photo_search WHERE rowid = old.sequence;
+                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                    VALUES (new.sequence, \(document("new")));
+                END;
+                CREATE TRIGGER photo_search_delete AFTER DELETE ON photo BEGIN
+                    DELETE FROM photo_search WHERE rowid = old.sequence;
+                END;
+                """)
+        }
         return migrator
     }
 }

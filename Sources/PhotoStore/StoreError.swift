@@ -28,6 +28,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case cannotWriteImageFile(file: String, reason: String)
     /// Any other SQLite failure, with what the store was doing at the time.
     case databaseFailure(path: String, operation: String, reason: String)
+    /// A full-text search that SQLite's FTS5 cannot parse: a mistake in the input, not the file.
+    case invalidSearch(String)
 
     public var errorDescription: String? {
         switch self {
@@ -55,6 +57,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
             return "cannot write image to \(file): \(reason)"
         case .databaseFailure(let path, let operation, let reason):
             return "database error at \(path) while \(operation): \(reason)"
+        case .invalidSearch(let text):
+            return "cannot search for '\(text.prefix(200))': use words, \"quoted phrases\", prefix* and AND, OR, NOT"
         }
     }
 }

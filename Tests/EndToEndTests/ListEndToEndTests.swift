@@ -47,3 +47,39 @@ import UnsplashStub
         #expect(bad.stderr.hasPrefix("photosync: --since must be a date"))
     }
 }
+
+/// `photosync search` on a database synced from the stub.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct SearchEndToEndTests {
+    @Test func searchFindsWordsPhrasesAndPrefixesAndRefusesWhatItCannotParse() async throws {
+        let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
+        defer { Task { await world.stop() } }
+        #expect(try await world.sync().status == 0)
+        func search(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
+            try await PhotosyncProcess.run(["search", "--database", world.database, "--config", world.config] + arguments)
+        }
+        func photos(_ result: PhotosyncProcess.Result) throws -> [[String: Any]] {
+            try result.stdout.split(separator: "\n").map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+        }
+        let all = try photos(try await PhotosyncProcess.run(["list", "--json", "--database", world.database, "--config", world.config]))
+        let inZurich = Set(all.filter { ($0["description"] as? String)?.contains("Zürich") == true }.compactMap { $0["id"] as? String })
+        #expect(!inZurich.isEmpty, "the stub's world has photos taken in Zürich")
+
+        let found = try await search(["zurich", "--json"])
+        #expect(found.status == 0, "\(found.stderr)")
+        #expect(Set(try photos(found).compactMap { $0["id"] as? String }) == inZurich, "diacritics do not matter")
+
+        let phrase = try await search(["\"quiet moments in zürich\"", "--ids"])
+        #expect(Set(phrase.stdout.split(separator: "\n").map(String.init)) == inZurich)
+
+        let prefix = try await search(["zür*", "--ids"])
+        #expect(Set(prefix.stdout.split(separator: "\n").map(String.init)) == inZurich)
+
+        let bad = try await search(["\"unclosed"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("photosync: cannot search for"))
+        #expect(!bad.stderr.contains("SQLite") && !bad.stderr.contains("database error"))
+        #expect(bad.stderr.split(separator: "\n").count == 1)
+    }
+}

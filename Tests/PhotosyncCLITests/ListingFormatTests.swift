@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func jsonLinesAreOneLineWithNullForWhatIsMissing() throws {
-        let line = try PhotoListing.jsonLine(Self.photo)
+        let line = PhotoListing.jsonLine(Self.photo)
         #expect(!line.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["image"] is NSNull && object["alt_description"] is NSNull)

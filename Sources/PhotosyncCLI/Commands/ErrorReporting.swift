@@ -22,6 +22,8 @@ enum ErrorReporting {
             return (.success, nil)
         case let error as ConfigurationError:
             return (error.exitCode, error.description)
+        case StoreError.invalidSearch:
+            return (.usage, error.localizedDescription)
         case let error as StoreError:
             return (.ioError, error.localizedDescription)
         case let error as WriterLockError:

@@ -13,6 +13,54 @@ struct ListCommand: AsyncParsableCommand {
             ISO 8601 date-times; --until includes the whole day it names.
             """)
 
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var listing: ListingOptions
+
+    func validate() throws {
+        _ = try listing.query(text: nil, defaultSort: .newest)
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            listing.write(try store.photos(matching: try listing.query(text: nil, defaultSort: .newest)))
+        }
+    }
+}
+
+/// `photosync search TEXT`: full-text search over the stored photos, best match first.
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search stored photos by their words: description, photographer, location, tags.",
+        discussion: """
+            TEXT is searched with SQLite FTS5 over the description, the alt description, the \
+            photographer's name and username, the location and the tag titles. It takes words \
+            (all must match), "quoted phrases", prefix* and AND, OR, NOT. Results come best match \
+            first (bm25) unless --sort says otherwise. The filters and outputs are those of list.
+            """)
+
+    @Argument(help: "What to search for.")
+    var text: String
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var listing: ListingOptions
+
+    func validate() throws {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("the search text is empty") }
+        _ = try listing.query(text: text, defaultSort: .relevance)
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            listing.write(try store.photos(matching: try listing.query(text: text, defaultSort: .relevance)))
+        }
+    }
+}
+
+/// The filters, order, paging and output formats `list` and `search` share.
+struct ListingOptions: ParsableArguments {
     enum Output: String, EnumerableFlag {
         case table, json, csv, ids
 
@@ -26,8 +74,6 @@ struct ListCommand: AsyncParsableCommand {
         }
     }
 
-    @OptionGroup var database: DatabaseOptions
-
     @Option(help: ArgumentHelp("Only this photographer's photos.", valueName: "username"))
     var user: String?
 
@@ -40,8 +86,8 @@ struct ListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only photos created on or before this date.", valueName: "date"))
     var until: String?
 
-    @Option(help: ArgumentHelp("newest, oldest or likes.", valueName: "order"))
-    var sort: PhotoQuery.Sort = .newest
+    @Option(help: ArgumentHelp("newest, oldest, likes or relevance (search's default).", valueName: "order"))
+    var sort: PhotoQuery.Sort?
 
     @Option(help: ArgumentHelp("At most this many photos.", valueName: "n"))
     var limit: Int?
@@ -51,34 +97,28 @@ struct ListCommand: AsyncParsableCommand {
 
     @Flag var output: Output = .table
 
-    func validate() throws {
+    /// The store's query for these options; throws a `ValidationError` for a bad value.
+    func query(text: String?, defaultSort: PhotoQuery.Sort) throws -> PhotoQuery {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative (got \(limit))") }
         if offset < 0 { throw ValidationError("--offset must not be negative (got \(offset))") }
-        _ = try query()
-    }
-
-    func run() async throws {
-        try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            let photos = try store.photos(matching: try query())
-            let lines: [String] = switch output {
-            case .table: PhotoListing.table(photos, width: Terminal.columns())
-            case .json: try photos.map(PhotoListing.jsonLine)
-            case .csv: [PhotoListing.csvHeader] + photos.map(PhotoListing.csvLine)
-            case .ids: photos.map(\.id)
-            }
-            if !lines.isEmpty {
-                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-            }
-        }
-    }
-
-    func query() throws -> PhotoQuery {
-        PhotoQuery(
-            username: user, orientation: orientation,
+        return PhotoQuery(
+            text: text, username: user, orientation: orientation,
             since: try since.map { try Self.date($0, option: "--since", endOfDay: false) },
             until: try until.map { try Self.date($0, option: "--until", endOfDay: true) },
-            sort: sort, limit: limit, offset: offset)
+            sort: sort ?? defaultSort, limit: limit, offset: offset)
+    }
+
+    /// Prints `photos` in the chosen format.
+    func write(_ photos: [PhotoSummary]) {
+        let lines: [String] = switch output {
+        case .table: PhotoListing.table(photos, width: Terminal.columns())
+        case .json: photos.map(PhotoListing.jsonLine)
+        case .csv: [PhotoListing.csvHeader] + photos.map(PhotoListing.csvLine)
+        case .ids: photos.map(\.id)
+        }
+        if !lines.isEmpty {
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        }
     }
 
     /// `YYYY-MM-DD` (UTC midnight; with `endOfDay`, the next midnight) or an ISO 8601 date-time.
@@ -99,7 +139,7 @@ enum PhotoListing {
     /// Every photo comes from the feed until sources other than the feed exist.
     static let sources = ["feed"]
 
-    static func jsonLine(_ photo: PhotoSummary) throws -> String {
+    static func jsonLine(_ photo: PhotoSummary) -> String {
         let object: JSONValue = .object([
             "id": .string(photo.id),
             "created_at": photo.createdAt.map { .string($0.formatted(.iso8601)) } ?? .null,
@@ -123,7 +163,8 @@ enum PhotoListing {
         ])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(object), as: UTF8.self)
+        // A JSONValue always encodes.
+        return String(decoding: (try? encoder.encode(object)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"

@@ -24,7 +24,7 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file)
             """,
-        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, StatusCommand.self, VerifyCommand.self]
+        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, StatusCommand.self, VerifyCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Testing
+@testable import PhotoStore
+
+@Suite("Full-text search")
+struct SearchTests {
+    static func records() -> [PhotoRecord] {
+        var lake = Sample.photo("lake", likes: 1)
+        lake.description = "A quiet mountain lake at dawn"
+        lake.altDescription = "calm water under mountains"
+        lake.userName = "Ann Lee"
+        var city = Sample.photo("city", likes: 2)
+        city.description = "City lights at night, mountain of glass"
+        city.altDescription = nil
+        city.userName = "Bob Stone"
+        city.json = Data(#"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#.utf8)
+        var forest = Sample.photo("forest", likes: 3)
+        forest.description = "Mountains mountains mountains"
+        forest.userName = "Cy Fern"
+        return [lake, city, forest]
+    }
+
+    func ids(_ store: PhotoStore, _ text: String, sort: PhotoQuery.Sort = .relevance) throws -> [String] {
+        try store.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
+    }
+
+    @Test("words, phrases, prefixes, names, locations and tags, ranked by bm25")
+    func searches() throws {
+        try withStore { store, _ in
+            try store.commit(Self.records())
+            #expect(Set(try ids(store, "mountain")) == ["lake", "city"])
+            #expect(try ids(store, "mountains") == ["forest", "lake"], "the most mentions rank first")
+            #expect(try ids(store, "\"mountain lake\"") == ["lake"])
+            #expect(Set(try ids(store, "mount*")) == ["lake", "city", "forest"])
+            #expect(try ids(store, "stone") == ["city"], "the photographer's name")
+            #expect(try ids(store, "zurich") == ["city"], "the location, without its diacritics")
+            #expect(try ids(store, "neon") == ["city"], "a tag title")
+            #expect(try ids(store, "dawn water") == ["lake"], "every word must match, across fields")
+            #expect(try ids(store, "volcano").isEmpty)
+        }
+    }
+
+    @Test("input FTS5 cannot parse is an invalid search, not a database failure")
+    func badInput() throws {
+        try withStore { store, _ in
+            try store.commit(Self.records())
+            for text in ["\"unclosed", "AND", "mount* OR", "("] {
+                #expect(throws: StoreError.invalidSearch(text)) { try ids(store, text) }
+            }
+        }
+    }
+
+    @Test("the index follows every commit, and a migrated database is indexed whole")
+    func indexFollowsCommitsAndMigration() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            // A database of the version before search, holding photos already.
+            let pool = try DatabasePool(path: path)
+            try Schema.migrator.migrate(pool, upTo: "v3 rejected photos, backfill stalls")
+            try pool.write { db in
+                try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")
+                try db.execute(sql: """
+                    INSERT INTO photo (id, sequence, description, is_sponsored, json, first_seen_at, last_seen_at)
+                    VALUES ('old', 1, 'an old harbour', 0, '{}', '2024-01-01 00:00:00.000', '2024-01-01 00:00:00.000')
+                    """)
+            }
+            try pool.close()
+
+            let store = try PhotoStore(path: path)
+            #expect(try ids(store, "harbour") == ["old"])
+            try store.commit(Self.records())
+            #expect(try ids(store, "dawn") == ["lake"])
+            var changed = Self.records()[0]
+            changed.description = "A loud seaside"
+            try store.commit([changed])
+            #expect(try ids(store, "dawn").isEmpty, "an updated photo is searched by its new words")
+            #expect(try ids(store, "seaside") == ["lake"])
+        }
+    }
+}
