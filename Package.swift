@@ -78,6 +78,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // export compares files by SHA-256.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),

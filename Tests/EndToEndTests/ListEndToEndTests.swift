@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PhotoStore
 import Testing
@@ -81,5 +82,55 @@ import UnsplashStub
         #expect(bad.stderr.hasPrefix("photosync: cannot search for"))
         #expect(!bad.stderr.contains("SQLite") && !bad.stderr.contains("database error"))
         #expect(bad.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+/// `photosync export` on a database synced from the stub.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ExportEndToEndTests {
+    @Test func exportsExactBytesWithAttributionAndASecondExportWritesNothing() async throws {
+        let world = try await PhotosyncEndToEndTests.World.start(photos: 40)
+        defer { Task { await world.stop() } }
+        #expect(try await world.sync().status == 0)
+        let directory = world.directory.appending(path: "export")
+        func export(_ extra: [String] = []) async throws -> PhotosyncProcess.Result {
+            try await PhotosyncProcess.run(
+                ["export", "--database", world.database, "--config", world.config, "--to", directory.path] + extra)
+        }
+
+        let first = try await export()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("40 written"))
+        let ids = await world.stub.photoIDs()
+        for id in ids {
+            let bytes = try Data(contentsOf: directory.appending(path: "\(id).jpg"))
+            #expect(SHA256Hex.of(bytes) == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+        }
+        let manifest = try String(contentsOf: directory.appending(path: "photos.jsonl"), encoding: .utf8)
+        let lines = manifest.split(separator: "\n")
+        #expect(lines.count == 40)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        let attribution = try #require(entry["attribution"] as? [String: Any])
+        #expect((attribution["text"] as? String)?.hasPrefix("Photo by ") == true)
+        #expect((attribution["photographer_url"] as? String)?.hasSuffix("?utm_source=photosync&utm_medium=referral") == true)
+        let modified = try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[.modificationDate] as? Date
+
+        let second = try await export()
+        #expect(second.stdout.contains("0 written, 40 unchanged"), "\(second.stdout)")
+        #expect(try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[.modificationDate] as? Date == modified)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty)
+
+        let file = world.directory.appending(path: "not-a-directory")
+        try Data().write(to: file)
+        let refused = try await PhotosyncProcess.run(["export", "--database", world.database, "--config", world.config, "--to", file.path])
+        #expect(refused.status == 73)
+        #expect(refused.stderr.hasPrefix("photosync: cannot create"))
+    }
+}
+
+/// Lowercase hex SHA-256, as the store records it.
+enum SHA256Hex {
+    static func of(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }

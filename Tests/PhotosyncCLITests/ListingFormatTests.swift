@@ -29,3 +29,13 @@ import Testing
         #expect(object["sources"] as? [String] == ["feed"])
     }
 }
+
+@Suite struct ExportNamingTests {
+    @Test func onlyUnsplashIdsNameFilesAndNeverAPathOutsideTheDirectory() {
+        #expect(PhotoExporter.fileName(id: "-R6xwObznIX", contentType: "image/jpeg") == "-R6xwObznIX.jpg")
+        #expect(PhotoExporter.fileName(id: "abc_1", contentType: "image/webp; q=1") == "abc_1.webp")
+        for id in ["../../etc/passwd", "a/b", "..", "", "a b", "\u{0}x", "ümlaut", "-"] {
+            #expect(PhotoExporter.fileName(id: id, contentType: "image/jpeg") == nil, "\(id)")
+        }
+    }
+}

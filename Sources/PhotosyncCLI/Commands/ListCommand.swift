@@ -140,7 +140,15 @@ enum PhotoListing {
     static let sources = ["feed"]
 
     static func jsonLine(_ photo: PhotoSummary) -> String {
-        let object: JSONValue = .object([
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A JSONValue always encodes.
+        return String(decoding: (try? encoder.encode(jsonObject(photo))) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// The fields `list --json` prints for a photo.
+    static func jsonObject(_ photo: PhotoSummary) -> JSONValue {
+        .object([
             "id": .string(photo.id),
             "created_at": photo.createdAt.map { .string($0.formatted(.iso8601)) } ?? .null,
             "width": photo.width.map { .int(Int64($0)) } ?? .null,
@@ -161,10 +169,6 @@ enum PhotoListing {
                 ])
             } ?? .null,
         ])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // A JSONValue always encodes.
-        return String(decoding: (try? encoder.encode(object)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"

@@ -17,14 +17,15 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               65  verify: an image's bytes are not as recorded, or the file is damaged
               69  the Unsplash API stayed unreachable after retries (run --once)
               70  an internal error (a bug: please report it)
-              73  run: another photosync run is writing this database (its PID is named)
+              73  run: another photosync run is writing this database (its PID is named);
+                  export: the directory cannot be created or written
               74  the database could not be opened, read or written, or a download could not
                   be written beside it (a full disk)
               75  run --once: some images are not stored (failed or pending); try again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file)
             """,
-        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, StatusCommand.self, VerifyCommand.self]
+        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self, StatusCommand.self, VerifyCommand.self]
     )
 
     public init() {}

@@ -21,6 +21,8 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let unavailable = PhotosyncExitCode(rawValue: 69)
     /// 73 (`EX_CANTCREAT`): another `photosync run` holds the database's writer lock.
     public static let writerLockHeld = PhotosyncExitCode(rawValue: 73)
+    /// 73 (`EX_CANTCREAT`) too: `export` cannot create or write its directory.
+    public static let cannotCreate = PhotosyncExitCode(rawValue: 73)
     /// 74 (`EX_IOERR`): the database could not be read or written.
     public static let ioError = PhotosyncExitCode(rawValue: 74)
     /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored; try again later.
