@@ -201,7 +201,9 @@ public final class SyncEngine: Sendable {
         return Pipeline(
             walker: walker, feed: feed,
             fetcher: ImageFetcher(repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
-            outcomes: BoundedQueue(capacity: configuration.concurrency * 2), writer: writer, tracker: tracker)
+            // As many fetched images may wait for the writer as are being fetched: a kill -9 then
+            // loses at most 4 x concurrency downloads (fetching, waiting, and the batch being written).
+            outcomes: BoundedQueue(capacity: configuration.concurrency), writer: writer, tracker: tracker)
     }
 
     private func prepare() async throws {
