@@ -84,12 +84,6 @@ actor RateLimitBudget {
         wakeWaiters()
     }
 
-    /// Records what an answer said of the budget, outside any permit.
-    func update(_ limit: RateLimit?) {
-        guard let limit else { return }
-        last = limit
-    }
-
     /// Hands back a permit the API refused for the rate limit, and waits before anyone sends
     /// another request.
     func exhausted(_ permit: Permit, retryAfter: Duration?) async throws {
