@@ -22,19 +22,12 @@ extension PhotoStore {
         photoID: String, variant: String, contentType: String, fileURL: URL,
         byteCount: Int64, sha256: String, fetchedAt: Date
     ) throws -> Bool {
-        try Self.checkBlobSize(byteCount, photoID: photoID, variant: variant)
+        let image = ImageToStore(
+            photoID: photoID, variant: variant, contentType: contentType, bytes: .file(fileURL, byteCount: byteCount),
+            sha256: sha256, fetchedAt: fetchedAt)
+        try Self.checkBlobSize(image)
         return try write("storing the \(variant) image of photo \(photoID)") { db in
-            guard let imageID = try Self.imageIDToStore(photoID: photoID, variant: variant, path: path, in: db) else {
-                return false
-            }
-            try db.execute(
-                sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))",
-                arguments: [imageID, byteCount])
-            try ImageBlob.write(from: fileURL, byteCount: byteCount, rowID: imageID, in: db)
-            try Self.markStored(
-                imageID: imageID, contentType: contentType, byteCount: byteCount, sha256: sha256,
-                fetchedAt: fetchedAt, in: db)
-            return true
+            try Self.store(image, path: path, in: db)
         }
     }
 
@@ -44,19 +37,11 @@ extension PhotoStore {
         photoID: String, variant: String, contentType: String, data: Data,
         sha256: String, fetchedAt: Date
     ) throws -> Bool {
-        let byteCount = Int64(data.count)
-        try Self.checkBlobSize(byteCount, photoID: photoID, variant: variant)
+        let image = ImageToStore(
+            photoID: photoID, variant: variant, contentType: contentType, bytes: .data(data), sha256: sha256, fetchedAt: fetchedAt)
+        try Self.checkBlobSize(image)
         return try write("storing the \(variant) image of photo \(photoID)") { db in
-            guard let imageID = try Self.imageIDToStore(photoID: photoID, variant: variant, path: path, in: db) else {
-                return false
-            }
-            try db.execute(
-                sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)",
-                arguments: [imageID, data])
-            try Self.markStored(
-                imageID: imageID, contentType: contentType, byteCount: byteCount, sha256: sha256,
-                fetchedAt: fetchedAt, in: db)
-            return true
+            try Self.store(image, path: path, in: db)
         }
     }
 
@@ -121,6 +106,27 @@ extension PhotoStore {
         return status == "stored" ? nil : try job.decode(forColumn: "id")
     }
 
+    /// Stores one image's bytes and marks its job stored, inside the caller's transaction.
+    /// Returns false, changing nothing, when it was already stored.
+    static func store(_ image: ImageToStore, path: String, in db: Database) throws -> Bool {
+        guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db) else {
+            return false
+        }
+        switch image.bytes {
+        case .data(let data):
+            try db.execute(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)", arguments: [imageID, data])
+        case .file(let file, let byteCount):
+            try db.execute(
+                sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))",
+                arguments: [imageID, byteCount])
+            try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
+        }
+        try markStored(
+            imageID: imageID, contentType: image.contentType, byteCount: image.byteCount, sha256: image.sha256,
+            fetchedAt: image.fetchedAt, in: db)
+        return true
+    }
+
     private static func markStored(
         imageID: Int64, contentType: String, byteCount: Int64, sha256: String, fetchedAt: Date, in db: Database
     ) throws {
@@ -135,9 +141,9 @@ extension PhotoStore {
     }
 
     /// Blob offsets in SQLite's C API are 32-bit.
-    private static func checkBlobSize(_ byteCount: Int64, photoID: String, variant: String) throws {
-        guard byteCount <= Int64(Int32.max) else {
-            throw StoreError.imageTooLarge(photoID: photoID, variant: variant, byteCount: byteCount)
+    static func checkBlobSize(_ image: ImageToStore) throws {
+        guard image.byteCount <= Int64(Int32.max) else {
+            throw StoreError.imageTooLarge(photoID: image.photoID, variant: image.variant, byteCount: image.byteCount)
         }
     }
 

@@ -81,20 +81,20 @@ extension PhotoStore {
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
     public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws {
+        let failure = ImageAttemptFailure(photoID: photoID, variant: variant, error: error, retryAt: retryAt)
         try write("recording a failed download of photo \(photoID)") { db in
-            try db.execute(
-                sql: """
-                    UPDATE image SET
-                        attempts = attempts + 1,
-                        last_error = :error,
-                        status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
-                        next_attempt_at = :retryAt
-                    WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
-                    """,
-                arguments: ["error": error, "retryAt": retryAt, "photoID": photoID, "variant": variant])
-            if db.changesCount == 0 {
-                try Self.requireImageJob(photoID: photoID, variant: variant, path: path, in: db)
-            }
+            try Self.record(failure, path: path, in: db)
+        }
+    }
+
+    /// Pending jobs for `variant` never attempted yet: the downloads the page walker has queued
+    /// ahead of the fetchers. Jobs waiting for a retry do not count.
+    public func unattemptedImageCount(variant: String) throws -> Int {
+        try read("counting queued \(variant) images") { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM image WHERE status = 'pending' AND variant = ? AND attempts = 0",
+                arguments: [variant]) ?? 0
         }
     }
 
@@ -160,6 +160,23 @@ extension PhotoStore {
     }
 
     // MARK: - SQL
+
+    /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
+    static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE image SET
+                    attempts = attempts + 1,
+                    last_error = :error,
+                    status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
+                    next_attempt_at = :retryAt
+                WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+                """,
+            arguments: ["error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant])
+        if db.changesCount == 0 {
+            try requireImageJob(photoID: failure.photoID, variant: failure.variant, path: path, in: db)
+        }
+    }
 
     /// Throws `unknownImageJob` unless the job exists.
     static func requireImageJob(photoID: String, variant: String, path: String, in db: Database) throws {

@@ -2,19 +2,39 @@ import Foundation
 import Logging
 import UnsplashAPI
 
-/// Keeps the sync inside Unsplash's hourly request budget.
+/// Keeps the sync inside Unsplash's hourly request budget, with requests in flight.
 ///
-/// Every API answer reports what is left. Before each API request the sync asks for a permit:
-/// when the last report is at or below the reserve, it waits for ``SyncConfiguration/rateLimitPause``
-/// rather than spend the last requests, then lets one request through to learn the new budget.
-/// Unsplash has no reset header, so waiting and asking again is all a client can do.
+/// Every API request holds a permit from ``permit()`` until its answer is back (``release(_:reporting:)``).
+/// A permit is granted only while the last reported `remaining`, less the requests already in
+/// flight, stays above the reserve; so however many requests run at once, a known budget is
+/// never overdrawn. While the budget is unknown (at the start, after a pause) one request at a
+/// time goes out to learn it. At the reserve, with nothing in flight, it waits for
+/// ``SyncConfiguration/rateLimitPause`` rather than spend the last requests: Unsplash has no reset
+/// header, so waiting and asking again is all a client can do.
+///
+/// Permits are granted first come, first served, so the page walker and the download tracker
+/// share the budget fairly: a page waits behind at most the requests queued before it.
 actor RateLimitBudget {
+    /// A granted request, to hand back with ``release(_:reporting:)`` or ``exhausted(_:retryAfter:)``.
+    struct Permit: Sendable {
+        fileprivate let serial: UInt64
+    }
+
     private let reserve: Int
     private let pause: Duration
     private let clock: any Clock<Duration>
     private let logger: Logger
-    private(set) var last: RateLimit?
     private let onWait: @Sendable (Duration) async -> Void
+    /// The freshest report: from the latest-granted request that answered.
+    private(set) var last: RateLimit?
+    private var lastSerial: UInt64 = 0
+    /// Requests granted and not yet answered.
+    private(set) var inFlight = 0
+    private var pausing = false
+    private var issued: UInt64 = 0
+    private var line: [UInt64] = []
+    private var nextTicket: UInt64 = 0
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
     init(reserve: Int, pause: Duration, clock: any Clock<Duration>, logger: Logger, onWait: @escaping @Sendable (Duration) async -> Void = { _ in }) {
         self.reserve = reserve
@@ -24,34 +44,139 @@ actor RateLimitBudget {
         self.onWait = onWait
     }
 
-    /// Records what an answer said of the budget.
-    func update(_ limit: RateLimit?) {
-        if let limit { last = limit }
+    /// Requests waiting for a permit.
+    var waiting: Int { line.count }
+
+    /// Returns when one more API request may be sent, and counts it in flight until released.
+    /// Throws only `CancellationError`.
+    func permit() async throws -> Permit {
+        nextTicket += 1
+        let ticket = nextTicket
+        line.append(ticket)
+        defer {
+            line.removeAll { $0 == ticket }
+            wakeWaiters()
+        }
+        while true {
+            try Task.checkCancellation()
+            if line.first == ticket && !pausing {
+                if mayStartRequest {
+                    inFlight += 1
+                    issued += 1
+                    return Permit(serial: issued)
+                }
+                if inFlight == 0, let last {
+                    logger.notice("rate limit low: waiting instead of spending the reserve", metadata: [
+                        "remaining": "\(last.remaining)", "limit": "\(last.limit)", "reserve": "\(reserve)", "wait_s": "\(pause.components.seconds)",
+                    ])
+                    try await wait(pause)
+                    continue
+                }
+            }
+            await waitForChange()
+        }
     }
 
-    /// Returns when an API request may be sent. Throws only `CancellationError`.
-    func permit() async throws {
-        guard let last, last.remaining <= reserve else { return }
-        logger.notice("rate limit low: waiting instead of spending the reserve", metadata: [
-            "remaining": "\(last.remaining)", "limit": "\(last.limit)", "reserve": "\(reserve)", "wait_s": "\(pause.components.seconds)",
-        ])
-        try await wait(pause)
-        // The budget is unknown until the next answer says otherwise.
-        self.last = nil
+    /// Hands a permit back with what its answer said of the budget (nil when it said nothing).
+    func release(_ permit: Permit, reporting limit: RateLimit?) {
+        inFlight -= 1
+        record(limit, from: permit)
+        wakeWaiters()
     }
 
-    /// Waits after the API refused a request for the rate limit.
-    func exhausted(_ limit: RateLimit?, retryAfter: Duration?) async throws {
+    /// Hands back a permit the API refused for the rate limit, and waits before anyone sends
+    /// another request.
+    func exhausted(_ permit: Permit, retryAfter: Duration?) async throws {
+        inFlight -= 1
         let delay = retryAfter.map { max($0, .seconds(1)) } ?? pause
         logger.notice("rate limit exceeded: waiting before the next request", metadata: [
             "wait_s": "\(delay.components.seconds)",
         ])
         try await wait(delay)
-        last = nil
     }
 
+    /// Answers may come back out of order: a report counts when it is lower, or comes from a
+    /// request granted after the one that gave the current report (the budget may have been reset).
+    private func record(_ limit: RateLimit?, from permit: Permit) {
+        guard let limit else { return }
+        if let last, permit.serial < lastSerial, limit.remaining >= last.remaining { return }
+        last = limit
+        lastSerial = max(lastSerial, permit.serial)
+    }
+
+    private var mayStartRequest: Bool {
+        guard let last else { return inFlight == 0 }
+        return last.remaining - inFlight > reserve
+    }
+
+    /// Sleeps with no permit granted meanwhile; afterwards the budget is unknown until the next
+    /// answer says otherwise.
     private func wait(_ delay: Duration) async throws {
+        pausing = true
+        defer {
+            pausing = false
+            last = nil
+            wakeWaiters()
+        }
         await onWait(delay)
         try await clock.sleep(for: delay)
+    }
+
+    private func waitForChange() async {
+        nextTicket += 1
+        let id = nextTicket
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    waiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeWaiters() {
+        let woken = waiters.values
+        waiters = [:]
+        woken.forEach { $0.resume() }
+    }
+}
+
+extension RateLimitBudget {
+    /// Sends one API request within the budget and returns its answer, waiting out an exhausted
+    /// limit and trying again. `report` says what the answer told of the budget.
+    ///
+    /// - Throws: ``SyncError/accessKeyRejected(_:)`` for a rejected key; other
+    ///   ``UnsplashError``s as they are; `CancellationError`.
+    func spend<T: Sendable>(
+        _ request: @Sendable () async throws -> T, report: @Sendable (T) -> RateLimit?,
+        onReport: @Sendable (RateLimit) async -> Void
+    ) async throws -> T {
+        while true {
+            let permit = try await permit()
+            do {
+                let answer = try await request()
+                let limit = report(answer)
+                release(permit, reporting: limit)
+                if let limit { await onReport(limit) }
+                return answer
+            } catch UnsplashError.rateLimited(let limit, let retryAfter) {
+                if let limit { await onReport(limit) }
+                try await exhausted(permit, retryAfter: retryAfter)
+            } catch UnsplashError.accessKeyRejected(let detail) {
+                release(permit, reporting: nil)
+                throw SyncError.accessKeyRejected(.accessKeyRejected(detail: detail))
+            } catch {
+                release(permit, reporting: nil)
+                throw error
+            }
+        }
     }
 }

@@ -8,6 +8,11 @@ public struct SyncConfiguration: Sendable {
     public var variant: ImageVariant
     /// Images downloaded at once.
     public var concurrency: Int
+    /// Download-tracking requests in flight at once.
+    public var trackingConcurrency: Int
+    /// How far the page walker may run ahead of the downloads: it fetches another page only
+    /// while fewer than this many pages' worth of images wait for their first download.
+    public var pagesAhead: Int
     /// How often a running daemon looks for new photos at the head of the feed.
     public var pollInterval: Duration
     /// Hosts images may come from (https; plain http only for loopback addresses).
@@ -33,6 +38,8 @@ public struct SyncConfiguration: Sendable {
         perPage: Int = 30,
         variant: ImageVariant = .regular,
         concurrency: Int = 4,
+        trackingConcurrency: Int = 4,
+        pagesAhead: Int = 4,
         pollInterval: Duration = .seconds(300),
         allowedImageHosts: Set<String> = ["images.unsplash.com"],
         downloadTracking: Bool = true,
@@ -47,6 +54,8 @@ public struct SyncConfiguration: Sendable {
         self.perPage = min(max(1, perPage), UnsplashAPI.maxPerPage)
         self.variant = variant
         self.concurrency = max(1, concurrency)
+        self.trackingConcurrency = max(1, trackingConcurrency)
+        self.pagesAhead = max(1, pagesAhead)
         self.pollInterval = pollInterval
         self.allowedImageHosts = Set(allowedImageHosts.map { $0.lowercased() })
         self.downloadTracking = downloadTracking

@@ -2,21 +2,26 @@ import Foundation
 import Logging
 import Networking
 import PhotoStore
+import Synchronization
 import UnsplashAPI
 
-/// Mirrors Unsplash's feed into a ``PhotoStore``.
+/// Mirrors Unsplash's feed into a ``PhotoStore``, as a pipeline of stages that run at once:
+///
+/// 1. ``PageWalker`` walks the feed and commits each page, which queues its images;
+/// 2. ``ImageJobFeed`` hands the due image jobs to ``ImageFetcher``, which downloads
+///    ``SyncConfiguration/concurrency`` of them at once into the spool;
+/// 3. ``ImageWriter`` group-commits what they fetched, many images per transaction;
+/// 4. ``DownloadTracker`` tells Unsplash about each stored image, a few requests at once.
+///
+/// Stages are connected by bounded queues, and the walker waits while more than
+/// ``SyncConfiguration/pagesAhead`` pages of images wait for their first download, so memory and
+/// the walker's lead stay bounded. Pages and tracking share one ``RateLimitBudget`` that counts
+/// requests in flight.
 ///
 /// Crash safety: each page's photos commit in one transaction with the cursor that records the
-/// page, and each image commits with the status that marks it stored. A process killed at any
-/// moment re-fetches at most one page and re-downloads at most the images in flight, and never
-/// stores anything twice.
-///
-/// - Backfill walks the feed from page 1 along `Link: rel="next"` until the end.
-/// - Head catch-up, once backfill is complete, walks from page 1 again until it meets a run of
-///   photos it already had, so new photos are picked up without re-walking the feed.
-/// - Images are downloaded after each page, a few at once; failures are retried later with
-///   backoff, and after ``SyncConfiguration/maxImageAttempts`` left as failed.
-/// - Download tracking requests `download_location` once per stored image.
+/// page, and each image's bytes commit in the same transaction as the status that marks it
+/// stored. A process killed at any moment re-fetches at most one page and the images not yet
+/// committed, and never stores anything twice; a tracking request answered is recorded at once.
 public final class SyncEngine: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -25,9 +30,10 @@ public final class SyncEngine: Sendable {
     let now: @Sendable () -> Date
     let logger: Logger
     let budget: RateLimitBudget
-    let tracker: ProgressTracker
+    let progressTracker: ProgressTracker
     let hostPolicy: ImageHostPolicy
     let spool: BodySpool
+    private let running = Mutex<Pipeline?>(nil)
 
     /// - Parameter spool: where image bodies land while they are checked; its directory must be
     ///   the engine's alone, since every run empties it of what a killed run left.
@@ -48,17 +54,27 @@ public final class SyncEngine: Sendable {
         self.clock = clock
         self.now = now
         self.logger = logger
-        self.tracker = ProgressTracker(observer: onProgress)
+        self.progressTracker = ProgressTracker(observer: onProgress)
         self.hostPolicy = ImageHostPolicy(allowedHosts: configuration.allowedImageHosts)
-        let tracker = self.tracker
+        let progressTracker = self.progressTracker
         self.budget = RateLimitBudget(
             reserve: configuration.rateLimitReserve, pause: configuration.rateLimitPause, clock: clock, logger: logger,
-            onWait: { delay in await tracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" } })
+            onWait: { delay in await progressTracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" } })
     }
 
     /// What the sync has done so far.
     public var progress: SyncProgress {
-        get async { await tracker.progress }
+        get async { await progressTracker.progress }
+    }
+
+    /// How much work waits at each stage now; all zero between rounds.
+    public var stageDepths: StageDepths {
+        get async {
+            var depths = running.withLock { $0?.depths } ?? StageDepths()
+            depths.apiInFlight = await budget.inFlight
+            depths.apiWaiting = await budget.waiting
+            return depths
+        }
     }
 
     /// Backfills to the end (or `maxPages` pages), catches up with the head when backfill is
@@ -73,53 +89,132 @@ public final class SyncEngine: Sendable {
     @discardableResult
     public func runOnce(maxPages: Int? = nil) async throws -> SyncProgress {
         try await prepare()
-        let complete = try await backfill(maxPages: maxPages)
-        if complete {
-            try await catchUp()
-        }
-        try await processImages()
-        while let retry = try storing({ try store.nextImageRetry(variant: configuration.variant.rawValue) }) {
-            let wait = max(0, retry.timeIntervalSince(now()))
-            await tracker.update { $0.activity = "retrying failed images" }
-            try await clock.sleep(for: .seconds(wait))
-            try await processImages(dueBy: retry)
-        }
-        await tracker.update { $0.activity = "done" }
-        return await tracker.progress
+        try await sync(maxPages: maxPages, retriesWithinRun: true)
+        await progressTracker.update { $0.activity = "done" }
+        return await progressTracker.progress
     }
 
     /// Runs until cancelled: backfills, then polls the head every ``SyncConfiguration/pollInterval``,
     /// downloading images and retrying failed ones as they fall due. Outages are waited out.
     ///
-    /// - Throws: ``SyncError/accessKeyRejected(_:)`` or ``SyncError/store(_:)``, which waiting
-    ///   cannot fix; `CancellationError` when cancelled (a graceful stop).
+    /// - Throws: ``SyncError/accessKeyRejected(_:)``, ``SyncError/store(_:)`` or
+    ///   ``SyncError/spool(_:)``, which waiting cannot fix; `CancellationError` when cancelled
+    ///   (a graceful stop).
     public func run() async throws {
         try await prepare()
         while true {
             do {
-                if try await backfill(maxPages: nil) {
-                    try await catchUp()
-                }
-                try await processImages()
-                await tracker.update { $0.activity = "idle" }
+                try await sync(maxPages: nil, retriesWithinRun: false)
+                await progressTracker.update { $0.activity = "idle" }
                 checkpointWhileIdle()
                 try await clock.sleep(for: try nextWake())
-            } catch SyncError.apiUnavailable(let message), SyncError.inconsistentPage(let message) {
-                logger.warning("\(message); trying again later", metadata: ["wait_s": "\(configuration.outageRetryDelay.components.seconds)"])
-                await tracker.update { $0.activity = "waiting for the API" }
-                try await clock.sleep(for: configuration.outageRetryDelay)
+            } catch let error as SyncError {
+                switch error {
+                case .apiUnavailable, .inconsistentPage:
+                    logger.warning("\(error.errorDescription ?? "\(error)"); trying again later", metadata: [
+                        "wait_s": "\(configuration.outageRetryDelay.components.seconds)",
+                    ])
+                    await progressTracker.update { $0.activity = "waiting for the API" }
+                    try await clock.sleep(for: configuration.outageRetryDelay)
+                case .accessKeyRejected, .store, .spool:
+                    throw error
+                }
             }
         }
     }
 
+    /// One round of the pipeline: the walk (to the end, or `maxPages` backfill pages), and the
+    /// images and tracking requests that are due, all at once; it returns when every stage is
+    /// done. An outage or a refused page ends the walk but not the downloads: it is thrown once
+    /// they are done.
+    private func sync(maxPages: Int?, retriesWithinRun: Bool) async throws {
+        let pipeline = makePipeline(retriesWithinRun: retriesWithinRun)
+        running.withLock { $0 = pipeline }
+        defer { running.withLock { $0 = nil } }
+        // Each stage's task returns nil, except a walk that met an outage: it returns that.
+        let walkFailure = try await withThrowingTaskGroup(of: SyncError?.self) { group in
+            group.addTask {
+                defer { pipeline.feed.walkFinished() }
+                do {
+                    _ = try await pipeline.walker.walk(maxPages: maxPages)
+                    return nil
+                } catch let error as SyncError {
+                    switch error {
+                    case .apiUnavailable, .inconsistentPage: return error
+                    case .accessKeyRejected, .store, .spool: throw error
+                    }
+                }
+            }
+            group.addTask {
+                try await pipeline.feed.run()
+                return nil
+            }
+            group.addTask {
+                defer { pipeline.outcomes.finish() }
+                try await pipeline.fetcher.run(jobs: pipeline.feed.jobs, outcomes: pipeline.outcomes)
+                return nil
+            }
+            group.addTask {
+                try await pipeline.writer.run(pipeline.outcomes)
+                pipeline.tracker?.writerFinished()
+                return nil
+            }
+            if let tracker = pipeline.tracker {
+                group.addTask {
+                    try await tracker.run()
+                    return nil
+                }
+            }
+            var failure: SyncError?
+            for try await result in group {
+                failure = failure ?? result
+            }
+            return failure
+        }
+        try Task.checkCancellation()
+        if let walkFailure {
+            throw walkFailure
+        }
+    }
+
+    private func makePipeline(retriesWithinRun: Bool) -> Pipeline {
+        let variant = configuration.variant.rawValue
+        let imagesSettled = WakeSignal()
+        let feed = ImageJobFeed(
+            store: store, variant: variant, capacity: configuration.concurrency * 2, clock: clock, now: now,
+            progress: progressTracker, retriesWithinRun: retriesWithinRun)
+        let tracker = configuration.downloadTracking
+            ? DownloadTracker(
+                repository: repository, store: store, budget: budget, progress: progressTracker, now: now, logger: logger,
+                concurrency: configuration.trackingConcurrency)
+            : nil
+        let walker = PageWalker(
+            repository: repository, store: store, configuration: configuration, budget: budget,
+            backlog: ImageBacklog(store: store, variant: variant, limit: configuration.pagesAhead * configuration.perPage, imagesSettled: imagesSettled),
+            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() })
+        let writer = ImageWriter(
+            store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
+            committed: { settled, stored in
+                feed.settled(settled)
+                imagesSettled.signal()
+                if stored > 0 { tracker?.imagesStored() }
+            })
+        return Pipeline(
+            walker: walker, feed: feed,
+            fetcher: ImageFetcher(repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
+            // As many fetched images may wait for the writer as are being fetched: a kill -9 then
+            // loses at most 4 x concurrency downloads (fetching, waiting, and the batch being written).
+            outcomes: BoundedQueue(capacity: configuration.concurrency), writer: writer, tracker: tracker)
+    }
+
     private func prepare() async throws {
-        do {
+        do throws(SpoolError) {
             let leftovers = try spool.prepare()
             if leftovers > 0 {
                 logger.info("removed download files left by an earlier run", metadata: ["count": "\(leftovers)"])
             }
         } catch {
-            throw SyncError.spool(error.errorDescription ?? "\(error)")
+            throw SyncError.spool(error)
         }
         let created = try storing { try store.enqueueMissingImages(variant: configuration.variant.rawValue) }
         if created > 0 {
@@ -146,36 +241,23 @@ public final class SyncEngine: Sendable {
         }
         return wait
     }
+}
 
-    /// Runs a store call, turning its errors into ``SyncError/store(_:)``.
-    func storing<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw SyncError.store((error as? LocalizedError)?.errorDescription ?? "\(error)")
-        }
-    }
+/// The stages of one round, wired together.
+private struct Pipeline: Sendable {
+    let walker: PageWalker
+    let feed: ImageJobFeed
+    let fetcher: ImageFetcher
+    let outcomes: BoundedQueue<ImageOutcome>
+    let writer: ImageWriter
+    let tracker: DownloadTracker?
 
-    /// Sends an API request within the rate-limit budget, waiting out an exhausted limit.
-    /// A rejected key becomes ``SyncError/accessKeyRejected(_:)``; other ``UnsplashError``s pass.
-    func callingAPI<T>(_ request: () async throws -> T) async throws -> T {
-        while true {
-            try await budget.permit()
-            do {
-                return try await request()
-            } catch UnsplashError.rateLimited(let limit, let retryAfter) {
-                await tracker.update { $0.rateLimit = limit ?? $0.rateLimit }
-                try await budget.exhausted(limit, retryAfter: retryAfter)
-            } catch UnsplashError.accessKeyRejected(let detail) {
-                throw SyncError.accessKeyRejected(UnsplashError.accessKeyRejected(detail: detail).errorDescription ?? "access key rejected")
-            }
-        }
-    }
-
-    func recordRateLimit(_ limit: RateLimit?) async {
-        await budget.update(limit)
-        if let limit {
-            await tracker.update { $0.rateLimit = limit }
-        }
+    var depths: StageDepths {
+        var depths = StageDepths()
+        depths.jobsQueued = feed.jobs.depth
+        depths.jobsClaimed = feed.claimedCount
+        depths.outcomesQueued = outcomes.depth
+        depths.trackingInFlight = tracker?.depth ?? 0
+        return depths
     }
 }

@@ -1,26 +1,54 @@
 import Foundation
+import Networking
+import PhotoStore
 import UnsplashAPI
 
-/// Why a sync stopped.
+/// Why a sync stopped, carrying the error of the layer that caused it, so a caller can tell
+/// the causes apart (the command line maps each to its exit code) without parsing messages.
 public enum SyncError: Error, LocalizedError, Sendable {
-    /// Unsplash rejected the access key: retrying cannot help.
-    case accessKeyRejected(String)
+    /// Unsplash rejected the access key: retrying cannot help. The cause is
+    /// ``UnsplashError/accessKeyRejected(detail:)``.
+    case accessKeyRejected(UnsplashError)
     /// The API could not be reached or kept failing, even after retries.
-    case apiUnavailable(String)
+    case apiUnavailable(UnsplashError)
     /// A page contradicted itself (empty but linking a next page, or ending the feed although
     /// `X-Total` says more follow). The walk stays on that page and tries it again later.
-    case inconsistentPage(String)
+    case inconsistentPage(PageContradiction)
     /// The database failed.
-    case store(String)
+    case store(StoreError)
     /// A download could not be written to its spool file beside the database: a full disk, or a
     /// directory that is not writable.
-    case spool(String)
+    case spool(SpoolError)
 
     public var errorDescription: String? {
         switch self {
-        case .accessKeyRejected(let message), .apiUnavailable(let message), .inconsistentPage(let message): message
-        case .store(let message): "database error: \(message)"
-        case .spool(let message): message
+        case .accessKeyRejected(let cause), .apiUnavailable(let cause): cause.errorDescription
+        case .inconsistentPage(let contradiction): contradiction.description
+        case .store(let cause): "database error: \(cause.errorDescription ?? "\(cause)")"
+        case .spool(let cause): cause.errorDescription
         }
+    }
+}
+
+/// A page that cannot be trusted where it would end a walk, and where the walk stays.
+public struct PageContradiction: Sendable, Equatable, CustomStringConvertible {
+    /// Which walk met it: `backfill` or `the head catch-up`.
+    public var walk: String
+    /// The page's cursor (path and query), or nil for page 1.
+    public var cursor: String?
+    /// What is wrong with the page.
+    public var reason: String
+
+    public var description: String {
+        "\(walk) stays at \(cursor ?? "page 1") and tries it again later: \(reason)"
+    }
+}
+
+/// Runs a store call, turning its `StoreError` into ``SyncError/store(_:)``.
+func storing<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw SyncError.store(error)
     }
 }

@@ -15,7 +15,8 @@ import Synchronization
 ///   `photosync_images_failed_total`, `photosync_downloads_tracked_total`;
 /// - `photosync_rate_limit_remaining`: the budget the last API answer reported;
 /// - `photosync_last_page_timestamp_seconds`: when the last page was stored (Unix time);
-/// - `photosync_queue_depth{stage=...}`: work waiting at each stage of the engine.
+/// - `photosync_queue_depth{stage=...}`: work waiting at each stage of the engine, read from
+///   ``SyncEngine/stageDepths`` when metrics are scraped.
 public final class SyncMetrics: Sendable {
     private let factory: any MetricsFactory
     private let now: @Sendable () -> Date
@@ -61,9 +62,16 @@ public final class SyncMetrics: Sendable {
         if let rateLimit = progress.rateLimit {
             rateLimitRemaining.record(rateLimit.remaining)
         }
-        for (stage, depth) in progress.queueDepths {
-            queueDepth(stage).record(depth)
-        }
+    }
+
+    /// Records how much work waits at each stage now (``SyncEngine/stageDepths``).
+    public func record(_ depths: StageDepths) {
+        queueDepth("jobs_queued").record(depths.jobsQueued)
+        queueDepth("jobs_claimed").record(depths.jobsClaimed)
+        queueDepth("images_to_write").record(depths.outcomesQueued)
+        queueDepth("tracking_in_flight").record(depths.trackingInFlight)
+        queueDepth("api_in_flight").record(depths.apiInFlight)
+        queueDepth("api_waiting").record(depths.apiWaiting)
     }
 
     private func queueDepth(_ stage: String) -> Gauge {

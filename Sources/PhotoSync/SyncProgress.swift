@@ -10,11 +10,11 @@ public struct SyncProgress: Sendable, Equatable {
     public var imagesFailed = 0
     public var bytesStored: Int64 = 0
     public var downloadsTracked = 0
+    /// Transactions the image writer committed: fewer than the images when it group-commits.
+    public var imageBatches = 0
     public var rateLimit: RateLimit?
     /// What the sync is doing now, in a few words.
     public var activity = "starting"
-    /// Work waiting at each stage of the engine, by stage name.
-    public var queueDepths: [String: Int] = [:]
 
     public init() {}
 

@@ -41,6 +41,8 @@ import UnsplashStub
         #expect(metrics["photosync_downloads_tracked_total"] == 60)
         #expect(metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")
         #expect(metrics["photosync_rate_limit_remaining"] == Double(5_000 - 63))
+        #expect(metrics[#"photosync_queue_depth{stage="api_in_flight"}"#] == 0, "idle: nothing in flight")
+        #expect(metrics[#"photosync_queue_depth{stage="jobs_queued"}"#] == 0)
         let lastPage = try #require(metrics["photosync_last_page_timestamp_seconds"])
         #expect(abs(lastPage - Date().timeIntervalSince1970) < 600)
         #expect(result.status == 0, "\(result.stderr)")

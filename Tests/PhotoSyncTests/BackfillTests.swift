@@ -81,7 +81,8 @@ import UnsplashAPI
         await #expect {
             try await harness.engine(accessKey: "WRONG").runOnce()
         } throws: { error in
-            guard case .accessKeyRejected(let message) = error as? SyncError else { return false }
+            guard case .accessKeyRejected(let cause) = error as? SyncError else { return false }
+            let message = cause.localizedDescription
             return message.contains("Access Key") && !message.contains("WRONG")
         }
         #expect(try harness.store.statistics().photos == 0)

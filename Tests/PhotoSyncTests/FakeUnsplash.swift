@@ -29,6 +29,7 @@ final class FakeUnsplash: Sendable {
         var notImages: Set<String> = []      // answer 200 with an HTML page instead of the image
         var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
         var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
+        var overdrawn = 0                    // API requests that arrived with no budget left
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -89,7 +90,7 @@ final class FakeUnsplash: Sendable {
 
     // MARK: - Answers
 
-    private func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
+    func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         let url = request.url!
         switch url.host {
         case "api.unsplash.com", Self.mirrorHost: return try apiAnswer(request, url)
@@ -107,6 +108,7 @@ final class FakeUnsplash: Sendable {
             if request.value(forHTTPHeaderField: "Authorization") != "Client-ID KEY" {
                 return Self.http(url, 401, [:], #"{"errors":["OAuth error: The access token is invalid"]}"#)
             }
+            if state.remaining <= 0 { state.overdrawn += 1 }
             if state.rateLimitedAnswers > 0 || state.remaining <= 0 {
                 state.rateLimitedAnswers = max(0, state.rateLimitedAnswers - 1)
                 return Self.http(url, 403, ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "0", "Content-Type": "text/plain"], "Rate Limit Exceeded")

@@ -31,11 +31,16 @@ struct SyncHarness {
     ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
-        let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
         return SyncEngine(
-            repository: PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: apiBase, accessKey: accessKey)),
+            repository: repository(accessKey: accessKey, apiBase: apiBase),
             store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
             logger: log.logger(level: .trace))
+    }
+
+    /// The fake API behind the provider the engine uses, for testing a stage on its own.
+    func repository(accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL) -> PhotoRepository {
+        let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
+        return PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: apiBase, accessKey: accessKey))
     }
 
     /// Image bodies over 2 KB go to files, so both of the spool's paths are exercised.

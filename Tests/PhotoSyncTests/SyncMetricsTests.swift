@@ -21,16 +21,18 @@ import UnsplashAPI
         progress.imagesStored = 9
         progress.bytesStored = 1_500
         progress.rateLimit = RateLimit(limit: 50, remaining: 41)
-        progress.queueDepths = ["images": 12]
         sync.record(progress)
         sync.record(progress)
+        var depths = StageDepths()
+        depths.outcomesQueued = 12
+        sync.record(depths)
 
         #expect(try metrics.expectCounter("photosync_pages_fetched_total").totalValue == 3)
         #expect(try metrics.expectCounter("photosync_images_stored_total").totalValue == 9)
         #expect(try metrics.expectCounter("photosync_image_bytes_stored_total").totalValue == 1_500)
         #expect(try metrics.expectGauge("photosync_rate_limit_remaining").lastValue == 41)
         #expect(try metrics.expectGauge("photosync_last_page_timestamp_seconds").lastValue == 1_800_000_000)
-        #expect(try metrics.expectGauge("photosync_queue_depth", [("stage", "images")]).lastValue == 12)
+        #expect(try metrics.expectGauge("photosync_queue_depth", [("stage", "images_to_write")]).lastValue == 12)
     }
 
     @Test func onlyRequestsCarryingTheKeyCountAsAPIRequests() async throws {

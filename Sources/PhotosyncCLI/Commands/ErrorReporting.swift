@@ -16,6 +16,8 @@ enum ErrorReporting {
         return code.exitCode
     }
 
+    /// The one table from cause to exit code. A ``SyncError`` is classified by the error of the
+    /// layer that caused it, with a few words saying where it came from.
     static func classify(_ error: any Error) -> (PhotosyncExitCode, String?) {
         switch error {
         case is CancellationError:
@@ -26,6 +28,8 @@ enum ErrorReporting {
             return (.usage, error.localizedDescription)
         case let error as StoreError:
             return (.ioError, error.localizedDescription)
+        case let error as SpoolError:
+            return (.ioError, error.localizedDescription)
         case let error as WriterLockError:
             switch error {
             case .held: return (.writerLockHeld, error.localizedDescription)
@@ -33,10 +37,11 @@ enum ErrorReporting {
             }
         case let error as SyncError:
             switch error {
-            case .accessKeyRejected(let message): return (.noPermission, message)
-            case .apiUnavailable(let message): return (.unavailable, "the Unsplash API is unavailable: \(message)")
-            case .inconsistentPage(let message): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(message)")
-            case .store, .spool: return (.ioError, error.localizedDescription)
+            case .accessKeyRejected(let cause): return (.noPermission, cause.localizedDescription)
+            case .apiUnavailable(let cause): return (.unavailable, "the Unsplash API is unavailable: \(cause.localizedDescription)")
+            case .inconsistentPage(let contradiction): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(contradiction)")
+            case .store(let cause): return (classify(cause).0, error.localizedDescription)
+            case .spool(let cause): return classify(cause)
             }
         case let error as ProxySettingsError:
             return (.config, error.localizedDescription)

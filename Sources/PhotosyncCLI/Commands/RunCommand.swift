@@ -116,7 +116,9 @@ struct RunCommand: AsyncParsableCommand {
         ]
         if let address = settings.metricsListen {
             services.append(.init(
-                service: MetricsServer(address: address, registry: registry, logger: logger),
+                service: MetricsServer(address: address, registry: registry, logger: logger) {
+                    metrics.record(await engine.stageDepths)
+                },
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let watchdog = WatchdogService(notifier: notifier) {

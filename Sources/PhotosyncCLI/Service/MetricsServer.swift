@@ -14,10 +14,13 @@ struct MetricsServer: Service {
     let address: ListenAddress
     let registry: PrometheusCollectorRegistry
     let logger: Logger
+    /// Brings gauges that are read rather than pushed (the engine's queue depths) up to date.
+    let beforeScrape: @Sendable () async -> Void
 
     func run() async throws {
         let router = Router()
-        router.get("metrics") { [registry] _, _ -> Response in
+        router.get("metrics") { [registry, beforeScrape] _, _ -> Response in
+            await beforeScrape()
             var text: [UInt8] = []
             registry.emit(into: &text)
             return Response(

@@ -1,0 +1,25 @@
+import PhotoStore
+
+/// Holds the page walker back while too many images wait for their first download: at most
+/// ``limit`` queued images when it fetches another page, so it never runs more than a few
+/// pages ahead of the fetchers, however slow the image hosts are.
+///
+/// The count comes from the store (pending jobs never attempted), so images queued by an
+/// earlier run count too, and a failed image waiting for its retry does not hold the walk up.
+struct ImageBacklog: Sendable {
+    let store: PhotoStore
+    let variant: String
+    /// Queued images at or above which the walker waits.
+    let limit: Int
+    /// Signalled after every commit of the image writer.
+    let imagesSettled: WakeSignal
+
+    /// Returns once fewer than ``limit`` images wait for their first download.
+    /// Throws ``SyncError/store(_:)``, or `CancellationError` when cancelled.
+    func waitForRoom() async throws {
+        while try storing({ try store.unattemptedImageCount(variant: variant) }) >= limit {
+            await imagesSettled.wait()
+            try Task.checkCancellation()
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import Networking
+import PhotoStore
+import UnsplashAPI
+
+/// The second stage: ``SyncConfiguration/concurrency`` downloads at once, each job from the
+/// ``ImageJobFeed`` fetched into the ``BodySpool`` (hashed as it arrives, checked against its
+/// `Content-Length` and size cap) and identified by its format, then handed to the writer.
+///
+/// It never writes to the database: a failure is an ``ImageOutcome/failed(_:reason:permanent:)``
+/// that the writer records with the rest of its batch. Image hosts are not the API, so fetches
+/// spend nothing of the rate limit.
+struct ImageFetcher: Sendable {
+    let repository: PhotoRepository
+    let hostPolicy: ImageHostPolicy
+    let spool: BodySpool
+    let concurrency: Int
+
+    /// Fetches jobs until `jobs` is finished and drained, sending each outcome to `outcomes`.
+    /// Throws ``SyncError/spool(_:)`` when a body cannot be spooled, or `CancellationError`.
+    func run(jobs: BoundedQueue<ImageJob>, outcomes: BoundedQueue<ImageOutcome>) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<max(1, concurrency) {
+                group.addTask {
+                    while let job = await jobs.next() {
+                        let outcome = try await fetch(job)
+                        do {
+                            try await outcomes.send(outcome)
+                        } catch {
+                            outcome.discard()
+                            throw error
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Downloads and checks one image.
+    func fetch(_ job: ImageJob) async throws -> ImageOutcome {
+        let url: URL
+        switch hostPolicy.check(job.sourceURL) {
+        case .success(let allowed):
+            url = allowed
+        case .failure(let refusal):
+            // Never fetched, and never will be: retrying cannot change the URL's host.
+            return .failed(job, reason: "\(refusal)", permanent: true)
+        }
+        let image: FetchedImage
+        do {
+            image = try await repository.image(at: url, redirects: hostPolicy.redirects, into: spool)
+        } catch let error as UnsplashError {
+            return .failed(job, reason: error.errorDescription ?? "\(error)", permanent: Self.isPermanent(error))
+        } catch let error as SpoolError {
+            throw SyncError.spool(error)
+        }
+        let body = image.body
+        guard body.byteCount > 0 else {
+            body.remove()
+            return .failed(job, reason: "the image is empty", permanent: false)
+        }
+        switch ImageFormat.identify(contentType: image.contentType, prefix: body.prefix) {
+        case .success(let format):
+            return .fetched(job, body: body, mediaType: format.mediaType)
+        case .failure(let mismatch):
+            body.remove()
+            return .failed(job, reason: mismatch.description, permanent: false)
+        }
+    }
+
+    /// Answers that another try cannot change: gone, not ours to download (Unsplash+), sent
+    /// somewhere not allowed, or larger than the cap.
+    static func isPermanent(_ error: UnsplashError) -> Bool {
+        switch error {
+        case .api(let status, _, _): [401, 403, 404, 410].contains(status)
+        case .accessKeyRejected, .foreignURL, .redirectRefused: true
+        case .network(.bodyTooLarge): true
+        case .rateLimited, .network: false
+        }
+    }
+}

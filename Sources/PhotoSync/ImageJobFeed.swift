@@ -1,0 +1,96 @@
+import Foundation
+import PhotoStore
+import Synchronization
+
+/// Reads due jobs from the store's image queue and hands each to the fetchers once.
+///
+/// A job stays pending in the store until the writer commits its outcome, so the feed keeps the
+/// jobs it handed out as claimed until ``settled(_:)``: a job is never fetched twice at once, and
+/// a job whose outcome was lost with a killed process is simply still pending next time.
+///
+/// It ends when the walk has ended, no claimed job is left and nothing is due. With
+/// `retriesWithinRun` (`runOnce`) it first waits for failed images to fall due and feeds them
+/// again, until none is pending; without (the daemon) it leaves them to a later round.
+final class ImageJobFeed: Sendable {
+    let store: PhotoStore
+    let variant: String
+    let clock: any Clock<Duration>
+    let now: @Sendable () -> Date
+    let progress: ProgressTracker
+    let retriesWithinRun: Bool
+    /// The fetchers' input.
+    let jobs: BoundedQueue<ImageJob>
+    private let claimed = Mutex<Set<String>>([])
+    private let walkEnded = Atomic<Bool>(false)
+    private let wake = WakeSignal()
+
+    init(
+        store: PhotoStore, variant: String, capacity: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+        progress: ProgressTracker, retriesWithinRun: Bool
+    ) {
+        self.store = store
+        self.variant = variant
+        self.clock = clock
+        self.now = now
+        self.progress = progress
+        self.retriesWithinRun = retriesWithinRun
+        self.jobs = BoundedQueue(capacity: capacity)
+    }
+
+    /// Jobs handed out whose outcome is not committed yet.
+    var claimedCount: Int { claimed.withLock { $0.count } }
+
+    /// Feeds jobs until there are no more (see the type's contract), then finishes ``jobs``.
+    /// Throws ``SyncError/store(_:)``, or `CancellationError`.
+    func run() async throws {
+        defer { jobs.finish() }
+        var dueBy = Date.distantPast
+        while true {
+            try Task.checkCancellation()
+            // Read before the queue, so a walk that ends meanwhile is seen on the next round.
+            let walkHasEnded = walkEnded.load(ordering: .acquiring)
+            let due = max(now(), dueBy)
+            let alreadyClaimed = claimedCount
+            let candidates = try storing {
+                try store.dueImageJobs(variant: variant, now: due, limit: alreadyClaimed + jobs.capacity)
+            }
+            let fresh = claimed.withLock { claimed in candidates.filter { claimed.insert($0.photoID).inserted } }
+            if !fresh.isEmpty {
+                for job in fresh {
+                    try await jobs.send(job)
+                }
+                continue
+            }
+            if walkHasEnded && claimedCount == 0 {
+                guard retriesWithinRun, let retry = try storing({ try store.nextImageRetry(variant: variant) }) else { return }
+                // Anything due by `due` would have been read above.
+                guard retry > due else { return }
+                await progress.update { $0.activity = "retrying failed images" }
+                try await clock.sleep(for: .seconds(max(0, retry.timeIntervalSince(now()))))
+                // The wall clock a test gives may not move with its clock: due is by `retry`.
+                dueBy = retry
+                continue
+            }
+            await wake.wait()
+        }
+    }
+
+    /// New jobs may be due: a page was committed.
+    func jobsAdded() {
+        wake.signal()
+    }
+
+    /// The walk has ended: once the claimed jobs settle and nothing is due, the feed ends.
+    func walkFinished() {
+        walkEnded.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// The writer committed the outcomes of these photos' jobs.
+    func settled(_ photoIDs: [String]) {
+        claimed.withLock { claimed in
+            for id in photoIDs { claimed.remove(id) }
+        }
+        wake.signal()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+import PhotoStore
+
+/// The third stage and the only one that writes images: it group-commits the fetchers'
+/// outcomes, many per transaction, with ``PhotoStore/storeImages(_:failures:)``.
+///
+/// Each batch is what arrived while the previous one was being written, capped at
+/// ``maxBatchBytes`` and ``maxBatchCount``: under load batches grow by themselves, and an image
+/// never waits for more than the transaction in progress, far less than the 250 ms a timer would
+/// allow. Crash safety is that of one image per transaction: each image's bytes commit with its
+/// status, so a kill -9 loses only the batch being written, which is still pending and fetched
+/// again, and nothing is stored twice. Spool files are removed once their batch has committed
+/// (or when it never will).
+struct ImageWriter: Sendable {
+    let store: PhotoStore
+    let configuration: SyncConfiguration
+    let progress: ProgressTracker
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// A batch holds at most this many bytes of images, besides its first image.
+    var maxBatchBytes: Int64 = 8 << 20
+    /// A batch holds at most this many outcomes.
+    var maxBatchCount = 256
+    /// Called after each commit with the photos whose outcomes it settled.
+    let committed: @Sendable (_ settled: [String], _ stored: Int) -> Void
+
+    /// Commits outcomes until `outcomes` is finished and drained.
+    /// Throws ``SyncError/store(_:)`` (the batch is not stored), or `CancellationError`.
+    func run(_ outcomes: BoundedQueue<ImageOutcome>) async throws {
+        defer {
+            // Whatever a stopped writer leaves will never be committed: its jobs stay pending.
+            outcomes.finish()
+            while let left = outcomes.poll() { left.discard() }
+        }
+        while let first = await outcomes.next() {
+            var batch = [first]
+            var bytes = first.byteCount
+            while bytes < maxBatchBytes, batch.count < maxBatchCount, let more = outcomes.poll() {
+                batch.append(more)
+                bytes += more.byteCount
+            }
+            try await commit(batch)
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Stores one batch in one transaction, then reports it.
+    func commit(_ batch: [ImageOutcome]) async throws {
+        defer { batch.forEach { $0.discard() } }
+        let fetchedAt = now()
+        var images: [(job: ImageJob, image: ImageToStore)] = []
+        var failures: [(failure: ImageAttemptFailure, attempts: Int, givesUp: Bool)] = []
+        for outcome in batch {
+            switch outcome {
+            case .fetched(let job, let body, let mediaType):
+                let bytes: ImageToStore.Bytes = switch body.storage {
+                case .memory(let data): .data(data)
+                case .file(let file): .file(file, byteCount: body.byteCount)
+                }
+                images.append((job, ImageToStore(
+                    photoID: job.photoID, variant: job.variant, contentType: mediaType, bytes: bytes,
+                    sha256: body.sha256, fetchedAt: fetchedAt)))
+            case .failed(let job, let reason, let permanent):
+                let attempts = job.attempts + 1
+                let givesUp = permanent || attempts >= configuration.maxImageAttempts
+                let retryAt = givesUp ? nil : fetchedAt.addingTimeInterval(configuration.imageRetryDelay(afterAttempts: attempts).timeInterval)
+                failures.append((ImageAttemptFailure(photoID: job.photoID, variant: job.variant, error: reason, retryAt: retryAt), attempts, givesUp))
+            }
+        }
+        let stored = try storing { try store.storeImages(images.map { $0.image }, failures: failures.map { $0.failure }) }
+
+        var storedCount = 0
+        var storedBytes: Int64 = 0
+        for ((_, image), wasStored) in zip(images, stored) where wasStored {
+            storedCount += 1
+            storedBytes += image.byteCount
+            logger.debug("image stored", metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
+        }
+        for (failure, attempts, givesUp) in failures {
+            if givesUp {
+                logger.warning("image failed for good", metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
+            } else {
+                logger.notice("image failed; will retry", metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
+            }
+        }
+        let failedForGood = failures.filter { $0.givesUp }.count
+        await progress.update {
+            $0.imagesStored += storedCount
+            $0.bytesStored += storedBytes
+            $0.imagesFailed += failedForGood
+            $0.imageBatches += 1
+        }
+        committed(batch.map { $0.job.photoID }, storedCount)
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

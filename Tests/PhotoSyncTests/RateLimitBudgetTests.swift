@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+@testable import PhotoSync
+import Synchronization
+import TestSupport
+import Testing
+import UnsplashAPI
+
+@Suite struct RateLimitBudgetTests {
+    func budget(reserve: Int, clock: TestClock = TestClock()) -> RateLimitBudget {
+        RateLimitBudget(reserve: reserve, pause: .seconds(600), clock: clock, logger: Logger(label: "test"))
+    }
+
+    @Test func anUnknownBudgetLetsOneRequestOutToLearnIt() async throws {
+        let budget = budget(reserve: 10)
+        let first = try await budget.permit()
+        let second = Task { try await budget.permit() }
+        for _ in 0..<50 { await Task.yield() }
+        #expect(await budget.inFlight == 1)
+        #expect(await budget.waiting == 1)
+        await budget.release(first, reporting: RateLimit(limit: 5000, remaining: 4000))
+        _ = try await second.value
+        #expect(await budget.inFlight == 1)
+    }
+
+    @Test func requestsInFlightCountAgainstTheBudget() async throws {
+        // GIVEN a known budget of 15 with a reserve of 10
+        let budget = budget(reserve: 10, clock: TestClock(suspendsSleeps: true))
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 50, remaining: 15))
+        // WHEN 8 requests want to go at once
+        let granted = Shared(0)
+        let requests = (0..<8).map { _ in
+            Task {
+                _ = try await budget.permit()
+                granted.withLock { $0 += 1 }
+            }
+        }
+        for _ in 0..<200 { await Task.yield() }
+        // THEN only 5 go; the others wait rather than spend the reserve
+        #expect(granted.value == 5)
+        #expect(await budget.inFlight == 5)
+        requests.forEach { $0.cancel() }
+        for request in requests { _ = await request.result }
+    }
+
+    @Test func anOlderAnswerDoesNotRaiseTheBudgetAgain() async throws {
+        let budget = budget(reserve: 0)
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 50, remaining: 40))
+        let early = try await budget.permit()
+        let late = try await budget.permit()
+        await budget.release(late, reporting: RateLimit(limit: 50, remaining: 38))
+        await budget.release(early, reporting: RateLimit(limit: 50, remaining: 39))
+        #expect(await budget.last?.remaining == 38)
+    }
+
+    @Test func withConcurrentTrackingTheFakesBudgetIsNeverOverdrawn() async throws {
+        // GIVEN 60 photos (6 pages + 60 tracking requests) and a budget of 40 with a reserve of 2,
+        // and a pause that lasts until the test ends it
+        let harness = try SyncHarness(photos: 60, clock: TestClock(suspending: { $0 == .seconds(600) }))
+        defer { harness.removeDirectory() }
+        harness.fake.state.withLock { $0.remaining = 40 }
+        let engine = harness.engine {
+            $0.rateLimitReserve = 2
+            $0.rateLimitPause = .seconds(600)
+            $0.trackingConcurrency = 8
+            $0.concurrency = 8
+        }
+        // WHEN it syncs until it pauses for the rate limit
+        let sync = Task { try await engine.runOnce() }
+        for await delay in harness.clock.sleepStarted where delay == .seconds(600) { break }
+        // THEN it spent the budget down to the reserve and not one request more
+        #expect(harness.fake.state.withLock { $0.overdrawn } == 0)
+        #expect(harness.fake.apiRequests.count == 38)
+        #expect(harness.fake.state.withLock { $0.remaining } == 2)
+        #expect(await engine.stageDepths.apiInFlight == 0)
+        sync.cancel()
+        await #expect(throws: CancellationError.self) { try await sync.value }
+    }
+}

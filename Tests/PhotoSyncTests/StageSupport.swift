@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+import Logging
+import Networking
+import PhotoStore
+@testable import PhotoSync
+import TestSupport
+import UnsplashAPI
+
+/// The pieces the stages share, built over a harness, to test one stage without the others.
+struct Stages {
+    let harness: SyncHarness
+    let configuration: SyncConfiguration
+    let progress = ProgressTracker(observer: { _ in })
+    let budget: RateLimitBudget
+
+    init(_ harness: SyncHarness, _ configure: (inout SyncConfiguration) -> Void = { _ in }) {
+        self.harness = harness
+        var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
+        configure(&configuration)
+        self.configuration = configuration
+        // The engine prepares the spool before any stage runs.
+        _ = try? harness.spool().prepare()
+        budget = RateLimitBudget(
+            reserve: configuration.rateLimitReserve, pause: configuration.rateLimitPause, clock: harness.clock,
+            logger: harness.log.logger(level: .trace))
+    }
+
+    var now: @Sendable () -> Date { { [wallClock = harness.wallClock] in wallClock.now } }
+
+    func walker(backlog limit: Int = 1000, imagesSettled: WakeSignal = WakeSignal(), pageCommitted: @escaping @Sendable () -> Void = {}) -> PageWalker {
+        PageWalker(
+            repository: harness.repository(), store: harness.store, configuration: configuration, budget: budget,
+            backlog: ImageBacklog(store: harness.store, variant: configuration.variant.rawValue, limit: limit, imagesSettled: imagesSettled),
+            progress: progress, now: now, logger: harness.log.logger(level: .trace), pageCommitted: pageCommitted)
+    }
+
+    func fetcher() -> ImageFetcher {
+        ImageFetcher(
+            repository: harness.repository(), hostPolicy: ImageHostPolicy(allowedHosts: configuration.allowedImageHosts),
+            spool: harness.spool(), concurrency: configuration.concurrency)
+    }
+
+    func writer(committed: @escaping @Sendable ([String], Int) -> Void = { _, _ in }) -> ImageWriter {
+        ImageWriter(
+            store: harness.store, configuration: configuration, progress: progress, now: now,
+            logger: harness.log.logger(level: .trace), committed: committed)
+    }
+
+    func tracker(session: MockURLSession? = nil) -> DownloadTracker {
+        var repository = harness.repository()
+        if let session { repository.provider = Provider(session: session, clock: harness.clock) }
+        return DownloadTracker(
+            repository: repository, store: harness.store, budget: budget, progress: progress, now: now,
+            logger: harness.log.logger(level: .trace), concurrency: configuration.trackingConcurrency)
+    }
+
+    /// Jobs due now, as the feed would hand them out.
+    func dueJobs() throws -> [ImageJob] {
+        try harness.store.dueImageJobs(variant: configuration.variant.rawValue, now: harness.wallClock.now, limit: 1000)
+    }
+}
+
+/// A value shared with escaping closures (a `Mutex` cannot be captured by them).
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
