@@ -138,7 +138,7 @@ let package = Package(
         // The stub over real HTTP on loopback, and its executable.
         .testTarget(
             name: "UnsplashStubTests",
-            dependencies: ["UnsplashStub", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["UnsplashStub", "Networking", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "EndToEndTests",
