@@ -18,13 +18,35 @@ struct TransportBench {
             .split(separator: "\n").compactMap { URL(string: String($0)) }
         let concurrency = arguments.count > 2 ? max(1, Int(arguments[2]) ?? 8) : 8
         let spoolDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("transport-bench-\(getpid())")
-        let spool = BodySpool(directory: spoolDirectory)
+        let spool = BodySpool(directory: spoolDirectory, maxBytes: Int64(Int32.max))
         try spool.prepare()
         let session = AsyncHTTPClientSession(configuration: .init(maxConnectionsPerHost: concurrency))
         let provider = Provider(session: session, retryPolicy: .none)
 
         let start = ContinuousClock.now
-        let bytes = try await withThrowingTaskGroup(of: Int64.self) { group in
+        let outcome: Result<Int64, any Error>
+        do {
+            outcome = .success(try await fetchAll(urls, concurrency: concurrency, provider, spool))
+        } catch {
+            outcome = .failure(error)
+        }
+        let elapsed = start.duration(to: .now)
+        try await session.shutdown()
+        try? FileManager.default.removeItem(at: spoolDirectory)
+        let bytes: Int64
+        switch outcome {
+        case .success(let total):
+            bytes = total
+        case .failure(let error):
+            FileHandle.standardError.write(Data("transport-bench: \(error)\n".utf8))
+            exit(1)
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("transport-bench: \(urls.count) bodies, \(bytes) bytes, \(String(format: "%.3f", seconds)) s")
+    }
+
+    static func fetchAll(_ urls: [URL], concurrency: Int, _ provider: Provider, _ spool: BodySpool) async throws -> Int64 {
+        try await withThrowingTaskGroup(of: Int64.self) { group in
             var pending = urls[...]
             var total: Int64 = 0
             for _ in 0..<concurrency {
@@ -39,11 +61,6 @@ struct TransportBench {
             }
             return total
         }
-        let elapsed = start.duration(to: .now)
-        try await session.shutdown()
-        try? FileManager.default.removeItem(at: spoolDirectory)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("transport-bench: \(urls.count) bodies, \(bytes) bytes, \(String(format: "%.3f", seconds)) s")
     }
 
     static func fetch(_ url: URL, _ provider: Provider, _ spool: BodySpool) async throws -> Int64 {
