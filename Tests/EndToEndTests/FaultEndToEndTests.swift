@@ -22,7 +22,7 @@ import UnsplashStub
 
     @Test func aStormOfFaultsEndsWithEveryPhotoStoredOnceByteExactWithinTheBudget() async throws {
         let world = try await World.start(.init(
-            photoCount: 240, accessKey: Self.key, rateLimit: 90, imageSize: 2_000, sponsoredEvery: 6, seed: 8))
+            photoCount: 240, accessKey: Self.key, rateLimit: 36, imageSize: 2_000, sponsoredEvery: 6, seed: 8))
         defer { Task { await world.stop() } }
         let stub = world.stub
         let ids = await stub.photoIDs()
@@ -30,7 +30,7 @@ import UnsplashStub
         // GIVEN a stub with every fault at once
         await stub.failAPIRequests(every: 9, status: 503)
         await stub.failNextAPIRequests(count: 1, status: 429, retryAfter: 1)
-        await stub.refillRateLimit(every: .seconds(1))
+        await stub.refillRateLimit(every: .seconds(2))
         await stub.delayAPIRequests(by: .milliseconds(10))
         await stub.delayImages(by: .milliseconds(3))
         await stub.serveMalformedJSON(onPage: 3)
@@ -54,8 +54,9 @@ import UnsplashStub
         // would wait 10 minutes: it is stopped, and the next starts once the limit is refilled,
         // as an operator's next run would an hour later.
         var runs: [Int32] = []
+        var stopsForTheLimit = 0
         var finished = false
-        for round in 0..<12 where !finished {
+        for round in 0..<30 where !finished {
             let process = try PhotosyncProcess(await world.runArguments(), environment: Self.environment)
             let (result, stoppedForTheLimit) = try await withDeadline(.seconds(90), failure: Hung(what: "storm run \(round) hung")) {
                 var stopped = false
@@ -66,13 +67,24 @@ import UnsplashStub
                 return (await process.result(), stopped)
             }
             runs.append(result.status)
-            if stoppedForTheLimit { await stub.resetRateLimit() }
+            if stoppedForTheLimit {
+                stopsForTheLimit += 1
+                await stub.resetRateLimit()
+            }
             // New uploads stop after the first run; later runs must catch up with all of them.
             if round == 0 { await stub.addPhotosWhilePaging(count: 0, everyPageRequests: 0) }
             finished = round > 0 && !stoppedForTheLimit && result.status == 0
             #expect([0, 69, 75].contains(result.status), "run \(round) exited \(result.status): \(result.stderr)")
         }
         #expect(finished, "no run exited 0: \(runs)")
+        // Every fault struck (a test that dodged them would prove nothing)
+        let answered = await stub.requests()
+        for status in [503, 429, 403] {
+            #expect(answered.contains { $0.kind == .api && $0.status == status }, "no API request was answered \(status)")
+        }
+        #expect(answered.contains { $0.path.hasPrefix("/hop/") }, "no image was redirected")
+        #expect(runs.count > 2, "runs: \(runs)")
+        print("storm: runs exited \(runs), stopped for the limit \(stopsForTheLimit) times, \(answered.count) requests")
 
         // THEN every photo of the feed is stored once, except the damaged element, which is rejected
         let feed = await stub.photoIDs()
