@@ -1,8 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PhotosyncCLI
 
 @main
 struct Photosync {
     static func main() async {
+        // A write past RLIMIT_FSIZE (a file-size limit, such as a quota) raises SIGXFSZ, whose
+        // default action kills the process without a word. Ignored, the write fails with EFBIG
+        // instead, which the store reports as one `photosync:` line and exit 74, like a full disk.
+        signal(SIGXFSZ, SIG_IGN)
         await PhotosyncCommand.runFromCommandLine()
     }
 }

@@ -23,11 +23,18 @@ final class PhotosyncProcess: Sendable {
     }
 
     /// Starts `photosync arguments...` with only `environment` (plus PATH) set. With `journal`,
-    /// stderr looks like journald's stream to it: `JOURNAL_STREAM` names the pipe.
-    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false) throws {
+    /// stderr looks like journald's stream to it: `JOURNAL_STREAM` names the pipe. A `launcher`
+    /// (a program and its arguments, such as `prlimit --fsize=N`) runs photosync in its stead,
+    /// so `pid` is the launcher's, which these launchers replace with photosync by exec.
+    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []) throws {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         let out = Pipe()
@@ -63,8 +70,8 @@ final class PhotosyncProcess: Sendable {
     }
 
     /// Runs `photosync arguments...` to the end.
-    static func run(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false) async throws -> Result {
-        let process = try PhotosyncProcess(arguments, environment: environment, journal: journal)
+    static func run(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []) async throws -> Result {
+        let process = try PhotosyncProcess(arguments, environment: environment, journal: journal, launcher: launcher)
         return await process.result()
     }
 
