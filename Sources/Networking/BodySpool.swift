@@ -95,6 +95,7 @@ public struct BodySpool: Sendable {
         var byteCount: Int64 = 0
         var memory = Data()
         var prefix = Data()
+        var suffix = Data()
         var file: (url: URL, descriptor: Int32)?
 
         init(spool: BodySpool, expected: Int64?) {
@@ -110,6 +111,7 @@ public struct BodySpool: Sendable {
             if prefix.count < SpooledBody.prefixLength {
                 prefix.append(chunk.prefix(SpooledBody.prefixLength - prefix.count))
             }
+            suffix = Data((suffix + chunk.suffix(SpooledBody.suffixLength)).suffix(SpooledBody.suffixLength))
             if file == nil, byteCount > Int64(spool.memoryLimit) {
                 try openFile()
                 try write(memory)
@@ -125,7 +127,7 @@ public struct BodySpool: Sendable {
         mutating func finish() throws(SpoolError) -> SpooledBody {
             let digest = Hex.string(hasher.finalize())
             guard let file else {
-                return SpooledBody(storage: .memory(memory), byteCount: byteCount, sha256: digest, prefix: prefix)
+                return SpooledBody(storage: .memory(memory), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
             }
             self.file = nil
             if close(file.descriptor) != 0 {
@@ -133,7 +135,7 @@ public struct BodySpool: Sendable {
                 unlink(file.url.path)
                 throw .cannotWrite(path: file.url.path, reason: reason)
             }
-            return SpooledBody(storage: .file(file.url), byteCount: byteCount, sha256: digest, prefix: prefix)
+            return SpooledBody(storage: .file(file.url), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
         }
 
         mutating func abandon() {
@@ -186,6 +188,8 @@ public struct SpooledBody: Sendable {
 
     /// How many of the first bytes ``prefix`` keeps: enough to tell image formats apart.
     public static let prefixLength = 32
+    /// How many of the last bytes ``suffix`` keeps: enough to see a format's end marker.
+    public static let suffixLength = 32
 
     public var storage: Storage
     public var byteCount: Int64
@@ -193,12 +197,15 @@ public struct SpooledBody: Sendable {
     public var sha256: String
     /// The first bytes of the body (at most ``prefixLength``).
     public var prefix: Data
+    /// The last bytes of the body (at most ``suffixLength``).
+    public var suffix: Data
 
-    public init(storage: Storage, byteCount: Int64, sha256: String, prefix: Data) {
+    public init(storage: Storage, byteCount: Int64, sha256: String, prefix: Data, suffix: Data = Data()) {
         self.storage = storage
         self.byteCount = byteCount
         self.sha256 = sha256
         self.prefix = prefix
+        self.suffix = suffix
     }
 
     /// Deletes the spool file, if the body is in one.

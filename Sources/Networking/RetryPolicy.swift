@@ -28,6 +28,9 @@ public struct RetryPolicy: Sendable {
     public var retryableURLErrorCodes: Set<URLError.Code>
     /// A number in 0..<1; injected so tests can fix the jitter.
     public var random: @Sendable () -> Double
+    /// Answers never retried whatever their status: for example one that reports the caller's
+    /// request budget spent, where another attempt would overdraw it.
+    public var refusesRetry: @Sendable (NetworkError.StatusFailure) -> Bool = { _ in false }
 
     public init(
         maxAttempts: Int = 4,
@@ -71,7 +74,7 @@ public struct RetryPolicy: Sendable {
     public func isRetryable(_ error: NetworkError) -> Bool {
         switch error {
         case .transport(let urlError, _): retryableURLErrorCodes.contains(urlError.code)
-        case .unacceptableStatus(let failure): retryableStatusCodes.contains(failure.statusCode)
+        case .unacceptableStatus(let failure): retryableStatusCodes.contains(failure.statusCode) && !refusesRetry(failure)
         // A body cut short is the connection failing mid-answer: worth another try.
         case .lengthMismatch(_, let declared, let received): received < declared
         case .invalidURL, .invalidRequest, .decoding, .emptyBody, .foreignOrigin, .redirectRefused,

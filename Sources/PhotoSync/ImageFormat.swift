@@ -44,22 +44,54 @@ enum ImageFormat: String, CaseIterable, Sendable {
     }
 
     /// The format of a body, or why it is not an image photosync stores: its first bytes must
-    /// be one of the formats, and a `Content-Type`, when sent, must name that same format.
-    static func identify(contentType: String?, prefix: Data) -> Result<ImageFormat, Mismatch> {
+    /// be one of the formats, a `Content-Type`, when sent, must name that same format, and the
+    /// body must end as that format ends (see ``isComplete(prefix:suffix:byteCount:)``).
+    static func identify(contentType: String?, prefix: Data, suffix: Data, byteCount: Int64) -> Result<ImageFormat, Mismatch> {
         guard let sniffed = ImageFormat(sniffing: prefix) else {
             return .failure(Mismatch(contentType: contentType, sniffed: nil))
         }
         if let contentType, ImageFormat(mediaType: contentType) != sniffed {
             return .failure(Mismatch(contentType: contentType, sniffed: sniffed))
         }
+        guard sniffed.isComplete(prefix: prefix, suffix: suffix, byteCount: byteCount) else {
+            return .failure(Mismatch(contentType: contentType, sniffed: sniffed, incomplete: true))
+        }
         return .success(sniffed)
+    }
+
+    /// Whether a body that begins as this format also ends as it must: a server that
+    /// understates its `Content-Length` hands over a cut image that passes every other check.
+    /// JPEG ends with its EOI marker (FF D9), PNG with its IEND chunk, GIF with its trailer (3B),
+    /// and a WebP file is as long as its RIFF header says. The last 32 bytes are searched, so a
+    /// little padding after the marker is tolerated. AVIF has no end marker to check.
+    func isComplete(prefix: Data, suffix: Data, byteCount: Int64) -> Bool {
+        let tail = [UInt8](suffix)
+        func tailContains(_ marker: [UInt8]) -> Bool {
+            guard tail.count >= marker.count else { return false }
+            return (0...(tail.count - marker.count)).contains { Array(tail[$0..<$0 + marker.count]) == marker }
+        }
+        switch self {
+        case .jpeg: return tailContains([0xFF, 0xD9])
+        case .png: return tailContains(Array("IEND".utf8))
+        case .gif: return tail.suffix(4).contains(0x3B)
+        case .webp:
+            let head = [UInt8](prefix)
+            guard head.count >= 8 else { return false }
+            let declared = Int64(head[4]) | Int64(head[5]) << 8 | Int64(head[6]) << 16 | Int64(head[7]) << 24
+            return declared + 8 == byteCount || declared + 9 == byteCount
+        case .avif: return true
+        }
     }
 
     struct Mismatch: Error, CustomStringConvertible {
         var contentType: String?
         var sniffed: ImageFormat?
+        var incomplete = false
 
         var description: String {
+            if incomplete, let sniffed {
+                return "the \(sniffed.rawValue.uppercased()) image is cut short: it does not end as a \(sniffed.rawValue.uppercased()) file ends"
+            }
             let declared = contentType.map { "Content-Type \($0.prefix(60))" } ?? "no Content-Type"
             let found = sniffed.map { "its bytes are \($0.rawValue.uppercased())" }
                 ?? "its bytes are not JPEG, PNG, WebP, AVIF or GIF"

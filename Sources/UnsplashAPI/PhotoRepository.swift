@@ -81,11 +81,19 @@ public struct PhotoRepository: Sendable {
     @discardableResult
     public func trackDownload(_ location: URL) async throws -> RateLimit? {
         let endpoint = api.trackDownload(location)
-        return try await RateLimit(headers: mapped { try await provider.response(endpoint) }.headers)
+        return try await RateLimit(headers: mapped { try await apiProvider.response(endpoint) }.headers)
+    }
+
+    /// The provider for API requests: an answer that reports no request left is not retried,
+    /// since the retry would be over the rate limit (the sync's budget gates only first attempts).
+    private var apiProvider: Provider {
+        var provider = provider
+        provider.retryPolicy.refusesRetry = { failure in RateLimit(headers: failure.headers)?.remaining == 0 }
+        return provider
     }
 
     private func page(_ endpoint: Endpoint<PhotoList>) async throws -> PhotoPage {
-        let response = try await mapped { try await provider.response(endpoint) }
+        let response = try await mapped { try await apiProvider.response(endpoint) }
         return PhotoPage(
             photos: response.value.photos,
             rejected: response.value.rejected,

@@ -141,13 +141,15 @@ import Testing
             [.head(status: 200, headers: [("Content-Length", "\(8 << 20)")]), .repeating(chunk, times: 4), .close]
         }
         let spool = try TemporarySpool(memoryLimit: 1 << 20)
-        try await Self.withProvider { provider in
+        // The connection closes after half the body; on a loaded machine the close can reach the
+        // client as a silence instead, which the read timeout ends.
+        try await Self.withProvider(.init(readTimeout: .seconds(5))) { provider in
             let error = await #expect(throws: NetworkError.self) {
                 try await provider.download(cdn.url("/cut.jpg"), into: spool.spool)
             }
 
             switch error {
-            case .transport(let urlError, _)?: #expect(urlError.code == .networkConnectionLost)
+            case .transport(let urlError, _)?: #expect([.networkConnectionLost, .timedOut].contains(urlError.code))
             case .lengthMismatch(_, let declared, let received)?: #expect(received < declared)
             default: Issue.record("got \(String(describing: error))")
             }

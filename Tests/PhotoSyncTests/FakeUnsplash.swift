@@ -81,6 +81,8 @@ final class FakeUnsplash: Sendable {
         var bytes = Data([0xFF, 0xD8, 0xFF])
         let seed = id.utf8.reduce(UInt32(7)) { $0 &* 31 &+ UInt32($1) }
         bytes.append(contentsOf: (0..<(1000 + Int(seed % 3000))).map { UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2654435761 >> 13) })
+        // A JPEG ends with its end-of-image marker.
+        bytes.append(contentsOf: [0xFF, 0xD9])
         return bytes
     }
 

@@ -123,6 +123,24 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
         }
     }
 
+    @Test func aServerErrorThatReportsNoRequestLeftIsNotRetried() async {
+        let session = MockURLSession(responses: [
+            .http(status: 503, headers: ["X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "0"]),
+            .json("[]"),
+        ])
+        await #expect(throws: UnsplashError.self) { _ = try await makeRepository(session).firstPage(perPage: 30) }
+        #expect(session.requests.count == 1, "a retry would be over the rate limit")
+    }
+
+    @Test func aServerErrorWithRequestsLeftIsRetried() async throws {
+        let session = MockURLSession(responses: [
+            .http(status: 503, headers: ["X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "7"]),
+            .json("[]"),
+        ])
+        _ = try await makeRepository(session).firstPage(perPage: 30)
+        #expect(session.requests.count == 2)
+    }
+
     @Test func transportFailuresAreNetworkErrors() async {
         let session = MockURLSession(responses: [.failure(.cannotConnectToHost)])
         await #expect {

@@ -134,7 +134,8 @@ struct RunCommand: AsyncParsableCommand {
         switch await sync.outcome {
         case .success, nil:
             logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
-            guard once else { return }
+            // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
+            guard once, !sync.wasStopped else { return }
             let images = try store.imageCounts(variant: settings.variant)
             // In a terminal the progress line already says what was done.
             if !interactive {

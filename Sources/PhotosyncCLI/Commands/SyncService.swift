@@ -13,6 +13,7 @@ final class SyncService: Service, Sendable {
     private let maxPages: Int?
     private let notifier: SystemdNotifier
     private let result = Mutex<Result<Void, any Error>?>(nil)
+    private let stopped = Mutex(false)
 
     init(engine: SyncEngine, once: Bool, maxPages: Int?, notifier: SystemdNotifier) {
         self.engine = engine
@@ -25,6 +26,9 @@ final class SyncService: Service, Sendable {
         get async { result.withLock { $0 } }
     }
 
+    /// Whether SIGTERM or SIGINT stopped the sync before it ended on its own.
+    var wasStopped: Bool { stopped.withLock { $0 } }
+
     func run() async throws {
         let outcome: Result<Void, any Error>
         do {
@@ -36,7 +40,8 @@ final class SyncService: Service, Sendable {
                         try await engine.run()
                     }
                 }
-            } onGracefulShutdown: { [notifier] in
+            } onGracefulShutdown: { [self] in
+                stopped.withLock { $0 = true }
                 notifier.stopping()
             }
             outcome = .success(())
