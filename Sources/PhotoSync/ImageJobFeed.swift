@@ -20,7 +20,7 @@ final class ImageJobFeed: Sendable {
     let retriesWithinRun: Bool
     /// The fetchers' input.
     let jobs: BoundedQueue<ImageJob>
-    private let claimed = Mutex<Set<String>>([])
+    private let claims = Mutex(Claims())
     private let walkEnded = Atomic<Bool>(false)
     private let wake = WakeSignal()
 
@@ -37,8 +37,15 @@ final class ImageJobFeed: Sendable {
         self.jobs = BoundedQueue(capacity: capacity)
     }
 
+    /// Jobs handed out whose outcome is not committed yet, and those settled while the store
+    /// was being read: that read's snapshot may still show them pending.
+    private struct Claims {
+        var claimed: Set<String> = []
+        var settledDuringRead: Set<String>?
+    }
+
     /// Jobs handed out whose outcome is not committed yet.
-    var claimedCount: Int { claimed.withLock { $0.count } }
+    var claimedCount: Int { claims.withLock { $0.claimed.count } }
 
     /// Feeds jobs until there are no more (see the type's contract), then finishes ``jobs``.
     /// Throws ``SyncError/store(_:)``, or `CancellationError`.
@@ -50,11 +57,20 @@ final class ImageJobFeed: Sendable {
             // Read before the queue, so a walk that ends meanwhile is seen on the next round.
             let walkHasEnded = walkEnded.load(ordering: .acquiring)
             let due = max(now(), dueBy)
-            let alreadyClaimed = claimedCount
+            let alreadyClaimed = claims.withLock { claims in
+                claims.settledDuringRead = []
+                return claims.claimed.count
+            }
             let candidates = try storing {
                 try store.dueImageJobs(variant: variant, now: due, limit: alreadyClaimed + jobs.capacity)
             }
-            let fresh = claimed.withLock { claimed in candidates.filter { claimed.insert($0.photoID).inserted } }
+            // A job settled after the read began may be in it as still pending: it is done.
+            let fresh = claims.withLock { claims in
+                defer { claims.settledDuringRead = nil }
+                return candidates.filter { job in
+                    !(claims.settledDuringRead?.contains(job.photoID) ?? false) && claims.claimed.insert(job.photoID).inserted
+                }
+            }
             if !fresh.isEmpty {
                 for job in fresh {
                     try await jobs.send(job)
@@ -88,8 +104,11 @@ final class ImageJobFeed: Sendable {
 
     /// The writer committed the outcomes of these photos' jobs.
     func settled(_ photoIDs: [String]) {
-        claimed.withLock { claimed in
-            for id in photoIDs { claimed.remove(id) }
+        claims.withLock { claims in
+            for id in photoIDs {
+                claims.claimed.remove(id)
+                claims.settledDuringRead?.insert(id)
+            }
         }
         wake.signal()
     }

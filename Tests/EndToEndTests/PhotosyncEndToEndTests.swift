@@ -60,6 +60,7 @@ import UnsplashStub
         for id in await world.stub.photoIDs() {
             let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
             #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+            #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
             #expect(await world.stub.downloadTrackingCount(photoID: id) == 1)
         }
         #expect(!result.stderr.contains(Self.key))
@@ -112,9 +113,8 @@ import UnsplashStub
             #expect(await world.stub.downloadTrackingCount(photoID: id) >= 1)
         }
         // Only the images in flight at the kill may be fetched twice: with group commit, those
-        // being fetched, waiting for the writer and in the batch being written. A few times
-        // --concurrency (2) bounds them; 10 was seen on a loaded machine.
-        #expect(refetched <= 8 * 2)
+        // being fetched (2), waiting for the writer (2) and in the batch being written.
+        #expect(refetched <= 4 * 2)
     }
 
     @Test func queryFindsAPhotoAndWritesItsExactBytes() async throws {

@@ -137,18 +137,22 @@ import Testing
                 photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
+        // The first answers are held until 5 requests are in flight at once, so the count does
+        // not depend on the machine's speed; a tracker that never sends 5 at once times out.
         let concurrent = Shared((now: 0, most: 0))
+        let gate = Gate(opensAt: 5)
         let session = MockURLSession { [fake = harness.fake] request in
             concurrent.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
             defer { concurrent.withLock { $0.now -= 1 } }
-            try await Task.sleep(for: .milliseconds(20))
+            await gate.arrive()
             return try fake.answer(request)
         }
         let tracker = stages.tracker(session: session)
 
         // WHEN the tracker runs to the end
         tracker.writerFinished()
-        try await tracker.run()
+        struct NeverFiveAtOnce: Error {}
+        try await withDeadline(.seconds(30), failure: NeverFiveAtOnce()) { try await tracker.run() }
 
         // THEN every download was tracked once, up to 5 at a time, and recorded
         #expect(harness.fake.ids.allSatisfy { harness.fake.trackings($0) == 1 })
@@ -178,5 +182,27 @@ import Testing
         tracker.writerFinished()
         try await running.value
         #expect(harness.fake.trackingRequests == 1)
+    }
+}
+
+/// Holds every arrival until `opensAt` have arrived, then lets all through, then every later one.
+actor Gate {
+    private let opensAt: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+
+    init(opensAt: Int) {
+        self.opensAt = opensAt
+    }
+
+    func arrive() async {
+        if isOpen { return }
+        if waiting.count + 1 >= opensAt {
+            isOpen = true
+            waiting.forEach { $0.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
     }
 }
