@@ -53,24 +53,12 @@ public struct ResponseHead: Sendable, Equatable {
 
 extension URLSession: URLSessionable {
     /// FoundationNetworking has no streaming API (no `bytes(for:)`), so the body is loaded whole
-    /// and handed over as one chunk. Redirects are followed by URLSession itself unless the
-    /// session's delegate refuses them: create the session with ``RedirectRefusingDelegate``.
+    /// and handed over as one chunk. A plain URLSession follows redirects itself, before
+    /// ``Provider`` can check them: use it only where no answer redirects, such as behind
+    /// `MockURLProtocol` in tests; `photosync run` uses ``AsyncHTTPClientSession``.
     public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
         let (data, response) = try await data(for: request, delegate: nil)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         return (ResponseHead(http), ResponseBody(data))
-    }
-}
-
-/// A `URLSession` delegate that refuses every redirect, so that a 3xx answer reaches
-/// ``Provider`` as it is, as ``URLSessionable`` requires.
-public final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    public override init() {}
-
-    public func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -30,13 +30,13 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !to.isEmpty else { throw ValidationError("--to needs a directory") }
-        _ = try listing.query(text: search, defaultSort: search == nil ? .newest : .relevance)
+        _ = try listing.query(text: search)
     }
 
     func run() async throws {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            let selected = try store.photos(matching: try listing.query(text: search, defaultSort: search == nil ? .newest : .relevance))
+            let selected = try store.photos(matching: try listing.query(text: search))
             let exporter = try PhotoExporter(directory: URL(fileURLWithPath: to), store: store)
             let interactive = isatty(STDERR_FILENO) == 1
             let report = try exporter.export(selected) { done, total in

@@ -17,14 +17,11 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var listing: ListingOptions
 
     func validate() throws {
-        _ = try listing.query(text: nil, defaultSort: .newest)
+        _ = try listing.query(text: nil)
     }
 
     func run() async throws {
-        try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            listing.write(try store.photos(matching: try listing.query(text: nil, defaultSort: .newest)))
-        }
+        try await reportingErrors { try listing.list(text: nil, from: database) }
     }
 }
 
@@ -48,14 +45,11 @@ struct SearchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("the search text is empty") }
-        _ = try listing.query(text: text, defaultSort: .relevance)
+        _ = try listing.query(text: text)
     }
 
     func run() async throws {
-        try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            listing.write(try store.photos(matching: try listing.query(text: text, defaultSort: .relevance)))
-        }
+        try await reportingErrors { try listing.list(text: text, from: database) }
     }
 }
 
@@ -97,15 +91,22 @@ struct ListingOptions: ParsableArguments {
 
     @Flag var output: Output = .table
 
-    /// The store's query for these options; throws a `ValidationError` for a bad value.
-    func query(text: String?, defaultSort: PhotoQuery.Sort) throws -> PhotoQuery {
+    /// The store's query for these options, best match first when there is a search `text`
+    /// and newest first otherwise, unless --sort says; throws a `ValidationError` for a bad value.
+    func query(text: String?) throws -> PhotoQuery {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative (got \(limit))") }
         if offset < 0 { throw ValidationError("--offset must not be negative (got \(offset))") }
         return PhotoQuery(
             text: text, username: user, orientation: orientation,
             since: try since.map { try Self.date($0, option: "--since", endOfDay: false) },
             until: try until.map { try Self.date($0, option: "--until", endOfDay: true) },
-            sort: sort ?? defaultSort, limit: limit, offset: offset)
+            sort: sort ?? (text == nil ? .newest : .relevance), limit: limit, offset: offset)
+    }
+
+    /// Prints the photos these options select from `database`.
+    func list(text: String?, from database: DatabaseOptions) throws {
+        let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+        write(try store.photos(matching: try query(text: text)))
     }
 
     /// Prints `photos` in the chosen format.
