@@ -145,16 +145,20 @@ extension PhotoStore {
         }
     }
 
-    /// Records that Unsplash was told about the photo's download. The first time is kept.
+    /// Records that Unsplash was told about these photos' downloads, in one transaction. The first
+    /// time is kept for each. Marking a photo touches neither its search entry nor its metadata.
     ///
-    /// - Throws: `StoreError.unknownPhoto` when there is no such photo.
-    public func markDownloadTracked(photoID: String, at date: Date) throws {
-        try write("marking the download of photo \(photoID) tracked") { db in
-            try db.execute(
-                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?",
-                arguments: [date, photoID])
-            if db.changesCount == 0 {
-                throw StoreError.unknownPhoto(path: path, photoID: photoID)
+    /// - Throws: `StoreError.unknownPhoto` when one of them does not exist; nothing is marked then.
+    public func markDownloadsTracked(photoIDs: [String], at date: Date) throws {
+        guard !photoIDs.isEmpty else { return }
+        try write("marking \(photoIDs.count) downloads tracked") { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?")
+            for photoID in photoIDs {
+                try statement.execute(arguments: [date, photoID])
+                if db.changesCount == 0 {
+                    throw StoreError.unknownPhoto(path: path, photoID: photoID)
+                }
             }
         }
     }

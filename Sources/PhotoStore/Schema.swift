@@ -136,15 +136,7 @@ enum Schema {
             // the transaction that stores each page, so search never sees half a page. Its
             // rowid is the photo's sequence. Written out here, not derived from app types:
             // a migration must not change when the code does.
-            let document = { (row: String) in
-                """
-                \(row).description, \(row).alt_description, \(row).user_name, \(row).user_username,
-                trim(coalesce(json_extract(\(row).json, '$.location.name'), '') || ' '
-                     || coalesce(json_extract(\(row).json, '$.location.city'), '') || ' '
-                     || coalesce(json_extract(\(row).json, '$.location.country'), '')),
-                (SELECT group_concat(json_extract(tag.value, '$.title'), ' ') FROM json_each(\(row).json, '$.tags') AS tag)
-                """
-            }
+            let document = v4SearchDocument
             try db.execute(sql: """
                 CREATE VIRTUAL TABLE photo_search USING fts5(
                     description, alt_description, user_name, user_username, location, tags,
@@ -167,6 +159,35 @@ enum Schema {
                 END;
                 """)
         }
+        migrator.registerMigration("v5 search index follows only its columns") { db in
+            // v4's update trigger re-indexed a photo on any change to its row, so that marking
+            // its download tracked rewrote its search entry: five times the cost of that small
+            // write. The document is built from these columns alone (see v4).
+            try db.execute(sql: """
+                DROP TRIGGER photo_search_update;
+                CREATE TRIGGER photo_search_update
+                AFTER UPDATE OF description, alt_description, user_name, user_username, json ON photo BEGIN
+                    DELETE FROM photo_search WHERE rowid = old.sequence;
+                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                    VALUES (new.sequence, \(v4SearchDocument("new")));
+                END;
+                """)
+        }
         return migrator
+    }
+}
+
+extension Schema {
+    /// The search document of the photo row named `row` ("new", "photo"), as migration v4 wrote
+    /// it: the values of photo_search's columns, in order. Frozen with v4; a new document needs a
+    /// new migration and a new function.
+    static func v4SearchDocument(_ row: String) -> String {
+        """
+        \(row).description, \(row).alt_description, \(row).user_name, \(row).user_username,
+        trim(coalesce(json_extract(\(row).json, '$.location.name'), '') || ' '
+             || coalesce(json_extract(\(row).json, '$.location.city'), '') || ' '
+             || coalesce(json_extract(\(row).json, '$.location.country'), '')),
+        (SELECT group_concat(json_extract(tag.value, '$.title'), ' ') FROM json_each(\(row).json, '$.tags') AS tag)
+        """
     }
 }

@@ -11,6 +11,10 @@ import UnsplashAPI
 /// It reads what to track from the store (photos with a stored image and no tracking yet), so it
 /// also sends what an earlier, stopped run left. It runs until ``writerFinished()`` and then
 /// sends what is left.
+///
+/// Answers are recorded by a ``GroupCommit``: the answers that arrive while one is being written
+/// share the next transaction, and each request's task waits for its record, so a batch is
+/// recorded before the next one is read.
 final class DownloadTracker: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -23,6 +27,7 @@ final class DownloadTracker: Sendable {
     private let wake = WakeSignal()
     private let writerDone = Atomic<Bool>(false)
     private let sending = Atomic<Int>(0)
+    private let recorder: GroupCommit<String>
 
     init(
         repository: PhotoRepository, store: PhotoStore, budget: RateLimitBudget, progress: ProgressTracker,
@@ -35,6 +40,9 @@ final class DownloadTracker: Sendable {
         self.now = now
         self.logger = logger
         self.concurrency = max(1, concurrency)
+        recorder = GroupCommit { photoIDs in
+            try storing { try store.markDownloadsTracked(photoIDs: photoIDs, at: now()) }
+        }
     }
 
     /// Tracking requests being sent now: the stage's depth.
@@ -112,6 +120,6 @@ final class DownloadTracker: Sendable {
                 throw SyncError.apiUnavailable(error)
             }
         }
-        try storing { try store.markDownloadTracked(photoID: job.photoID, at: now()) }
+        try await recorder.record(job.photoID)
     }
 }

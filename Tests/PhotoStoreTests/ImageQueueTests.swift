@@ -146,13 +146,27 @@ struct ImageQueueTests {
                 DownloadTrackingJob(photoID: "a", downloadLocation: "https://api.example.com/photos/a/download"),
             ])
 
-            try store.markDownloadTracked(photoID: "a", at: Instant.t(30))
+            try store.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
+            try store.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
 
             #expect(try store.pendingDownloadTracking(limit: 10).isEmpty)
-            #expect(try store.photo(id: "a")?.downloadTrackedAt == Instant.t(30))
+            #expect(try store.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
             #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
-                try store.markDownloadTracked(photoID: "zz", at: Instant.t(30))
+                try store.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
             }
+            #expect(try store.photo(id: "b")?.downloadTrackedAt == nil, "a batch with an unknown photo marks none")
+        }
+    }
+
+    @Test("marking a download tracked leaves the photo's search entry alone")
+    func trackingDoesNotReindex() throws {
+        try withStore { store, _ in
+            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try store.storeSample("a")
+            try store.storeSample("b")
+            let changes = try store.totalChanges { try store.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30)) }
+            // Two rows updated; under v4's trigger the search index was rewritten too (22).
+            #expect(changes == 2)
         }
     }
 }

@@ -97,6 +97,13 @@ extension PhotoStore {
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,
             sha256: Sample.sha256, fetchedAt: Instant.t(10))
     }
+
+    /// The rows `body` inserted, updated or deleted, counting those its triggers changed.
+    func totalChanges(_ body: () throws -> Void) throws -> Int {
+        let before = try pool.write { $0.totalChangesCount }
+        try body()
+        return try pool.write { $0.totalChangesCount } - before
+    }
 }
 
 func posixPermissions(_ path: String) throws -> Int {
