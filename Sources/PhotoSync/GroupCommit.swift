@@ -1,8 +1,13 @@
+import Dispatch
 import Synchronization
 
 /// Writes many callers' records in one transaction, with no timer: a caller that arrives while a
-/// write is in progress leaves its record for the next write and waits for it. The caller that
-/// finds no write in progress writes everything waiting, again and again until nothing is.
+/// write is in progress leaves its record for the next write and waits for it. A caller that
+/// finds no write in progress starts one, which writes everything waiting, again and again
+/// until nothing is.
+///
+/// Writes run on a queue of their own, so that a blocking transaction never holds one of the few
+/// threads that run Swift's tasks.
 ///
 /// ``record(_:)`` returns only once its record is committed, or throws the error of the write it
 /// was part of, so a caller that goes on may rely on what it recorded. A record never waits for
@@ -20,8 +25,9 @@ final class GroupCommit<Record: Sendable>: Sendable {
 
     private let write: @Sendable ([Record]) throws -> Void
     private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "photosync.group-commit")
 
-    /// - Parameter write: writes its records in one transaction; called by one caller at a time.
+    /// - Parameter write: writes its records in one transaction; called for one batch at a time.
     init(write: @escaping @Sendable ([Record]) throws -> Void) {
         self.write = write
     }
@@ -38,10 +44,14 @@ final class GroupCommit<Record: Sendable>: Sendable {
                 return true
             }
             guard leads else { return }
-            while let batch = nextBatch() {
-                let result = Result { try write(batch.map(\.record)) }
-                for waiting in batch { waiting.continuation.resume(with: result) }
-            }
+            queue.async { self.writeAllWaiting() }
+        }
+    }
+
+    private func writeAllWaiting() {
+        while let batch = nextBatch() {
+            let result = Result { try write(batch.map(\.record)) }
+            for waiting in batch { waiting.continuation.resume(with: result) }
         }
     }
 
