@@ -53,17 +53,32 @@ public struct Provider: Sendable {
         try await response(endpoint).value
     }
 
+    /// Sends `endpoint` and has its type decode the body's bytes (see ``BodyDecodable``).
+    public func request<Value: BodyDecodable>(_ endpoint: Endpoint<Value>) async throws -> Value {
+        try await response(endpoint).value
+    }
+
     /// Sends `endpoint` and decodes its JSON body, keeping the status and headers.
     public func response<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws -> Response<Value> {
+        try await response(endpoint) { body, decoder in try decoder.decode(Value.self, from: body) }
+    }
+
+    /// Sends `endpoint` and has its type decode the body's bytes (see ``BodyDecodable``).
+    public func response<Value: BodyDecodable>(_ endpoint: Endpoint<Value>) async throws -> Response<Value> {
+        try await response(endpoint) { body, decoder in try Value(body: body, decoder: decoder) }
+    }
+
+    private func response<Value>(
+        _ endpoint: Endpoint<Value>, decode: (Data, JSONDecoder) throws -> Value
+    ) async throws -> Response<Value> {
         let raw = try await send(Outbound(endpoint, encoder: encoder))
-        let url = Redaction.string(for: raw.url)
-        guard !raw.value.isEmpty else { throw NetworkError.emptyBody(url: url) }
+        guard !raw.value.isEmpty else { throw NetworkError.emptyBody(url: Redaction.string(for: raw.url)) }
         do {
-            return try raw.map(try decoder.decode(Value.self, from: raw.value))
+            return try raw.map(try decode(raw.value, decoder))
         } catch let error as DecodingError {
             throw NetworkError.decoding(
                 type: String(describing: Value.self), codingPath: error.codingPathDescription,
-                reason: error.reason, url: url)
+                reason: error.reason, url: Redaction.string(for: raw.url))
         }
     }
 

@@ -161,9 +161,9 @@ struct PageWalker: Sendable {
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
     private func commit(_ page: PhotoPage, at location: URL?, cursor: (PageCommit) -> CursorChange) async throws -> CursorChange {
-        let records = try page.photos.map { try PhotoRecord($0, variant: configuration.variant) }
-        let rejected = try page.rejected.map { element in
-            RejectedPhoto(photoID: element.photoID, json: try element.encodedJSON(), reason: element.reason)
+        let records = page.photos.map { PhotoRecord($0, variant: configuration.variant) }
+        let rejected = page.rejected.map { element in
+            RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
         }
         var change: CursorChange?
         let commit = try storing {

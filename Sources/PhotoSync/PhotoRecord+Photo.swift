@@ -4,7 +4,7 @@ import UnsplashAPI
 
 extension PhotoRecord {
     /// The store's record of `photo`, with the URL of `variant` as its image source.
-    init(_ photo: Photo, variant: ImageVariant) throws {
+    init(_ photo: Photo, variant: ImageVariant) {
         self.init(
             id: photo.id,
             createdAt: photo.createdAt,
@@ -21,6 +21,6 @@ extension PhotoRecord {
             isSponsored: photo.isSponsored,
             imageURL: photo.urls?[variant],
             downloadLocation: photo.links?.downloadLocation,
-            json: try photo.encodedJSON())
+            json: photo.json)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// One photo of the `GET /photos` list, as far as photosync reads it.
 ///
 /// Every field but `id` is optional, because the real API sends `null` for many of them, and
-/// unknown fields are ignored. ``json`` keeps the whole object as sent, so nothing is lost.
+/// unknown fields are ignored. ``json`` keeps the whole object, so nothing is lost.
 public struct Photo: Decodable, Sendable, Identifiable, Equatable {
     public var id: String
     public var slug: String?
@@ -21,8 +21,9 @@ public struct Photo: Decodable, Sendable, Identifiable, Equatable {
     public var user: User?
     /// Sponsored photos are injected at fixed positions of every page of the feed.
     public var isSponsored: Bool
-    /// The object exactly as the API sent it.
-    public var json: JSONValue
+    /// The object's JSON text: exactly as the API sent it when decoded by ``init(json:decoder:)``
+    /// (as ``PhotoList`` does), or re-encoded with sorted keys when decoded through a `Decoder`.
+    public var json: Data
 
     public struct ImageURLs: Decodable, Sendable, Equatable {
         public var raw: String?
@@ -67,9 +68,24 @@ public struct Photo: Decodable, Sendable, Identifiable, Equatable {
         case altDescription = "alt_description"
     }
 
+    /// Decodes the photo from `json`, the text of one JSON object, and keeps that text as it is.
+    /// - Throws: `DecodingError`.
+    public init(json: Data, decoder: JSONDecoder = JSONDecoder()) throws {
+        self = try decoder.decode(Fields.self, from: json).photo
+        self.json = json
+    }
+
+    /// Decodes the photo, and its ``json`` as the object re-encoded with sorted keys: the same
+    /// photo always gives the same text. Slower than ``init(json:decoder:)``, which keeps the text.
     public init(from decoder: any Decoder) throws {
-        json = try JSONValue(from: decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let object = try JSONValue(from: decoder)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try self.init(fields: decoder.container(keyedBy: CodingKeys.self), json: encoder.encode(object))
+    }
+
+    private init(fields container: KeyedDecodingContainer<CodingKeys>, json: Data) throws {
+        self.json = json
         id = try container.decode(String.self, forKey: .id)
         slug = try container.decodeIfPresent(String.self, forKey: .slug)
         createdAt = try container.decodeIfPresent(String.self, forKey: .createdAt).flatMap(Timestamp.parse)
@@ -84,14 +100,16 @@ public struct Photo: Decodable, Sendable, Identifiable, Equatable {
         urls = try container.decodeIfPresent(ImageURLs.self, forKey: .urls)
         links = try container.decodeIfPresent(Links.self, forKey: .links)
         user = try container.decodeIfPresent(User.self, forKey: .user)
-        isSponsored = json["sponsorship"].map { $0 != .null } ?? false
+        isSponsored = try container.contains(.sponsorship) && !container.decodeNil(forKey: .sponsorship)
     }
 
-    /// ``json`` encoded with sorted keys: the same photo always gives the same bytes.
-    public func encodedJSON() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(json)
+    /// The fields alone, for ``init(json:decoder:)``, which adds the text.
+    private struct Fields: Decodable {
+        var photo: Photo
+
+        init(from decoder: any Decoder) throws {
+            photo = try Photo(fields: decoder.container(keyedBy: CodingKeys.self), json: Data())
+        }
     }
 }
 

@@ -14,28 +14,63 @@ private func realPage(spoiling index: Int, _ spoil: (inout [String: JSONValue]) 
     return try JSONEncoder().encode(JSONValue.array(elements))
 }
 
+/// The two ways a list is decoded: from a response body, as ``Provider`` does, keeping each
+/// element's text; and through a `Decoder`, as when the list is nested in another response.
+enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
+    case body, decoder
+
+    func decode(_ data: Data) throws -> PhotoList {
+        switch self {
+        case .body: try PhotoList(body: data, decoder: JSONDecoder())
+        case .decoder: try JSONDecoder().decode(PhotoList.self, from: data)
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
 @Suite struct PhotoListTests {
-    @Test func aRealPageDecodesWhole() throws {
-        let list = try JSONDecoder().decode(PhotoList.self, from: Fixture.page1.data)
+    @Test(arguments: ListDecoding.allCases)
+    func aRealPageDecodesWhole(_ decoding: ListDecoding) throws {
+        let list = try decoding.decode(Fixture.page1.data)
         #expect(list.photos.count == 10 && list.rejected.isEmpty)
         #expect(list.photos.map(\.id) == (try JSONDecoder().decode([Photo].self, from: Fixture.page1.data)).map(\.id))
     }
 
-    @Test func anElementWithoutAnIdIsRejectedAndTheOthersDecode() throws {
+    @Test func fromABodyEachPhotoKeepsItsTextExactlyAsSent() throws {
+        let page = try Fixture.page1.data
+        let list = try PhotoList(body: page, decoder: JSONDecoder())
+        let text = String(decoding: page, as: UTF8.self)
+        var searchFrom = text.startIndex
+        for photo in list.photos {
+            // Each photo's text is a piece of the page, in order, from its `{` to its `}`.
+            let own = String(decoding: photo.json, as: UTF8.self)
+            let found = try #require(text.range(of: own, range: searchFrom..<text.endIndex))
+            searchFrom = found.upperBound
+            #expect(own.hasPrefix("{") && own.hasSuffix("}"))
+            let object = try JSONDecoder().decode(JSONValue.self, from: photo.json)
+            #expect(object["id"]?.string == photo.id)
+        }
+    }
+
+    @Test(arguments: ListDecoding.allCases)
+    func anElementWithoutAnIdIsRejectedAndTheOthersDecode(_ decoding: ListDecoding) throws {
         let all = try JSONDecoder().decode([Photo].self, from: Fixture.page1.data).map(\.id)
         let data = try realPage(spoiling: 3) { $0["id"] = nil }
 
-        let list = try JSONDecoder().decode(PhotoList.self, from: data)
+        let list = try decoding.decode(data)
 
         #expect(list.photos.map(\.id) == all.enumerated().filter { $0.offset != 3 }.map(\.element))
         let rejected = try #require(list.rejected.first)
         #expect(list.rejected.count == 1 && rejected.index == 3)
         #expect(rejected.reason == "\"id\" is missing" && rejected.photoID == nil)
         // The element is kept whole: its other fields are all there.
-        #expect(rejected.json["urls"]?["regular"]?.string?.hasPrefix("https://images.unsplash.com/") == true)
+        let json = try JSONDecoder().decode(JSONValue.self, from: rejected.json)
+        #expect(json["urls"]?["regular"]?.string?.hasPrefix("https://images.unsplash.com/") == true)
     }
 
-    @Test func anEmptyIdAWrongTypeAndANonObjectAreRejectedWithTheirReasons() throws {
+    @Test(arguments: ListDecoding.allCases)
+    func anEmptyIdAWrongTypeAndANonObjectAreRejectedWithTheirReasons(_ decoding: ListDecoding) throws {
         var data = try realPage(spoiling: 0) { $0["id"] = .string("") }
         var elements = try JSONDecoder().decode([JSONValue].self, from: data)
         if case .object(var object) = elements[1] {
@@ -49,17 +84,53 @@ private func realPage(spoiling index: Int, _ spoil: (inout [String: JSONValue]) 
         elements.append(.string("not a photo"))
         data = try JSONEncoder().encode(elements)
 
-        let list = try JSONDecoder().decode(PhotoList.self, from: data)
+        let list = try decoding.decode(data)
 
         #expect(list.rejected.map(\.reason) == [
             "\"id\" is empty", "\"user.name\" is not String", "\"width\" is negative (-1)", "not a JSON object",
         ])
         #expect(list.rejected.map(\.index) == [0, 1, 2, 10])
+        #expect(list.rejected.map(\.photoID) == [nil, elements[1]["id"]?.string, elements[2]["id"]?.string, nil])
         #expect(list.photos.count == 7)
     }
 
-    @Test func aBodyThatIsNotAnArrayStillFails() {
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(PhotoList.self, from: Data(#"{"errors":["x"]}"#.utf8)) }
+    @Test(arguments: ListDecoding.allCases)
+    func aBodyThatIsNotAnArrayStillFails(_ decoding: ListDecoding) {
+        #expect(throws: DecodingError.self) { try decoding.decode(Data(#"{"errors":["x"]}"#.utf8)) }
+        #expect(throws: DecodingError.self) { try decoding.decode(Data(#"[{"id":"a"},"#.utf8)) }
+        #expect(throws: DecodingError.self) { try decoding.decode(Data("".utf8)) }
+    }
+
+    @Test func anElementThatIsNotUTF8IsRejectedAndTheOthersDecode() throws {
+        var data = Data(#"[{"id":"a","description":"ok"},{"id":"b","description":"x"#.utf8)
+        data.append(contentsOf: [0xC3, 0x28]) // an invalid two-byte sequence
+        data.append(contentsOf: Data(#""}]"#.utf8))
+
+        let list = try PhotoList(body: data, decoder: JSONDecoder())
+
+        #expect(list.photos.map(\.id) == ["a"])
+        #expect(list.rejected.map(\.reason) == ["not valid UTF-8"])
+        #expect(String(validating: try #require(list.rejected.first).json, as: UTF8.self) != nil)
+    }
+}
+
+@Suite struct JSONTextTests {
+    @Test func findsEachElementWithStringsEscapesAndNestingInside() {
+        let text = #" [ {"a": "x,]\"}", "b": [1, {"c": 2}]} ,"s\\",  -1.5e3 ,null,[[]] , {} ] "#
+        let data = Data(text.utf8)
+        let elements = JSONText.arrayElements(of: data).map { String(decoding: data[$0], as: UTF8.self) }
+        #expect(elements == [#"{"a": "x,]\"}", "b": [1, {"c": 2}]}"#, #""s\\""#, "-1.5e3", "null", "[[]]", "{}"])
+    }
+
+    @Test func anEmptyArrayHasNoElements() {
+        #expect(JSONText.arrayElements(of: Data("[ ]".utf8)).isEmpty)
+        #expect(JSONText.arrayElements(of: Data("[]".utf8)).isEmpty)
+    }
+
+    @Test func rangesAreIndicesOfTheDataGivenEvenASlice() {
+        let whole = Data(#"xx["a","b"]"#.utf8)
+        let slice = whole[2...]
+        #expect(JSONText.arrayElements(of: slice).map { String(decoding: slice[$0], as: UTF8.self) } == [#""a""#, #""b""#])
     }
 }
 

@@ -30,6 +30,9 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
         #expect(page.next?.absoluteString == page2URL)
         #expect(page.total == 10012 && page.perPage == 30)
         #expect(page.rateLimit == RateLimit(limit: 50, remaining: 48))
+        // AND each photo keeps its JSON as the API sent it, a piece of the page's text
+        let text = try Fixture.page1.text
+        #expect(page.photos.allSatisfy { text.contains(String(decoding: $0.json, as: UTF8.self)) })
         // AND the request was authorized and versioned
         let request = try #require(session.requests.first)
         #expect(request.url?.absoluteString == "https://api.unsplash.com/photos?page=1&per_page=30")
