@@ -96,8 +96,7 @@ extension PhotoStore {
     /// The job's row id, or nil when its image is already stored.
     private static func imageIDToStore(photoID: String, variant: String, path: String, in db: Database) throws -> Int64? {
         guard let job = try Row.fetchOne(
-            db,
-            sql: "SELECT id, status FROM image WHERE photo_id = ? AND variant = ?",
+            db.cachedStatement(sql: "SELECT id, status FROM image WHERE photo_id = ? AND variant = ?"),
             arguments: [photoID, variant])
         else {
             throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
@@ -114,7 +113,8 @@ extension PhotoStore {
         }
         switch image.bytes {
         case .data(let data):
-            try db.execute(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)", arguments: [imageID, data])
+            try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")
+                .execute(arguments: [imageID, data])
         case .file(let file, let byteCount):
             try db.execute(
                 sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))",
@@ -130,14 +130,14 @@ extension PhotoStore {
     private static func markStored(
         imageID: Int64, contentType: String, byteCount: Int64, sha256: String, fetchedAt: Date, in db: Database
     ) throws {
-        try db.execute(
-            sql: """
-                UPDATE image SET
-                    status = 'stored', content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
-                    next_attempt_at = NULL
-                WHERE id = ?
-                """,
-            arguments: [contentType, byteCount, sha256, fetchedAt, imageID])
+        // Cached: run for every image, where parsing it again cost more than running it.
+        try db.cachedStatement(sql: """
+            UPDATE image SET
+                status = 'stored', content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
+                next_attempt_at = NULL
+            WHERE id = ?
+            """
+        ).execute(arguments: [contentType, byteCount, sha256, fetchedAt, imageID])
     }
 
     /// Blob offsets in SQLite's C API are 32-bit.

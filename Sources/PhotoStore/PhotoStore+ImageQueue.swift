@@ -127,17 +127,7 @@ extension PhotoStore {
     /// download was not tracked yet, in the order they were first stored, at most `limit`.
     public func pendingDownloadTracking(limit: Int) throws -> [DownloadTrackingJob] {
         try read("listing downloads to track") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, download_location FROM photo
-                    WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
-                      AND EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.status = 'stored')
-                    ORDER BY sequence
-                    LIMIT ?
-                    """,
-                arguments: [limit]
-            ).map { row in
+            try Row.fetchAll(db, sql: Self.pendingDownloadTrackingSQL, arguments: [limit]).map { row in
                 DownloadTrackingJob(
                     photoID: try row.decode(forColumn: "id"),
                     downloadLocation: try row.decode(forColumn: "download_location"))
@@ -164,6 +154,17 @@ extension PhotoStore {
     }
 
     // MARK: - SQL
+
+    /// The photos to track. Each one's images are found by its id (`+` keeps SQLite from using
+    /// the status index instead: that scans every stored image for each photo, and made each
+    /// read of a 3,000-photo sync's tracking queue take up to 0.4 s).
+    static let pendingDownloadTrackingSQL = """
+        SELECT id, download_location FROM photo
+        WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
+          AND EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+        ORDER BY sequence
+        LIMIT ?
+        """
 
     /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
     static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {

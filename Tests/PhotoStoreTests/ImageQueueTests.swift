@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import PhotoStore
 
@@ -155,6 +156,17 @@ struct ImageQueueTests {
                 try store.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
             }
             #expect(try store.photo(id: "b")?.downloadTrackedAt == nil, "a batch with an unknown photo marks none")
+        }
+    }
+
+    @Test("the tracking queue finds each photo's images by its id, not by scanning stored images")
+    func trackingQueuePlan() throws {
+        try withStore { store, _ in
+            let plan = try store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PhotoStore.pendingDownloadTrackingSQL, arguments: [64]).map { $0["detail"] as String }
+            }
+            #expect(plan.contains { $0.contains("SEARCH image USING INDEX sqlite_autoindex_image_1 (photo_id=?)") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         }
     }
 
