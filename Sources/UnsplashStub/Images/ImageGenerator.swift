@@ -16,14 +16,17 @@ struct ImageGenerator: Sendable {
         var generator = Determinism.generator("image:\(seed):\(name):\(variant)")
         var data = Data(count: count)
         data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
+            // Each generated word gives 8 bytes, lowest first.
             var offset = 0
+            while offset + 8 <= count {
+                buffer.storeBytes(of: generator.next().littleEndian, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            var word = generator.next()
             while offset < count {
-                var word = generator.next()
-                for _ in 0..<min(8, count - offset) {
-                    buffer[offset] = UInt8(truncatingIfNeeded: word)
-                    word >>= 8
-                    offset += 1
-                }
+                buffer[offset] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                offset += 1
             }
         }
         data.replaceSubrange(0..<Self.header.count, with: Self.header)
