@@ -166,6 +166,7 @@ public struct Provider: Sendable {
                   waited + delay <= retryPolicy.maxTotalDelay
             else { throw failure }
             try await clock.sleep(for: delay)
+            try await retryPolicy.admitsRetry(failure)
             waited += delay
             attempt += 1
         }

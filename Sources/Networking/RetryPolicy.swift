@@ -31,6 +31,10 @@ public struct RetryPolicy: Sendable {
     /// Answers never retried whatever their status: for example one that reports the caller's
     /// request budget spent, where another attempt would overdraw it.
     public var refusesRetry: @Sendable (NetworkError.StatusFailure) -> Bool = { _ in false }
+    /// Awaited before each retry, after its backoff: for a caller that must admit every attempt,
+    /// as a rate-limit budget does, since each one spends a request. What it throws ends the
+    /// request with that error.
+    public var admitsRetry: @Sendable (NetworkError) async throws -> Void = { _ in }
 
     public init(
         maxAttempts: Int = 4,

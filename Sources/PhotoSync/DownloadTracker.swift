@@ -107,7 +107,7 @@ final class DownloadTracker: Sendable {
             let repository = repository
             let progress = progress
             _ = try await budget.spend(
-                { try await repository.trackDownload(location) }, report: { $0 },
+                { admitsRetry in try await repository.admitting(admitsRetry).trackDownload(location) }, report: { $0 },
                 onReport: { limit in await progress.update { $0.rateLimit = limit } })
             await progress.update { $0.downloadsTracked += 1 }
         } catch let error as UnsplashError {

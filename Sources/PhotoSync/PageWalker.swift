@@ -133,8 +133,9 @@ struct PageWalker: Sendable {
         let perPage = configuration.perPage
         let progress = progress
         do {
-            return try await budget.spend({
-                if let cursor {
+            return try await budget.spend({ admitsRetry in
+                let repository = repository.admitting(admitsRetry)
+                return if let cursor {
                     try await repository.page(atCursor: cursor.absoluteString)
                 } else {
                     try await repository.firstPage(perPage: perPage)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UnsplashAPI
 
 /// Keeps the sync inside Unsplash's hourly request budget, with requests in flight.
@@ -77,10 +78,15 @@ actor RateLimitBudget {
         }
     }
 
-    /// Hands a permit back with what its answer said of the budget (nil when it said nothing).
+    /// Hands a permit back with what its answer said of the budget (nil when it said nothing:
+    /// the request is then counted as spent, in case it reached the API).
     func release(_ permit: Permit, reporting limit: RateLimit?) {
         inFlight -= 1
-        record(limit, from: permit)
+        if let limit {
+            record(limit, from: permit)
+        } else if let known = last {
+            last = RateLimit(limit: known.limit, remaining: max(0, known.remaining - 1))
+        }
         wakeWaiters()
     }
 
@@ -153,30 +159,50 @@ extension RateLimitBudget {
     /// Sends one API request within the budget and returns its answer, waiting out an exhausted
     /// limit and trying again. `report` says what the answer told of the budget.
     ///
+    /// `request` gets the function that admits its retries: each retry is a request too, so the
+    /// failed attempt's permit is handed back with what it reported, and the retry waits for a
+    /// permit of its own, in line with everyone else. Retries never dip into the reserve.
+    ///
     /// - Throws: ``SyncError/accessKeyRejected(_:)`` for a rejected key; other
     ///   ``UnsplashError``s as they are; `CancellationError`.
     func spend<T: Sendable>(
-        _ request: @Sendable () async throws -> T, report: @Sendable (T) -> RateLimit?,
-        onReport: @Sendable (RateLimit) async -> Void
+        _ request: @Sendable (_ admitsRetry: @escaping @Sendable (RateLimit?) async throws -> Void) async throws -> T,
+        report: @Sendable (T) -> RateLimit?,
+        onReport: @escaping @Sendable (RateLimit) async -> Void
     ) async throws -> T {
         while true {
-            let permit = try await permit()
+            let held = HeldPermit(try await permit())
+            let admitsRetry: @Sendable (RateLimit?) async throws -> Void = { reported in
+                if let spent = held.take() { await self.release(spent, reporting: reported) }
+                if let reported { await onReport(reported) }
+                held.put(try await self.permit())
+            }
             do {
-                let answer = try await request()
+                let answer = try await request(admitsRetry)
                 let limit = report(answer)
-                release(permit, reporting: limit)
+                if let permit = held.take() { release(permit, reporting: limit) }
                 if let limit { await onReport(limit) }
                 return answer
             } catch UnsplashError.rateLimited(let limit, let retryAfter) {
                 if let limit { await onReport(limit) }
-                try await exhausted(permit, retryAfter: retryAfter)
+                if let permit = held.take() { try await exhausted(permit, retryAfter: retryAfter) }
             } catch UnsplashError.accessKeyRejected(let detail) {
-                release(permit, reporting: nil)
+                if let permit = held.take() { release(permit, reporting: nil) }
                 throw SyncError.accessKeyRejected(.accessKeyRejected(detail: detail))
             } catch {
-                release(permit, reporting: nil)
+                if let permit = held.take() { release(permit, reporting: nil) }
                 throw error
             }
         }
     }
+}
+
+/// The permit a request holds now: its retries hand one back and take another.
+private final class HeldPermit: Sendable {
+    private let permit: Mutex<RateLimitBudget.Permit?>
+
+    init(_ permit: RateLimitBudget.Permit) { self.permit = Mutex(permit) }
+
+    func take() -> RateLimitBudget.Permit? { permit.withLock { $0.take() } }
+    func put(_ new: RateLimitBudget.Permit) { permit.withLock { $0 = new } }
 }

@@ -39,11 +39,22 @@ public struct PhotoRepository: Sendable {
     public var provider: Provider
     public var api: UnsplashAPI
     public var now: @Sendable () -> Date
+    /// Awaited before an API request is retried, with what the failed attempt reported of the
+    /// rate limit (nil when it said nothing): each attempt spends a request, so a caller that
+    /// keeps a budget admits each one (see ``admitting(_:)``). By default retries go at once.
+    public var admitsRetry: @Sendable (_ reported: RateLimit?) async throws -> Void = { _ in }
 
     public init(provider: Provider, api: UnsplashAPI, now: @escaping @Sendable () -> Date = Date.init) {
         self.provider = provider
         self.api = api
         self.now = now
+    }
+
+    /// This repository, with its API requests' retries admitted by `admitsRetry`.
+    public func admitting(_ admitsRetry: @escaping @Sendable (_ reported: RateLimit?) async throws -> Void) -> PhotoRepository {
+        var repository = self
+        repository.admitsRetry = admitsRetry
+        return repository
     }
 
     /// The first page of the feed, newest photos first.
@@ -85,10 +96,16 @@ public struct PhotoRepository: Sendable {
     }
 
     /// The provider for API requests: an answer that reports no request left is not retried,
-    /// since the retry would be over the rate limit (the sync's budget gates only first attempts).
+    /// since the retry would be over the rate limit, and every retry is admitted by
+    /// ``admitsRetry`` first.
     private var apiProvider: Provider {
         var provider = provider
         provider.retryPolicy.refusesRetry = { failure in RateLimit(headers: failure.headers)?.remaining == 0 }
+        let admitsRetry = admitsRetry
+        provider.retryPolicy.admitsRetry = { error in
+            guard case .unacceptableStatus(let failure) = error else { return try await admitsRetry(nil) }
+            try await admitsRetry(RateLimit(headers: failure.headers))
+        }
         return provider
     }
 

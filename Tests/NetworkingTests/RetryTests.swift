@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Networking
+import Synchronization
 import TestSupport
 import Testing
 
@@ -17,6 +18,35 @@ import Testing
         #expect(item.id == "a1")
         #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
         #expect(session.requests.count == 3)
+    }
+
+    @Test func eachRetryIsAdmittedAfterItsBackoffAndBeforeItIsSent() async throws {
+        // GIVEN two server errors before success, and a caller that admits each retry
+        let clock = TestClock()
+        let session = MockURLSession(responses: [.http(status: 503), .http(status: 502), .json(itemJSON)])
+        let admitted = Mutex<[(status: Int?, sentBefore: Int, slept: Int)]>([])
+        let provider = makeProvider(session, clock: clock) { policy in
+            policy.admitsRetry = { failure in
+                var status: Int?
+                if case .unacceptableStatus(let answer) = failure { status = answer.statusCode }
+                let record = (status, session.requests.count, clock.sleeps.count)
+                admitted.withLock { $0.append(record) }
+            }
+        }
+        // WHEN the item is requested
+        _ = try await provider.request(items)
+        // THEN each retry was admitted once, with the failure it follows, after its backoff
+        #expect(admitted.withLock { $0.map(\.status) } == [503, 502])
+        #expect(admitted.withLock { $0.map(\.sentBefore) } == [1, 2])
+        #expect(admitted.withLock { $0.map(\.slept) } == [1, 2])
+    }
+
+    @Test func aRetryThatIsNotAdmittedEndsTheRequest() async {
+        struct Refused: Error {}
+        let session = MockURLSession(responses: [.http(status: 503), .json(itemJSON)])
+        let provider = makeProvider(session, clock: TestClock()) { $0.admitsRetry = { _ in throw Refused() } }
+        await #expect(throws: Refused.self) { try await provider.request(items) }
+        #expect(session.requests.count == 1)
     }
 
     @Test func jitterShortensDelaysByARandomFraction() async throws {

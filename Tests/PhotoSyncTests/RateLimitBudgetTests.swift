@@ -44,6 +44,38 @@ import UnsplashAPI
         for request in requests { _ = await request.result }
     }
 
+    @Test func aRetryWaitsForAPermitOfItsOwnInsteadOfSpendingTheReserve() async throws {
+        // GIVEN a known budget of 12 with a reserve of 10
+        let budget = budget(reserve: 10, clock: TestClock(suspendsSleeps: true))
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 50, remaining: 12))
+        // WHEN a request's first attempt fails reporting 10 left, and it wants to retry
+        let retried = Shared(false)
+        let request = Task {
+            try await budget.spend({ admitsRetry in
+                try await admitsRetry(RateLimit(limit: 50, remaining: 10))
+                retried.withLock { $0 = true }
+                return RateLimit(limit: 50, remaining: 9)
+            }, report: { $0 }, onReport: { _ in })
+        }
+        for _ in 0..<200 { await Task.yield() }
+        // THEN the retry is not sent: it waits for the budget, holding no permit meanwhile
+        #expect(!retried.value)
+        #expect(await budget.inFlight == 0)
+        #expect(await budget.last?.remaining == 10)
+        request.cancel()
+        _ = await request.result
+    }
+
+    @Test func anAnswerThatSaysNothingCountsAsSpent() async throws {
+        let budget = budget(reserve: 0)
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 50, remaining: 40))
+        let failed = try await budget.permit()
+        await budget.release(failed, reporting: nil)
+        #expect(await budget.last?.remaining == 39)
+    }
+
     @Test func anOlderAnswerDoesNotRaiseTheBudgetAgain() async throws {
         let budget = budget(reserve: 0)
         let probe = try await budget.permit()
