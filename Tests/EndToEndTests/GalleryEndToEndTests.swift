@@ -26,6 +26,8 @@ import Testing
         defer { Task { await world.stop() } }
         #expect(try await world.sync().status == 0)
         let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
+        var served = false
+        defer { if !served { serve.signal(SIGKILL) } }
         let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
         let inZurich = try world.store().photos(matching: PhotoQuery(text: "zurich")).map(\.id)
         try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
@@ -77,6 +79,7 @@ import Testing
         // AND serve stops on Ctrl-C with exit 0
         serve.signal(SIGINT)
         let result = await serve.result()
+        served = true
         #expect(result.status == 0, "\(result.stderr)")
     }
 
@@ -88,6 +91,8 @@ import Testing
 
         // WHEN the demo runs with no key anywhere
         let demo = try PhotosyncProcess(["demo", "--database", database, "--listen", "127.0.0.1:0", "--photos", "45"])
+        var ended = false
+        defer { if !ended { demo.signal(SIGKILL) } }
         let base = try #require(await Self.galleryURL(of: demo), "the demo never served the gallery")
 
         // THEN it has synced the stub and serves a grid of tiles
@@ -101,6 +106,7 @@ import Testing
         // AND Ctrl-C stops it with exit 0
         demo.signal(SIGINT)
         let result = await demo.result()
+        ended = true
         #expect(result.status == 0, "\(result.stderr)")
     }
 
