@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One module per concern. Dependencies point one way:
-// PhotosyncCLI -> PhotoSync -> (UnsplashAPI, PhotoStore) -> Networking.
+// PhotosyncCLI -> (PhotoSync, Gallery) -> (UnsplashAPI, PhotoStore) -> Networking.
 let package = Package(
     name: "photosync",
     platforms: [.macOS(.v15)],
@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "UnsplashAPI", targets: ["UnsplashAPI"]),
         .library(name: "PhotoStore", targets: ["PhotoStore"]),
         .library(name: "PhotoSync", targets: ["PhotoSync"]),
+        .library(name: "Gallery", targets: ["Gallery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The gallery's HTML templates: Mustache escapes every value unless told otherwise.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // The browser test's Chrome DevTools Protocol client (a WebSocket over SwiftNIO).
+        .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
         // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
@@ -67,11 +72,24 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // `photosync serve`: a read-only web gallery over the store, on Hummingbird and Mustache.
+        .target(
+            name: "Gallery",
+            dependencies: [
+                "PhotoStore", "UnsplashAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The command line: run, query, status; configuration, logging, systemd integration.
         .target(
             name: "PhotosyncCLI",
             dependencies: [
-                "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking",
+                "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "Gallery",
+                // `photosync demo` runs the stub in-process.
+                "UnsplashStub",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -135,6 +153,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
+        // The gallery over real HTTP on loopback, on a store built in a temporary directory.
+        .testTarget(
+            name: "GalleryTests",
+            dependencies: [
+                "Gallery", "PhotoStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The stub over real HTTP on loopback, and its executable.
         .testTarget(
             name: "UnsplashStubTests",
@@ -147,6 +175,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // To damage a stored image on purpose, as a disk or a person might.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The gallery's browser test speaks the Chrome DevTools Protocol over a WebSocket.
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

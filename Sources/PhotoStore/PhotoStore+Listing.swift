@@ -23,6 +23,8 @@ public struct PhotoQuery: Sendable, Equatable {
 
     /// The photographer's username, compared without regard to case.
     public var username: String?
+    /// Only photos that this source lists (``PhotoQuery/feedSource`` for Unsplash's feed).
+    public var source: String?
     public var orientation: Orientation?
     /// Photos created at or after this instant.
     public var since: Date?
@@ -33,12 +35,16 @@ public struct PhotoQuery: Sendable, Equatable {
     public var limit: Int?
     public var offset: Int
 
+    /// The source every photo has until sources other than the feed exist.
+    public static let feedSource = "feed"
+
     public init(
-        text: String? = nil, username: String? = nil, orientation: Orientation? = nil, since: Date? = nil,
-        until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
+        text: String? = nil, username: String? = nil, source: String? = nil, orientation: Orientation? = nil,
+        since: Date? = nil, until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
     ) {
         self.text = text
         self.username = username
+        self.source = source
         self.orientation = orientation
         self.since = since
         self.until = until
@@ -97,6 +103,12 @@ extension PhotoStore {
         if let username = query.username {
             conditions.append("photo.user_username = ? COLLATE NOCASE")
             _ = arguments.append(contentsOf: [username])
+        }
+        if let source = query.source {
+            // Every stored photo came from the feed: no table records sources yet, so any other
+            // source lists nothing. When one does, this becomes a join on it.
+            conditions.append("? = ?")
+            _ = arguments.append(contentsOf: [source, PhotoQuery.feedSource])
         }
         switch query.orientation {
         case .landscape?: conditions.append("photo.width > photo.height")

@@ -34,16 +34,42 @@ public final class PhotoStore: Sendable {
     ///
     /// The file's identity is checked before anything is written to it: a file that is not
     /// photosync's is refused byte for byte unchanged, never switched to WAL or migrated.
-    public convenience init(path: String) throws {
+    ///
+    /// - Parameter onProgress: told before and after work that takes a while on a large
+    ///   database: building the search index of a database from before search (once).
+    public convenience init(path: String, onProgress: (@Sendable (OpeningProgress) -> Void)? = nil) throws {
         try Self.createOwnerOnlyFile(at: path)
         try Self.checkIdentityBeforeWriting(path: path)
         let pool = try Self.openPool(path: path, readonly: false)
         do {
+            let photosToIndex = try Self.photosToIndex(pool)
+            if photosToIndex > 0 { onProgress?(.indexingForSearch(photos: photosToIndex)) }
+            let start = ContinuousClock.now
             try Schema.migrator.migrate(pool)
+            if photosToIndex > 0 { onProgress?(.indexedForSearch(photos: photosToIndex, duration: ContinuousClock.now - start)) }
         } catch {
             throw StoreError(error, path: path, operation: "migrating the schema")
         }
         self.init(path: path, pool: pool)
+    }
+
+    /// What opening a database is busy with, for a person waiting on it.
+    public enum OpeningProgress: Sendable, Equatable {
+        /// The search index of a database from before search is being built over this many photos.
+        case indexingForSearch(photos: Int64)
+        /// It is built.
+        case indexedForSearch(photos: Int64, duration: Duration)
+    }
+
+    /// The photos the search migration is about to index: 0 when it already ran, or the
+    /// database is new.
+    private static func photosToIndex(_ pool: DatabasePool) throws -> Int64 {
+        try pool.read { db in
+            guard try db.tableExists("photo"),
+                  try !Schema.migrator.appliedIdentifiers(db).contains(Schema.searchMigration)
+            else { return 0 }
+            return try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
+        }
     }
 
     /// Opens an existing database without creating or changing anything: for `query` and

@@ -22,6 +22,9 @@ enum Schema {
     /// SQLite databases. Migration v1 writes this value as a literal; keep both equal.
     static let applicationID: Int32 = 0x5053_4E43
 
+    /// Builds the search index over every stored photo: the one migration that takes a while.
+    static let searchMigration = "v4 full-text search"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 photos, images, sync state") { db in
@@ -131,7 +134,7 @@ enum Schema {
                 ALTER TABLE sync_state ADD COLUMN backfill_stalled_at TEXT;
                 """)
         }
-        migrator.registerMigration("v4 full-text search") { db in
+        migrator.registerMigration(searchMigration) { db in
             // An FTS5 index over what people search photos by. Triggers keep it current inside
             // the transaction that stores each page, so search never sees half a page. Its
             // rowid is the photo's sequence. Written out here, not derived from app types:

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import Testing
 @testable import PhotoStore
@@ -67,8 +68,17 @@ struct SearchTests {
             }
             try pool.close()
 
-            let store = try PhotoStore(path: path)
+            let progress = Mutex<[PhotoStore.OpeningProgress]>([])
+            let store = try PhotoStore(path: path) { step in progress.withLock { $0.append(step) } }
             #expect(try ids(store, "harbour") == ["old"])
+            let steps = progress.withLock { $0 }
+            #expect(steps.first == .indexingForSearch(photos: 1), "it says what it is about to do")
+            if steps.count == 2, case .indexedForSearch(photos: 1, _) = steps[1] {} else {
+                Issue.record("then that it is done: \(steps)")
+            }
+            let reopened = Mutex(0)
+            _ = try PhotoStore(path: path) { _ in reopened.withLock { $0 += 1 } }
+            #expect(reopened.withLock { $0 } == 0, "the index is built once")
             try store.commit(Self.records())
             #expect(try ids(store, "dawn") == ["lake"])
             var changed = Self.records()[0]

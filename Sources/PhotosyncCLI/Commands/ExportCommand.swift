@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import Gallery
 import Networking
 import PhotoStore
 import UnsplashAPI
@@ -125,20 +126,16 @@ struct PhotoExporter {
     /// Metadata and attribution, as Unsplash's guidelines ask: the photographer's name and
     /// profile, the photo's page, both with photosync's utm parameters.
     private func attributionLine(_ photo: PhotoSummary, file: String) throws -> String {
-        let utm = "utm_source=photosync&utm_medium=referral"
-        let name = photo.userName ?? photo.userUsername ?? "an Unsplash photographer"
-        let profile = photo.userUsername.flatMap { username in
-            username.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "_-.")))
-        }.map { "https://unsplash.com/@\($0)?\(utm)" }
+        let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
         let object: JSONValue = .object([
             "file": .string(file),
             "photo": PhotoListing.jsonObject(photo),
             "attribution": .object([
-                "text": .string("Photo by \(name) on Unsplash"),
-                "photographer": .string(name),
-                "photographer_url": profile.map(JSONValue.string) ?? .null,
-                "photo_url": .string("https://unsplash.com/photos/\(photo.id)?\(utm)"),
-                "unsplash_url": .string("https://unsplash.com/?\(utm)"),
+                "text": .string(attribution.text),
+                "photographer": .string(attribution.photographer),
+                "photographer_url": attribution.photographerURL.map(JSONValue.string) ?? .null,
+                "photo_url": .string(attribution.photoURL),
+                "unsplash_url": .string(attribution.unsplashURL),
             ]),
         ])
         let encoder = JSONEncoder()

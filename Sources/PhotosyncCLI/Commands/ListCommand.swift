@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Gallery
 import PhotoStore
 import UnsplashAPI
 
@@ -138,38 +139,15 @@ extension PhotoQuery.Sort: ExpressibleByArgument {}
 /// The output formats of `list`.
 enum PhotoListing {
     /// Every photo comes from the feed until sources other than the feed exist.
-    static let sources = ["feed"]
+    static let sources = PhotoListingJSON.sources
 
     static func jsonLine(_ photo: PhotoSummary) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // A JSONValue always encodes.
-        return String(decoding: (try? encoder.encode(jsonObject(photo))) ?? Data("{}".utf8), as: UTF8.self)
+        PhotoListingJSON.line(photo)
     }
 
-    /// The fields `list --json` prints for a photo.
+    /// The fields `list --json` prints for a photo: the gallery's `/api/photos` shares them.
     static func jsonObject(_ photo: PhotoSummary) -> JSONValue {
-        .object([
-            "id": .string(photo.id),
-            "created_at": photo.createdAt.map { .string($0.formatted(.iso8601)) } ?? .null,
-            "width": photo.width.map { .int(Int64($0)) } ?? .null,
-            "height": photo.height.map { .int(Int64($0)) } ?? .null,
-            "color": photo.color.map(JSONValue.string) ?? .null,
-            "likes": photo.likes.map { .int(Int64($0)) } ?? .null,
-            "description": photo.description.map(JSONValue.string) ?? .null,
-            "alt_description": photo.altDescription.map(JSONValue.string) ?? .null,
-            "user": .object([
-                "username": photo.userUsername.map(JSONValue.string) ?? .null,
-                "name": photo.userName.map(JSONValue.string) ?? .null,
-            ]),
-            "sources": .array(sources.map(JSONValue.string)),
-            "image": photo.image.map { image in
-                .object([
-                    "variant": .string(image.variant), "content_type": .string(image.contentType),
-                    "bytes": .int(image.byteCount), "sha256": .string(image.sha256),
-                ])
-            } ?? .null,
-        ])
+        PhotoListingJSON.object(photo)
     }
 
     static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"

@@ -23,9 +23,10 @@ public struct PhotosyncCommand: AsyncParsableCommand {
                   be written beside it (a full disk)
               75  run --once: some images are not stored (failed or pending); try again later
               77  Unsplash rejected the access key (HTTP 401)
-              78  bad configuration (a setting, the configuration file, the access key file)
+              78  bad configuration (a setting, the configuration file, the access key file),
+                  or an address that cannot be bound (--metrics-listen, serve --listen)
             """,
-        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self, StatusCommand.self, VerifyCommand.self]
+        subcommands: [RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self, ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self]
     )
 
     public init() {}

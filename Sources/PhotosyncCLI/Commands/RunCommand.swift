@@ -59,7 +59,14 @@ struct RunCommand: AsyncParsableCommand {
             let lock = try WriterLock(forDatabaseAt: settings.databasePath)
             defer { withExtendedLifetime(lock) {} }
             let createdDatabase = !FileManager.default.fileExists(atPath: settings.databasePath)
-            let store = try PhotoStore(path: settings.databasePath)
+            let store = try PhotoStore(path: settings.databasePath) { progress in
+                switch progress {
+                case .indexingForSearch(let photos):
+                    logger.notice("building the search index of \(photos) photos (once, for a database from before search)")
+                case .indexedForSearch(let photos, let duration):
+                    logger.notice("search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+                }
+            }
             // One client for the whole process, shut down on every way out of it.
             let transport = AsyncHTTPClientSession(configuration: .init(
                 maxConnectionsPerHost: settings.concurrency + 1, userAgent: "photosync/1.0", proxies: proxies))

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Credit for a photo as Unsplash's API guidelines ask: "Photo by NAME on Unsplash", the name
+/// linking to the photographer's profile and "Unsplash" to unsplash.com, each link carrying
+/// photosync's `utm_source` and `utm_medium=referral`.
+///
+/// Links are built from the username and the id, never taken from the API's JSON, so a
+/// stored URL cannot point anywhere but unsplash.com.
+public struct Attribution: Sendable, Equatable {
+    public static let utm = "utm_source=photosync&utm_medium=referral"
+
+    /// The photographer's name, or their username, or a stand-in when the API gave neither.
+    public var photographer: String
+    /// `https://unsplash.com/@USERNAME?utm_...`; nil without a username.
+    public var photographerURL: String?
+    /// The photo's page on unsplash.com, with the utm parameters.
+    public var photoURL: String
+    public var unsplashURL: String
+
+    public init(photoID: String, username: String?, name: String?) {
+        photographer = name ?? username ?? "an Unsplash photographer"
+        photographerURL = username.map { "https://unsplash.com/@\(Self.pathSegment($0))?\(Self.utm)" }
+        photoURL = "https://unsplash.com/photos/\(Self.pathSegment(photoID))?\(Self.utm)"
+        unsplashURL = "https://unsplash.com/?\(Self.utm)"
+    }
+
+    /// "Photo by NAME on Unsplash".
+    public var text: String { "Photo by \(photographer) on Unsplash" }
+
+    /// `text` percent-encoded so that it stays one path segment, whatever it holds.
+    static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// RFC 3986's unreserved characters.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

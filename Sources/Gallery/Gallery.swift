@@ -1,0 +1,233 @@
+import Foundation
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+import PhotoStore
+import UnsplashAPI
+
+/// `photosync serve`: a read-only web gallery over a photosync database.
+///
+/// Routes:
+/// - `/`: the stored photos, newest first (best match first with a search), a page at a time,
+///   filtered by `q` (FTS5, as `photosync search`), `user` and `source`; `page` counts from 1.
+/// - `/photos/ID`: one photo, its attribution, size, colour, location and EXIF when stored.
+/// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`).
+/// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects.
+/// - `/healthz`: 200 while the database can be read, 503 otherwise.
+///
+/// It only reads, so it runs beside `photosync run` on the same database. It has no
+/// authentication: whoever reaches its address sees every photo.
+public struct Gallery: Sendable {
+    let store: PhotoStore
+    let pageSize: Int
+    let sources: [String]
+    let templates: MustacheLibrary
+
+    /// The most `/api/photos` answers at once.
+    public static let apiLimit = 1_000
+
+    /// - Parameters:
+    ///   - pageSize: tiles a page of the grid shows.
+    ///   - sources: the sources the filter offers.
+    public init(store: PhotoStore, pageSize: Int = 30, sources: [String] = PhotoListingJSON.sources) {
+        self.store = store
+        self.pageSize = max(1, pageSize)
+        self.sources = sources
+        do {
+            templates = try GalleryTemplates.library()
+        } catch {
+            // The templates are constants of this module, parsed by every test run.
+            preconditionFailure("the gallery's templates do not parse: \(error)")
+        }
+    }
+
+    /// The gallery's routes.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/") { request, _ in try self.gridResponse(FormQuery(request.uri.query)) }
+        router.get("/photos/:id") { request, context in
+            try self.photoResponse(id: try context.parameters.require("id"), FormQuery(request.uri.query))
+        }
+        router.get("/images/:id") { request, context in
+            try self.imageResponse(
+                id: try context.parameters.require("id"), variant: FormQuery(request.uri.query)["variant"],
+                ifNoneMatch: request.headers[values: .ifNoneMatch])
+        }
+        router.get("/api/photos") { request, _ in self.apiResponse(FormQuery(request.uri.query)) }
+        router.get("/healthz") { _, _ in self.healthResponse() }
+        return router
+    }
+
+    /// A Hummingbird application serving ``router()`` on `host:port` (port 0: a free one).
+    /// `onServerRunning` receives the port bound, once the gallery accepts connections.
+    public func application(
+        host: String, port: Int, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photosync"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+    // MARK: - Pages
+
+    func gridResponse(_ form: FormQuery) throws -> Response {
+        let page: Int
+        do {
+            page = try form.integer("page", in: 1...1_000_000) ?? 1
+        } catch let error as GalleryError {
+            return problem(.badRequest, title: "Bad request", message: error.message)
+        }
+        let query = form["q"], user = form["user"], source = form["source"]
+        let search = SearchState(query: query, user: user, source: source, knownSources: sources)
+        var view = GridPage(
+            title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user, sources: search.sources,
+            message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
+        let photos: [PhotoSummary]
+        do {
+            // One more than a page tells whether there is an older page.
+            photos = try store.photos(matching: PhotoQuery(
+                text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
+                limit: pageSize + 1, offset: (page - 1) * pageSize))
+        } catch StoreError.invalidSearch(let text) {
+            view.message = GalleryError.badSearch(text).message
+            view.empty = true
+            return html(.badRequest, render(view, "grid"))
+        }
+        let shown = Array(photos.prefix(pageSize))
+        let images = try store.storedImages(photoIDs: shown.map(\.id))
+        view.tiles = shown.map { photo in
+            let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
+            return Tile(
+                id: photo.id, href: GalleryLinks.photo(photo.id),
+                imageURL: images[photo.id]?.first.map { GalleryLinks.image(photo.id, variant: $0.variant) },
+                width: photo.width ?? 0, height: photo.height ?? 0,
+                color: GalleryLinks.cssColor(photo.color) ?? GalleryLinks.placeholderColor,
+                alt: photo.altDescription ?? photo.description ?? attribution.text,
+                photographer: attribution.photographer,
+                photographerHref: GalleryLinks.grid(query: nil, user: photo.userUsername, source: nil))
+        }
+        view.empty = shown.isEmpty
+        if page > 1 { view.newerURL = GalleryLinks.grid(query: query, user: user, source: source, page: page - 1) }
+        if photos.count > pageSize { view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1) }
+        return html(.ok, render(view, "grid"))
+    }
+
+    func photoResponse(id: String, _ form: FormQuery) throws -> Response {
+        guard let photo = try store.photo(id: id) else {
+            return problem(.notFound, title: "No such photo", message: "There is no photo \(id) in this database.")
+        }
+        let images = try store.storedImages(photoIDs: [id])[id] ?? []
+        let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
+        let details = PhotoDetails(json: photo.json)
+        let search = SearchState(query: nil, user: nil, source: nil, knownSources: sources)
+        // The largest stored variant: this is the page for looking at the photo.
+        let shown = images.last
+        let view = PhotoPage(
+            title: photo.description ?? photo.altDescription ?? attribution.text,
+            query: search.query, user: search.user, sources: search.sources,
+            imageURL: shown.map { GalleryLinks.image(photo.id, variant: $0.variant) },
+            width: photo.width ?? 0, height: photo.height ?? 0,
+            color: GalleryLinks.cssColor(photo.color),
+            alt: photo.altDescription, description: photo.description,
+            attribution: attribution,
+            photographerHref: GalleryLinks.grid(query: nil, user: photo.userUsername, source: nil),
+            size: photo.width.flatMap { width in photo.height.map { "\(width) × \($0) px" } },
+            created: photo.createdAt.map { $0.formatted(.iso8601.year().month().day()) },
+            likes: photo.likes.map(String.init),
+            location: details.location, exif: details.exif,
+            photoSources: PhotoListingJSON.sources.map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
+            variants: images.map { image in
+                VariantLink(name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant), size: GalleryLinks.byteCount(image.byteCount))
+            })
+        return html(.ok, render(view, "photo"))
+    }
+
+    // MARK: - Images
+
+    /// The bytes with their type, length and SHA-256 as `ETag`; 304 when the client has them.
+    func imageResponse(id: String, variant: String?, ifNoneMatch: [String]) throws -> Response {
+        guard let image = try store.storedImage(photoID: id, variant: variant) else {
+            return problem(.notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
+        }
+        let etag = "\"\(image.sha256)\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable"]
+        if Self.matches(etag, ifNoneMatch) {
+            return Response(status: .notModified, headers: headers)
+        }
+        // The variant is named, so a newer variant stored meanwhile cannot swap the bytes.
+        guard let bytes = try store.imageData(photoID: id, variant: image.variant) else {
+            return problem(.notFound, title: "No such image", message: "No \(image.variant) image of photo \(id) is stored.")
+        }
+        headers[.contentType] = image.contentType
+        headers[.contentLength] = String(bytes.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// RFC 9110's weak comparison: `*`, or any listed tag equal to `etag` with or without `W/`.
+    static func matches(_ etag: String, _ ifNoneMatch: [String]) -> Bool {
+        ifNoneMatch.flatMap { $0.split(separator: ",") }.contains { candidate in
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
+    // MARK: - API
+
+    func apiResponse(_ form: FormQuery) -> Response {
+        do {
+            let query = form["q"]
+            let photos = try store.photos(matching: PhotoQuery(
+                text: query, username: form["user"], source: form["source"],
+                sort: query == nil ? .newest : .relevance,
+                limit: try form.integer("limit", in: 0...Self.apiLimit) ?? pageSize,
+                offset: try form.integer("offset", in: 0...Int(Int32.max)) ?? 0))
+            return json(.ok, .array(photos.map(PhotoListingJSON.object)))
+        } catch let error as GalleryError {
+            return json(.badRequest, .object(["error": .string(error.message)]))
+        } catch StoreError.invalidSearch(let text) {
+            return json(.badRequest, .object(["error": .string(GalleryError.badSearch(text).message)]))
+        } catch {
+            return json(.internalServerError, .object(["error": .string("the database could not be read: \(error.localizedDescription)")]))
+        }
+    }
+
+    func healthResponse() -> Response {
+        do {
+            _ = try store.photos(matching: PhotoQuery(limit: 1))
+            return text(.ok, "ok\n")
+        } catch {
+            return text(.serviceUnavailable, "the database cannot be read: \(error.localizedDescription)\n")
+        }
+    }
+
+    // MARK: - Responses
+
+    private func render(_ view: Any, _ template: String) -> String {
+        templates.render(view, withTemplate: template) ?? ""
+    }
+
+    private func problem(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
+        html(status, render(ProblemPage(title: title, message: message), "problem"))
+    }
+
+    private func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: PhotoListingJSON.encode(value))))
+    }
+}

@@ -1,0 +1,132 @@
+import Mustache
+
+/// The gallery's HTML, as Mustache templates compiled into the binary, so that `photosync`
+/// needs no files beside it.
+///
+/// Every `{{value}}` is HTML-escaped (`< > & " '`), and every attribute is double-quoted, so a
+/// string from the API can never become markup. No template uses the unescaped `{{{value}}}`.
+enum GalleryTemplates {
+    static func library() throws -> MustacheLibrary {
+        var library = MustacheLibrary()
+        try library.register(head, named: "head")
+        try library.register(searchForm, named: "search")
+        try library.register(grid, named: "grid")
+        try library.register(photo, named: "photo")
+        try library.register(problem, named: "problem")
+        return library
+    }
+
+    static let head = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · photosync</title>
+        <style>
+        body { margin: 0; font: 15px/1.5 system-ui, sans-serif; color: #222; background: #fafafa; }
+        header { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 12px 20px; background: #fff; border-bottom: 1px solid #e5e5e5; }
+        header .home { font-weight: 600; color: #111; text-decoration: none; margin-right: 12px; }
+        form { display: flex; flex-wrap: wrap; gap: 8px; }
+        input, select, button { font: inherit; padding: 4px 8px; }
+        input[type=search] { width: 22em; }
+        main { padding: 20px; }
+        .grid { list-style: none; margin: 0; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 12px; }
+        .tile { position: relative; aspect-ratio: 4 / 3; overflow: hidden; border-radius: 6px; }
+        .tile img { display: block; width: 100%; height: 100%; object-fit: cover; }
+        .tile .by { position: absolute; left: 0; right: 0; bottom: 0; padding: 4px 8px; color: #fff; background: rgba(0, 0, 0, .45); font-size: 13px; text-decoration: none; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+        .pages { display: flex; justify-content: space-between; margin-top: 20px; }
+        .message { padding: 8px 12px; background: #fff3cd; border: 1px solid #e6d28a; }
+        .photo { display: grid; grid-template-columns: minmax(0, 3fr) minmax(240px, 1fr); gap: 24px; }
+        .photo .frame img { display: block; max-width: 100%; max-height: 80vh; }
+        .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle; border: 1px solid #ccc; }
+        dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; }
+        dt { color: #666; }
+        dd { margin: 0; }
+        </style>
+        </head>
+        <body>
+        """
+
+    static let searchForm = """
+        <header>
+        <a class="home" href="/">photosync</a>
+        <form method="get" action="/" role="search">
+        <input type="search" name="q" value="{{query}}" placeholder="Search descriptions, photographers, places" aria-label="Search">
+        <input type="text" name="user" value="{{user}}" placeholder="Photographer (username)" aria-label="Photographer">
+        <select name="source" aria-label="Source">
+        <option value="">All sources</option>
+        {{#sources}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>
+        {{/sources}}
+        </select>
+        <button type="submit">Search</button>
+        </form>
+        </header>
+        """
+
+    static let grid = """
+        {{> head}}
+        {{> search}}
+        <main>
+        {{#message}}<p class="message">{{.}}</p>{{/message}}
+        {{#empty}}<p class="empty">No photos here.</p>{{/empty}}
+        <ul class="grid" id="grid">
+        {{#tiles}}<li class="tile" data-id="{{id}}" style="background-color: {{color}}">
+        <a href="{{href}}">{{#imageURL}}<img src="{{.}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/imageURL}}</a>
+        <a class="by" href="{{photographerHref}}">{{photographer}}</a>
+        </li>
+        {{/tiles}}
+        </ul>
+        <nav class="pages">
+        <span>{{#newerURL}}<a rel="prev" href="{{.}}">← Newer</a>{{/newerURL}}</span>
+        <span>Page {{page}}</span>
+        <span>{{#olderURL}}<a rel="next" href="{{.}}">Older →</a>{{/olderURL}}</span>
+        </nav>
+        </main>
+        </body>
+        </html>
+        """
+
+    static let photo = """
+        {{> head}}
+        {{> search}}
+        <main class="photo">
+        <div class="frame" style="background-color: {{color}}">
+        {{#imageURL}}<img id="photo" src="{{.}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/imageURL}}
+        {{^imageURL}}<p>No image of this photo is stored yet.</p>{{/imageURL}}
+        </div>
+        <aside>
+        {{#description}}<h1>{{.}}</h1>{{/description}}
+        {{^description}}{{#alt}}<h1>{{.}}</h1>{{/alt}}{{/description}}
+        <p class="attribution">Photo by {{#attribution.photographerURL}}<a id="photographer" href="{{.}}">{{attribution.photographer}}</a>{{/attribution.photographerURL}}{{^attribution.photographerURL}}{{attribution.photographer}}{{/attribution.photographerURL}} on <a href="{{attribution.unsplashURL}}">Unsplash</a></p>
+        <p><a id="unsplash-page" href="{{attribution.photoURL}}">See this photo on unsplash.com</a></p>
+        <dl>
+        {{#size}}<dt>Size</dt><dd>{{.}}</dd>{{/size}}
+        {{#color}}<dt>Color</dt><dd><span class="swatch" style="background-color: {{color}}"></span> {{color}}</dd>{{/color}}
+        {{#created}}<dt>Taken</dt><dd>{{.}}</dd>{{/created}}
+        {{#likes}}<dt>Likes</dt><dd>{{.}}</dd>{{/likes}}
+        {{#location}}<dt>Location</dt><dd>{{.}}</dd>{{/location}}
+        {{#exif}}<dt>{{name}}</dt><dd>{{value}}</dd>
+        {{/exif}}
+        <dt>Sources</dt><dd>{{#photoSources}}<a href="{{href}}">{{name}}</a> {{/photoSources}}</dd>
+        {{#variants}}<dt>Stored</dt><dd><a href="{{href}}">{{name}}</a>, {{size}}</dd>
+        {{/variants}}
+        </dl>
+        <p><a href="{{photographerHref}}">More by {{attribution.photographer}}</a></p>
+        </aside>
+        </main>
+        </body>
+        </html>
+        """
+
+    static let problem = """
+        {{> head}}
+        <main>
+        <h1>{{title}}</h1>
+        <p class="message">{{message}}</p>
+        <p><a href="/">Back to the gallery</a></p>
+        </main>
+        </body>
+        </html>
+        """
+}

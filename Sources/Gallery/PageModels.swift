@@ -1,0 +1,118 @@
+import Foundation
+import PhotoStore
+
+// What the templates render. Mustache reads these through reflection, by property name; every
+// string here is escaped when rendered.
+
+struct SourceOption {
+    var name: String
+    var selected: Bool
+}
+
+/// The search box's state, shown on every page.
+struct SearchState {
+    var query: String
+    var user: String
+    var sources: [SourceOption]
+
+    init(query: String?, user: String?, source: String?, knownSources: [String]) {
+        self.query = query ?? ""
+        self.user = user ?? ""
+        sources = knownSources.map { SourceOption(name: $0, selected: $0 == source) }
+    }
+}
+
+struct Tile {
+    var id: String
+    var href: String
+    /// The smallest stored variant; nil while no image is stored.
+    var imageURL: String?
+    var width: Int
+    var height: Int
+    /// A CSS colour: the photo's own when it is one, a neutral grey otherwise.
+    var color: String
+    var alt: String
+    var photographer: String
+    var photographerHref: String
+}
+
+struct GridPage {
+    var title: String
+    var query: String
+    var user: String
+    var sources: [SourceOption]
+    var message: String?
+    var empty: Bool
+    var tiles: [Tile]
+    var page: Int
+    var newerURL: String?
+    var olderURL: String?
+}
+
+struct VariantLink {
+    var name: String
+    var href: String
+    var size: String
+}
+
+struct SourceLink {
+    var name: String
+    var href: String
+}
+
+struct PhotoPage {
+    var title: String
+    var query: String
+    var user: String
+    var sources: [SourceOption]
+    var imageURL: String?
+    var width: Int
+    var height: Int
+    var color: String?
+    var alt: String?
+    var description: String?
+    var attribution: Attribution
+    var photographerHref: String
+    var size: String?
+    var created: String?
+    var likes: String?
+    var location: String?
+    var exif: [PhotoDetails.Fact]
+    var photoSources: [SourceLink]
+    var variants: [VariantLink]
+}
+
+struct ProblemPage {
+    var title: String
+    var message: String
+}
+
+/// Links inside the gallery, with every value percent-encoded.
+enum GalleryLinks {
+    static func photo(_ id: String) -> String { "/photos/" + Attribution.pathSegment(id) }
+
+    static func image(_ id: String, variant: String) -> String {
+        "/images/" + Attribution.pathSegment(id) + "?" + FormQuery.encode([("variant", variant)])
+    }
+
+    /// The grid with these filters; page 1 is left out of the link.
+    static func grid(query: String?, user: String?, source: String?, page: Int = 1) -> String {
+        let parameters = FormQuery.encode([("q", query), ("user", user), ("source", source), ("page", page > 1 ? String(page) : nil)])
+        return parameters.isEmpty ? "/" : "/?" + parameters
+    }
+
+    /// `color` when it is a CSS hex colour (`#rgb` to `#rrggbbaa`), which is all Unsplash sends;
+    /// anything else could carry more CSS into a `style` attribute, so it becomes grey.
+    static func cssColor(_ color: String?) -> String? {
+        let hex = Set("0123456789abcdefABCDEF")
+        guard let color, color.hasPrefix("#"), [4, 5, 7, 9].contains(color.count), color.dropFirst().allSatisfy(hex.contains)
+        else { return nil }
+        return color
+    }
+
+    static let placeholderColor = "#d8d8d8"
+
+    static func byteCount(_ bytes: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+    }
+}
