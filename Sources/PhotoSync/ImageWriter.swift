@@ -22,6 +22,8 @@ struct ImageWriter: Sendable {
     var maxBatchBytes: Int64 = 8 << 20
     /// A batch holds at most this many outcomes.
     var maxBatchCount = 256
+    /// Where its transactions run, off the threads that run tasks.
+    let transactions = BlockingWork(label: "photosync.image-writer")
     /// Called after each commit with the photos whose outcomes it settled.
     let committed: @Sendable (_ settled: [String], _ stored: Int) -> Void
 
@@ -68,7 +70,10 @@ struct ImageWriter: Sendable {
                 failures.append((ImageAttemptFailure(photoID: job.photoID, variant: job.variant, error: reason, retryAt: retryAt), attempts, givesUp))
             }
         }
-        let stored = try storing { try store.storeImages(images.map { $0.image }, failures: failures.map { $0.failure }) }
+        let store = store
+        let toStore = images.map(\.image)
+        let failed = failures.map(\.failure)
+        let stored = try await transactions.run { try storing { try store.storeImages(toStore, failures: failed) } }
 
         var storedCount = 0
         var storedBytes: Int64 = 0
