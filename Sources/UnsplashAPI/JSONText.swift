@@ -1,55 +1,131 @@
 import Foundation
 
-/// Where the elements of a JSON array lie in its text, so that each can be decoded and kept
-/// exactly as it was sent, without building the whole document as values first.
+/// Where values lie in a JSON text, so that each photo can be decoded from, and kept as, the
+/// exact text the API sent, without building the whole document as values first.
 ///
-/// Structural only: it follows brackets and commas outside strings, and expects a document that
-/// a `JSONDecoder` has already accepted as a JSON array.
+/// Structural only: it follows strings, brackets and commas, and expects a document that a
+/// `JSONDecoder` has already accepted. On anything else it stops early rather than trap.
 enum JSONText {
     /// The ranges of `data` that hold each element of the array `data` is, in order, without
     /// the whitespace around them.
     static func arrayElements(of data: Data) -> [Range<Data.Index>] {
-        data.withUnsafeBytes { buffer -> [Range<Int>] in
-            let bytes = buffer.bindMemory(to: UInt8.self)
+        scan(data) { scanner in
             var elements: [Range<Int>] = []
-            var index = 0
-            while index < bytes.count, bytes[index] != UInt8(ascii: "[") { index += 1 }
-            index += 1
-            var depth = 0
-            var start: Int?
-            var end = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
-                    index += 1
-                    continue
-                case UInt8(ascii: "\""):
-                    if start == nil { start = index }
-                    index += 1
-                    while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                        index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
-                    }
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    if start == nil { start = index }
-                    depth += 1
-                case UInt8(ascii: "]") where depth == 0:
-                    if let start { elements.append(start..<end) }
-                    return elements
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    depth -= 1
-                case UInt8(ascii: ",") where depth == 0:
-                    if let start { elements.append(start..<end) }
-                    start = nil
-                    index += 1
-                    continue
-                default:
-                    if start == nil { start = index }
-                }
-                index += 1
-                end = index
+            guard var index = scanner.open(UInt8(ascii: "["), at: 0) else { return [] }
+            while let start = scanner.nextItem(at: index, closing: UInt8(ascii: "]")) {
+                let end = scanner.valueEnd(from: start)
+                elements.append(start..<end)
+                index = scanner.afterSeparator(end)
             }
             return elements
-        }.map { (data.startIndex + $0.lowerBound)..<(data.startIndex + $0.upperBound) }
+        }
+    }
+
+    /// The range of `data` that holds the value of the top-level object's member `name`, or
+    /// nil when `data` is not an object or has no such member.
+    static func member(_ name: String, of data: Data) -> Range<Data.Index>? {
+        let wanted = Array(name.utf8)
+        return scan(data) { scanner -> [Range<Int>] in
+            guard var index = scanner.open(UInt8(ascii: "{"), at: 0) else { return [] }
+            while let keyStart = scanner.nextItem(at: index, closing: UInt8(ascii: "}")) {
+                let keyEnd = scanner.valueEnd(from: keyStart)
+                guard let valueStart = scanner.open(UInt8(ascii: ":"), at: keyEnd) else { return [] }
+                let start = scanner.skippingSpace(valueStart)
+                let end = scanner.valueEnd(from: start)
+                if scanner.isString(keyStart..<keyEnd, equalTo: wanted) { return [start..<end] }
+                index = scanner.afterSeparator(end)
+            }
+            return []
+        }.first
+    }
+
+    private static func scan(_ data: Data, _ body: (Scanner) -> [Range<Int>]) -> [Range<Data.Index>] {
+        data.withUnsafeBytes { body(Scanner(bytes: $0.bindMemory(to: UInt8.self))) }
+            .map { (data.startIndex + $0.lowerBound)..<(data.startIndex + $0.upperBound) }
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        static func isSpace(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        }
+
+        func skippingSpace(_ index: Int) -> Int {
+            var index = index
+            while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
+            return index
+        }
+
+        /// After `byte` (and the space before it) at `index`, or nil when it is not there.
+        func open(_ byte: UInt8, at index: Int) -> Int? {
+            let index = skippingSpace(index)
+            return index < bytes.count && bytes[index] == byte ? index + 1 : nil
+        }
+
+        /// Where the next element or member starts, or nil at `closing` or the end.
+        func nextItem(at index: Int, closing: UInt8) -> Int? {
+            let index = skippingSpace(index)
+            return index < bytes.count && bytes[index] != closing ? index : nil
+        }
+
+        /// After the comma that follows a value ending at `index`, if any.
+        func afterSeparator(_ index: Int) -> Int {
+            let index = skippingSpace(index)
+            return index < bytes.count && bytes[index] == UInt8(ascii: ",") ? index + 1 : index
+        }
+
+        /// The end of the value that starts at `start`: a string, an array or object with all it
+        /// holds, or a number or literal.
+        func valueEnd(from start: Int) -> Int {
+            guard start < bytes.count else { return start }
+            switch bytes[start] {
+            case UInt8(ascii: "\""):
+                return stringEnd(from: start)
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                var depth = 0
+                var index = start
+                while index < bytes.count {
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""):
+                        index = stringEnd(from: index)
+                        continue
+                    case UInt8(ascii: "["), UInt8(ascii: "{"):
+                        depth += 1
+                    case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                        depth -= 1
+                        if depth == 0 { return index + 1 }
+                    default:
+                        break
+                    }
+                    index += 1
+                }
+                return index
+            default:
+                var index = start
+                while index < bytes.count, !Self.isSpace(bytes[index]),
+                      bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "]"), bytes[index] != UInt8(ascii: "}") {
+                    index += 1
+                }
+                return index
+            }
+        }
+
+        /// After the closing quote of the string whose opening quote is at `start`.
+        private func stringEnd(from start: Int) -> Int {
+            var index = start + 1
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+            }
+            return min(index + 1, bytes.count)
+        }
+
+        /// Whether the string literal in `range` spells `wanted`, escapes decoded.
+        func isString(_ range: Range<Int>, equalTo wanted: [UInt8]) -> Bool {
+            let literal = bytes[(range.lowerBound + 1)..<max(range.lowerBound + 1, range.upperBound - 1)]
+            guard literal.contains(UInt8(ascii: "\\")) else { return literal.elementsEqual(wanted) }
+            let decoded = try? JSONDecoder().decode(String.self, from: Data(bytes[range]))
+            return decoded.map { Array($0.utf8) == wanted } ?? false
+        }
     }
 }

@@ -127,6 +127,16 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
         #expect(JSONText.arrayElements(of: Data("[]".utf8)).isEmpty)
     }
 
+    @Test func findsATopLevelMemberWhateverComesBeforeIt() throws {
+        let text = #"{"total": 3, "note": "\"results\": [0]", "nested": {"results": [1]}, "res\u0075lts" : [ {"id": "a"} ] }"#
+        let data = Data(text.utf8)
+        let range = try #require(JSONText.member("results", of: data))
+        #expect(String(decoding: data[range], as: UTF8.self) == #"[ {"id": "a"} ]"#)
+        #expect(JSONText.member("total", of: data).map { String(decoding: data[$0], as: UTF8.self) } == "3")
+        #expect(JSONText.member("missing", of: data) == nil)
+        #expect(JSONText.member("results", of: Data("[1]".utf8)) == nil)
+    }
+
     @Test func rangesAreIndicesOfTheDataGivenEvenASlice() {
         let whole = Data(#"xx["a","b"]"#.utf8)
         let slice = whole[2...]
