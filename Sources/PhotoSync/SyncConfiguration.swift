@@ -35,13 +35,13 @@ public struct SyncConfiguration: Sendable {
     public var outageRetryDelay: Duration
 
     public init(
-        perPage: Int = 30,
+        perPage: Int = UnsplashAPI.maxPerPage,
         variant: ImageVariant = .regular,
         concurrency: Int = 4,
         trackingConcurrency: Int = 4,
         pagesAhead: Int = 4,
         pollInterval: Duration = .seconds(300),
-        allowedImageHosts: Set<String> = ["images.unsplash.com"],
+        allowedImageHosts: Set<String> = [UnsplashAPI.imageHost],
         downloadTracking: Bool = true,
         rateLimitReserve: Int = 10,
         rateLimitPause: Duration = .seconds(600),
@@ -67,6 +67,9 @@ public struct SyncConfiguration: Sendable {
         self.maxImageRetryDelay = maxImageRetryDelay
         self.outageRetryDelay = outageRetryDelay
     }
+
+    /// The engine's defaults, which `photosync`'s settings default to.
+    public static let standard = SyncConfiguration()
 
     /// The wait after an image's `attempts`-th failure.
     func imageRetryDelay(afterAttempts attempts: Int) -> Duration {

@@ -11,6 +11,10 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     public static let defaultBaseURL = URL(string: "https://api.unsplash.com")!
     /// The most photos a page can hold; larger values are silently capped by the server.
     public static let maxPerPage = 30
+    /// The page sizes the API honours.
+    public static let perPageRange = 1...maxPerPage
+    /// The CDN every image URL of the API points to.
+    public static let imageHost = "images.unsplash.com"
 
     public var baseURL: URL
     private var accessKey: String

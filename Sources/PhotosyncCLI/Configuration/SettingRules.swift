@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Networking
+import UnsplashAPI
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
 struct SettingProblem: Error, Equatable {
@@ -33,13 +34,13 @@ enum SettingRules {
         return url
     }
 
-    /// "" (off) or `HOST:PORT`; returned as given, for ``Settings/init``.
-    static func listenAddress(_ text: String) throws(SettingProblem) -> String? {
+    /// "" (off) or `HOST:PORT`.
+    static func listenAddress(_ text: String) throws(SettingProblem) -> ListenAddress? {
         if text.isEmpty { return nil }
-        guard ListenAddress(text) != nil else {
+        guard let address = ListenAddress(text) else {
             throw SettingProblem("must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
         }
-        return text
+        return address
     }
 
     static func number(_ value: Int, in range: ClosedRange<Int>) throws(SettingProblem) -> Int {
@@ -57,10 +58,11 @@ enum SettingRules {
     }
 
     static func variant(_ text: String) throws(SettingProblem) -> String {
-        guard let variant = Settings.variants.first(where: { $0 == text.lowercased() }) else {
-            throw SettingProblem("must be one of \(Settings.variants.joined(separator: ", ")) (got \(quoted(text)))")
+        guard let variant = ImageVariant(rawValue: text.lowercased()) else {
+            let names = ImageVariant.allCases.map(\.rawValue).joined(separator: ", ")
+            throw SettingProblem("must be one of \(names) (got \(quoted(text)))")
         }
-        return variant
+        return variant.rawValue
     }
 
     static func logLevel(_ text: String) throws(SettingProblem) -> Logger.Level {
@@ -90,6 +92,12 @@ enum SettingRules {
             }
             return host.lowercased()
         }
+    }
+
+    /// "a, b or c".
+    static func sentence(_ items: [String], or conjunction: String) -> String {
+        guard items.count > 1 else { return items.joined() }
+        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
     }
 
     /// `text` in double quotes, with quotes, backslashes and control characters escaped so a

@@ -4,71 +4,66 @@ import Logging
 /// Everything `photosync` can be configured with, after resolution and validation.
 ///
 /// Build one with ``SettingsResolver`` (or ``SettingsOptions/resolve(environment:defaultConfigurationPath:)``),
-/// which layers flags over environment variables over the configuration file over the defaults
-/// below. A value held here has passed validation.
+/// which layers flags over environment variables over the configuration file over the defaults.
+/// A value held here has passed validation. Each field's flag, variable, file key, default,
+/// limits and rule are declared once, in ``AllSettings``.
 public struct Settings: Sendable, Equatable {
     /// Path of the SQLite database. Default: ``defaultDatabasePath(environment:)``.
     public var databasePath: String
-    /// Base URL of the Unsplash API, absolute http(s). Default `https://api.unsplash.com`.
+    /// Base URL of the Unsplash API, absolute http(s).
     public var apiBase: URL
-    /// Photos requested per page of the feed, 1...30. Default 30 (Unsplash's maximum).
+    /// Photos requested per page of the feed, within `UnsplashAPI.perPageRange`.
     public var perPage: Int
-    /// Which image size to download: one of ``variants``. Default `regular`.
+    /// Which image size to download: an `ImageVariant`'s name.
     public var variant: String
-    /// Image downloads in flight at once, 1...16. Default 4.
+    /// Image downloads in flight at once, within ``concurrencyRange``.
     public var concurrency: Int
-    /// Time between two polls of the feed, at least 10 s. Default 300 s.
+    /// Time between two polls of the feed, at least ``minimumPollIntervalSeconds``.
     public var pollInterval: Duration
-    /// Host names (optionally `host:port`, lowercased) images may be downloaded from.
-    /// Never empty. Default `["images.unsplash.com"]`.
+    /// Host names (optionally `host:port`, lowercased) images may be downloaded from. Never empty.
     public var allowedImageHosts: [String]
-    /// Whether to call each photo's `download_location`, as Unsplash's guidelines require. Default true.
+    /// Whether to call each photo's `download_location`, as Unsplash's guidelines require.
     public var downloadTracking: Bool
     /// API requests kept in reserve: the sync waits for the next rate-limit window rather than
-    /// spend them. 0...1000, default 10.
+    /// spend them. Within ``rateLimitReserveRange``.
     public var rateLimitReserve: Int
-    /// The largest image accepted, in MiB (1 MiB = 1,048,576 bytes), 1...2047. Default 256. A
-    /// larger one is not downloaded, and is recorded as failed with its size.
+    /// The largest image accepted, in MiB (1 MiB = 1,048,576 bytes), within ``maxImageMiBRange``.
+    /// A larger one is not downloaded, and is recorded as failed with its size.
     public var maxImageMiB: Int
-    /// Where `run` serves Prometheus metrics (`/metrics`); nil, the default, serves none.
+    /// Where `run` serves Prometheus metrics (`/metrics`); nil serves none.
     var metricsListen: ListenAddress?
-    /// The lowest level logged. Default `info`.
+    /// The lowest level logged.
     public var logLevel: Logger.Level
 
+    /// The given values, and the declared default of every value not given.
     public init(
         databasePath: String,
-        apiBase: URL = Settings.defaultAPIBase,
-        perPage: Int = 30,
-        variant: String = "regular",
-        concurrency: Int = 4,
-        pollInterval: Duration = .seconds(300),
-        allowedImageHosts: [String] = ["images.unsplash.com"],
-        downloadTracking: Bool = true,
-        rateLimitReserve: Int = 10,
-        maxImageMiB: Int = 256,
+        apiBase: URL? = nil,
+        perPage: Int? = nil,
+        variant: String? = nil,
+        concurrency: Int? = nil,
+        pollInterval: Duration? = nil,
+        allowedImageHosts: [String]? = nil,
+        downloadTracking: Bool? = nil,
+        rateLimitReserve: Int? = nil,
+        maxImageMiB: Int? = nil,
         metricsListen: String? = nil,
-        logLevel: Logger.Level = .info
+        logLevel: Logger.Level? = nil
     ) {
         self.databasePath = databasePath
-        self.apiBase = apiBase
-        self.perPage = perPage
-        self.variant = variant
-        self.concurrency = concurrency
-        self.pollInterval = pollInterval
-        self.allowedImageHosts = allowedImageHosts
-        self.downloadTracking = downloadTracking
-        self.rateLimitReserve = rateLimitReserve
-        self.maxImageMiB = maxImageMiB
-        self.metricsListen = metricsListen.flatMap(ListenAddress.init)
-        self.logLevel = logLevel
+        self.apiBase = apiBase ?? AllSettings.apiBase.standard
+        self.perPage = perPage ?? AllSettings.perPage.standard
+        self.variant = variant ?? AllSettings.variant.standard
+        self.concurrency = concurrency ?? AllSettings.concurrency.standard
+        self.pollInterval = pollInterval ?? AllSettings.pollInterval.standard
+        self.allowedImageHosts = allowedImageHosts ?? AllSettings.allowedImageHosts.standard
+        self.downloadTracking = downloadTracking ?? AllSettings.downloadTracking.standard
+        self.rateLimitReserve = rateLimitReserve ?? AllSettings.rateLimitReserve.standard
+        self.maxImageMiB = maxImageMiB ?? AllSettings.maxImageMiB.standard
+        self.metricsListen = metricsListen.flatMap(ListenAddress.init) ?? AllSettings.metricsListen.standard
+        self.logLevel = logLevel ?? AllSettings.logLevel.standard
     }
 
-    public static let defaultAPIBase = URL(string: "https://api.unsplash.com")!
-
-    /// The image sizes Unsplash offers, smallest last.
-    public static let variants = ["raw", "full", "regular", "small", "thumb"]
-
-    public static let perPageRange = 1...30
     public static let concurrencyRange = 1...16
     public static let rateLimitReserveRange = 0...1000
     /// SQLite keeps a value in at most 2 GiB - 1 bytes.

@@ -11,9 +11,7 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     static let configHelp = ArgumentHelp(
         "YAML configuration file. Env: PHOTOSYNC_CONFIG. Default: /etc/photosync/photosync.yaml if it exists.",
         valueName: "path")
-    static let databaseHelp = ArgumentHelp(
-        "SQLite database file. Env: PHOTOSYNC_DATABASE. Default: $STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite.",
-        valueName: "path")
+    static var databaseHelp: ArgumentHelp { AllSettings.database.help }
 
     @Option(
         name: .customLong("config"),
@@ -22,98 +20,40 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     )
     public var configPath: String?
 
-    @Option(
-        name: .customLong("database"),
-        help: SettingsOptions.databaseHelp,
-        completion: .file()
-    )
+    @Option(name: .customLong(AllSettings.database.longName), help: AllSettings.database.help, completion: .file())
     public var databasePath: String?
 
-    @Option(
-        name: .customLong("api-base"),
-        help: ArgumentHelp("Unsplash API base URL. Env: PHOTOSYNC_API_BASE. Default: https://api.unsplash.com.", valueName: "url")
-    )
+    @Option(name: .customLong(AllSettings.apiBase.longName), help: AllSettings.apiBase.help)
     public var apiBase: String?
 
-    @Option(
-        name: .customLong("per-page"),
-        help: ArgumentHelp("Photos per page of the feed, 1-30. Env: PHOTOSYNC_PER_PAGE. Default: 30.", valueName: "n")
-    )
+    @Option(name: .customLong(AllSettings.perPage.longName), help: AllSettings.perPage.help)
     public var perPage: Int?
 
-    @Option(
-        name: .customLong("variant"),
-        help: ArgumentHelp(
-            "Image size to download: raw, full, regular, small or thumb. Env: PHOTOSYNC_VARIANT. Default: regular.",
-            valueName: "size"
-        ),
-        completion: .list(Settings.variants)
-    )
+    @Option(name: .customLong(AllSettings.variant.longName), help: AllSettings.variant.help, completion: AllSettings.variant.completion)
     public var variant: String?
 
-    @Option(
-        name: .customLong("concurrency"),
-        help: ArgumentHelp("Image downloads at once, 1-16. Env: PHOTOSYNC_CONCURRENCY. Default: 4.", valueName: "n")
-    )
+    @Option(name: .customLong(AllSettings.concurrency.longName), help: AllSettings.concurrency.help)
     public var concurrency: Int?
 
-    @Option(
-        name: .customLong("poll-interval"),
-        help: ArgumentHelp("Seconds between polls of the feed, at least 10. Env: PHOTOSYNC_POLL_INTERVAL. Default: 300.", valueName: "seconds")
-    )
+    @Option(name: .customLong(AllSettings.pollInterval.longName), help: AllSettings.pollInterval.help)
     public var pollInterval: Int?
 
-    @Option(
-        name: .customLong("allowed-image-host"),
-        help: ArgumentHelp(
-            "Host images may be downloaded from; repeat for several. Env: PHOTOSYNC_ALLOWED_IMAGE_HOSTS (comma-separated). Default: images.unsplash.com.",
-            valueName: "host"
-        )
-    )
+    @Option(name: .customLong(AllSettings.allowedImageHosts.longName), help: AllSettings.allowedImageHosts.help)
     public var allowedImageHosts: [String] = []
 
-    @Flag(
-        name: .customLong("download-tracking"),
-        inversion: .prefixedNo,
-        help: "Report each download to Unsplash's download_location, as its API guidelines require. Env: PHOTOSYNC_DOWNLOAD_TRACKING (true/false). Default: on."
-    )
+    @Flag(name: .customLong(AllSettings.downloadTracking.longName), inversion: .prefixedNo, help: AllSettings.downloadTracking.help)
     public var downloadTracking: Bool?
 
-    @Option(
-        name: .customLong("rate-limit-reserve"),
-        help: ArgumentHelp(
-            "API requests to keep in reserve (the sync waits rather than spend them), 0-1000. Env: PHOTOSYNC_RATE_LIMIT_RESERVE. Default: 10.",
-            valueName: "n"
-        )
-    )
+    @Option(name: .customLong(AllSettings.rateLimitReserve.longName), help: AllSettings.rateLimitReserve.help)
     public var rateLimitReserve: Int?
 
-    @Option(
-        name: .customLong("max-image-mib"),
-        help: ArgumentHelp(
-            "The largest image to accept, in MiB, 1-2047; a larger one is recorded as failed. Env: PHOTOSYNC_MAX_IMAGE_MIB. Default: 256.",
-            valueName: "n"
-        )
-    )
+    @Option(name: .customLong(AllSettings.maxImageMiB.longName), help: AllSettings.maxImageMiB.help)
     public var maxImageMiB: Int?
 
-    @Option(
-        name: .customLong("metrics-listen"),
-        help: ArgumentHelp(
-            "Serve Prometheus metrics at http://HOST:PORT/metrics while running (no authentication: keep it on loopback). Env: PHOTOSYNC_METRICS_LISTEN. Default: off.",
-            valueName: "host:port"
-        )
-    )
+    @Option(name: .customLong(AllSettings.metricsListen.longName), help: AllSettings.metricsListen.help)
     public var metricsListen: String?
 
-    @Option(
-        name: .customLong("log-level"),
-        help: ArgumentHelp(
-            "Lowest level logged: trace, debug, info, notice, warning, error or critical. Env: PHOTOSYNC_LOG_LEVEL. Default: info.",
-            valueName: "level"
-        ),
-        completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"])
-    )
+    @Option(name: .customLong(AllSettings.logLevel.longName), help: AllSettings.logLevel.help, completion: AllSettings.logLevel.completion)
     public var logLevel: String?
 
     public init() {}
@@ -147,21 +87,11 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     /// The flags that were given, keyed like the configuration file.
     var configValues: [AbsoluteConfigKey: ConfigValue] {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        func set(_ key: SettingKey, _ content: ConfigContent?) {
-            if let content { values[key.absoluteKey] = ConfigValue(content, isSecret: false) }
+        for setting in AllSettings.declarations {
+            if let content = setting.flagValue(in: self) {
+                values[setting.key.absoluteKey] = ConfigValue(content, isSecret: false)
+            }
         }
-        set(.database, databasePath.map { .string($0) })
-        set(.apiBase, apiBase.map { .string($0) })
-        set(.perPage, perPage.map { .int($0) })
-        set(.variant, variant.map { .string($0) })
-        set(.concurrency, concurrency.map { .int($0) })
-        set(.pollInterval, pollInterval.map { .int($0) })
-        set(.allowedImageHosts, allowedImageHosts.isEmpty ? nil : .stringArray(allowedImageHosts))
-        set(.downloadTracking, downloadTracking.map { .bool($0) })
-        set(.rateLimitReserve, rateLimitReserve.map { .int($0) })
-        set(.maxImageMiB, maxImageMiB.map { .int($0) })
-        set(.metricsListen, metricsListen.map { .string($0) })
-        set(.logLevel, logLevel.map { .string($0) })
         return values
     }
 }

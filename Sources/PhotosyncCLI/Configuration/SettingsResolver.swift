@@ -66,59 +66,32 @@ public struct SettingsResolver: Sendable {
 
         let answering = AnsweringProvider()
         let reader = ConfigReader(providers: layers.map(\.provider), accessReporter: answering)
-        let lookup = Lookup(reader: reader, answering: answering, origins: layers.map(\.origin))
+        let lookup = SettingLookup(reader: reader, answering: answering, origins: layers.map(\.origin))
 
-        return Settings(
-            databasePath: try lookup.string(.database, SettingRules.databasePath),
-            apiBase: try lookup.string(.apiBase, SettingRules.apiBase),
-            perPage: try lookup.int(.perPage) { value throws(SettingProblem) in
-                try SettingRules.number(value, in: Settings.perPageRange)
-            },
-            variant: try lookup.string(.variant, SettingRules.variant),
-            concurrency: try lookup.int(.concurrency) { value throws(SettingProblem) in
-                try SettingRules.number(value, in: Settings.concurrencyRange)
-            },
-            pollInterval: try lookup.int(.pollInterval, SettingRules.pollInterval(seconds:)),
-            allowedImageHosts: try lookup.stringArray(.allowedImageHosts, SettingRules.imageHosts),
-            downloadTracking: try lookup.bool(.downloadTracking),
-            rateLimitReserve: try lookup.int(.rateLimitReserve) { value throws(SettingProblem) in
-                try SettingRules.number(value, in: Settings.rateLimitReserveRange)
-            },
-            maxImageMiB: try lookup.int(.maxImageMiB) { value throws(SettingProblem) in
-                try SettingRules.number(value, in: Settings.maxImageMiBRange)
-            },
-            metricsListen: try lookup.string(.metricsListen, SettingRules.listenAddress),
-            logLevel: try lookup.string(.logLevel, SettingRules.logLevel)
-        )
+        var settings = Settings(databasePath: Settings.defaultDatabasePath(environment: environment))
+        for setting in AllSettings.declarations {
+            try setting.resolve(lookup, into: &settings)
+        }
+        return settings
     }
 
     private var defaultValues: [AbsoluteConfigKey: ConfigValue] {
-        let defaults = Settings(databasePath: Settings.defaultDatabasePath(environment: environment))
-        return [
-            SettingKey.database.absoluteKey: .init(.string(defaults.databasePath), isSecret: false),
-            SettingKey.apiBase.absoluteKey: .init(.string(defaults.apiBase.absoluteString), isSecret: false),
-            SettingKey.perPage.absoluteKey: .init(.int(defaults.perPage), isSecret: false),
-            SettingKey.variant.absoluteKey: .init(.string(defaults.variant), isSecret: false),
-            SettingKey.concurrency.absoluteKey: .init(.int(defaults.concurrency), isSecret: false),
-            SettingKey.pollInterval.absoluteKey: .init(.int(Int(defaults.pollInterval.components.seconds)), isSecret: false),
-            SettingKey.allowedImageHosts.absoluteKey: .init(.stringArray(defaults.allowedImageHosts), isSecret: false),
-            SettingKey.downloadTracking.absoluteKey: .init(.bool(defaults.downloadTracking), isSecret: false),
-            SettingKey.rateLimitReserve.absoluteKey: .init(.int(defaults.rateLimitReserve), isSecret: false),
-            SettingKey.maxImageMiB.absoluteKey: .init(.int(defaults.maxImageMiB), isSecret: false),
-            // Empty: off.
-            SettingKey.metricsListen.absoluteKey: .init(.string(""), isSecret: false),
-            SettingKey.logLevel.absoluteKey: .init(.string(defaults.logLevel.rawValue), isSecret: false),
-        ]
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for setting in AllSettings.declarations {
+            values[setting.key.absoluteKey] = ConfigValue(setting.defaultValue(environment: environment), isSecret: false)
+        }
+        return values
     }
 
     /// swift-configuration only answers the keys it is asked for, so a misspelled key in the file
     /// would otherwise be silently ignored.
     private static func rejectUnknownKeys(in file: ConfigurationFile) throws(ConfigurationError) {
-        let known = Set(SettingKey.all.map(\.name))
+        let names = AllSettings.declarations.map(\.key.name)
+        let known = Set(names)
         let unknown = file.keys.filter { !known.contains($0) }
         guard let first = unknown.first else { return }
         var message = "unknown setting \(SettingRules.quoted(first))"
-        if let suggestion = closest(to: first, among: SettingKey.all.map(\.name)) {
+        if let suggestion = closest(to: first, among: names) {
             message += " (did you mean \"\(suggestion)\"?)"
         }
         if unknown.count > 1 {
@@ -177,50 +150,44 @@ private final class AnsweringProvider: AccessReporter {
 }
 
 /// Typed reads through the layered reader, turning failures into errors that name the source.
-private struct Lookup {
-    let reader: ConfigReader
-    let answering: AnsweringProvider
-    let origins: [Origin]
+struct SettingLookup {
+    fileprivate let reader: ConfigReader
+    fileprivate let answering: AnsweringProvider
+    fileprivate let origins: [Origin]
 
-    func string<T>(_ key: SettingKey, _ check: (String) throws(SettingProblem) -> T) throws(ConfigurationError) -> T {
-        try value(key, expected: "a single value, not a list", { try $0.requiredString(forKey: key.configKey) }, check)
-    }
-
-    func int<T>(_ key: SettingKey, _ check: (Int) throws(SettingProblem) -> T) throws(ConfigurationError) -> T {
-        try value(key, expected: "a whole number", { try $0.requiredInt(forKey: key.configKey) }, check)
-    }
-
-    func stringArray<T>(_ key: SettingKey, _ check: ([String]) throws(SettingProblem) -> T) throws(ConfigurationError) -> T {
-        try value(key, expected: "a list of host names", { try $0.requiredStringArray(forKey: key.configKey) }, check)
-    }
-
-    func bool(_ key: SettingKey) throws(ConfigurationError) -> Bool {
-        try value(key, expected: "true or false", { try $0.requiredBool(forKey: key.configKey) }) { $0 }
-    }
-
+    /// The setting's value from the first layer that gives it, checked by its rule.
     // `required...` getters, because the defaulting ones return the default on a type mismatch.
-    private func value<Raw, T>(
-        _ key: SettingKey,
-        expected: String,
-        _ get: (ConfigReader) throws -> Raw,
-        _ check: (Raw) throws(SettingProblem) -> T
-    ) throws(ConfigurationError) -> T {
-        let raw: Raw
+    func value<Value>(of setting: Setting<Value>) throws(ConfigurationError) -> Value {
+        let key = setting.key
+        let raw: ConfigContent
         do {
-            raw = try get(reader)
+            switch setting.type {
+            case .string: raw = .string(try reader.requiredString(forKey: key.configKey))
+            case .int: raw = .int(try reader.requiredInt(forKey: key.configKey))
+            case .bool: raw = .bool(try reader.requiredBool(forKey: key.configKey))
+            case .stringList: raw = .stringArray(try reader.requiredStringArray(forKey: key.configKey))
+            }
         } catch {
-            let source = source(of: key)
-            var message = "\(key.name) must be \(expected)"
+            var message = "\(key.name) must be \(Self.expected(setting.type))"
             if let text = reader.string(forKey: key.configKey) {
                 message += " (got \(SettingRules.quoted(text)))"
             }
-            throw ConfigurationError(.invalidValue, source: source, message: message)
+            throw ConfigurationError(.invalidValue, source: source(of: key), message: message)
         }
         let source = source(of: key)
         do {
-            return try check(raw)
+            return try setting.rule(raw)
         } catch {
             throw ConfigurationError(.invalidValue, source: source, message: "\(key.name) \(error.text)")
+        }
+    }
+
+    private static func expected(_ type: SettingType) -> String {
+        switch type {
+        case .string: "a single value, not a list"
+        case .int: "a whole number"
+        case .bool: "true or false"
+        case .stringList(let what): what
         }
     }
 
