@@ -16,6 +16,9 @@ public struct Endpoint<Response>: Sendable {
     public var baseURL: URL
     /// Appended to `baseURL`'s path; leading and trailing slashes do not matter.
     public var path: String
+    /// Appended after ``path``, each as exactly one segment: a `/` in one is encoded, and so
+    /// is a segment of dots, so that a value such as `../../me` can never change the path.
+    public var segments: [String] = []
     public var method: HTTPMethod
     /// Appended, in order, after any query `baseURL` already carries.
     public var query: [(name: String, value: String)]
@@ -64,15 +67,17 @@ public struct Endpoint<Response>: Sendable {
         else {
             throw .invalidURL("\(Redaction.string(for: baseURL)) is not an absolute http(s) URL")
         }
-        let extraPath = path.split(separator: "/", omittingEmptySubsequences: true)
+        let extraPath = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) + segments
         if !extraPath.isEmpty {
-            var segments = components.percentEncodedPath.split(separator: "/").map(String.init)
+            var encodedSegments = components.percentEncodedPath.split(separator: "/").map(String.init)
             for segment in extraPath {
-                guard let encoded = String(segment).addingPercentEncoding(withAllowedCharacters: .urlPathSegmentAllowed)
+                guard var encoded = segment.addingPercentEncoding(withAllowedCharacters: .urlPathSegmentAllowed)
                 else { throw .invalidURL("path segment \(segment) cannot be encoded") }
-                segments.append(encoded)
+                // "." and ".." are dot-segments a URL resolver or a server would apply.
+                if encoded.allSatisfy({ $0 == "." }) { encoded = String(repeating: "%2E", count: encoded.count) }
+                encodedSegments.append(encoded)
             }
-            components.percentEncodedPath = "/" + segments.joined(separator: "/")
+            components.percentEncodedPath = "/" + encodedSegments.joined(separator: "/")
         }
         if !query.isEmpty {
             var items = components.percentEncodedQueryItems ?? []

@@ -103,6 +103,16 @@ public struct Photo: Decodable, Sendable, Identifiable, Equatable {
         isSponsored = try container.contains(.sponsorship) && !container.decodeNil(forKey: .sponsorship)
     }
 
+    /// Whether this is an Unsplash+ photo, whose images need a paid licence. 2025 objects carry
+    /// no flag for it: only their image URLs tell (`plus.unsplash.com/premium_photo-...`).
+    public var isPlus: Bool {
+        guard let urls else { return false }
+        return [urls.raw, urls.full, urls.regular, urls.small, urls.thumb].contains { url in
+            guard let url, let components = URLComponents(string: url) else { return false }
+            return components.host?.lowercased() == UnsplashAPI.plusImageHost || components.path.hasPrefix("/premium_photo-")
+        }
+    }
+
     /// The fields alone, for ``init(json:decoder:)``, which adds the text.
     private struct Fields: Decodable {
         var photo: Photo

@@ -73,6 +73,22 @@ public struct PhotoRepository: Sendable {
         try await page(try api.photos(atCursor: cursor))
     }
 
+    /// The first page of `source`, newest first (see ``UnsplashAPI/firstPage(of:perPage:as:)``).
+    public func firstPage(of source: PhotoSource, perPage: Int) async throws -> PhotoPage {
+        if case .search = source {
+            return try await searchPage(api.firstPage(of: source, perPage: perPage))
+        }
+        return try await page(api.firstPage(of: source, perPage: perPage))
+    }
+
+    /// The page of `source` at a stored cursor, resolved against the API's base URL.
+    public func page(of source: PhotoSource, atCursor cursor: String) async throws -> PhotoPage {
+        if case .search = source {
+            return try await searchPage(try api.page(atCursor: cursor))
+        }
+        return try await page(try api.page(atCursor: cursor))
+    }
+
     /// Downloads an image into `spool`, hashing it as it arrives.
     /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
     /// retried here: the caller's image queue retries it with its own backoff, so that one bad
@@ -116,6 +132,17 @@ public struct PhotoRepository: Sendable {
             rejected: response.value.rejected,
             next: response.headers["Link"].flatMap { LinkHeader($0).next },
             total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            rateLimit: RateLimit(headers: response.headers))
+    }
+
+    private func searchPage(_ endpoint: Endpoint<SearchResults>) async throws -> PhotoPage {
+        let response = try await mapped { try await apiProvider.response(endpoint) }
+        return PhotoPage(
+            photos: response.value.results.photos,
+            rejected: response.value.results.rejected,
+            next: response.headers["Link"].flatMap { LinkHeader($0).next },
+            total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? response.value.total,
             perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
             rateLimit: RateLimit(headers: response.headers))
     }

@@ -15,6 +15,8 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     public static let perPageRange = 1...maxPerPage
     /// The CDN every image URL of the API points to.
     public static let imageHost = "images.unsplash.com"
+    /// Where Unsplash+ images are, which a free key may not download.
+    public static let plusImageHost = "plus.unsplash.com"
 
     public var baseURL: URL
     private var accessKey: String
@@ -31,6 +33,45 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
         Endpoint(baseURL: baseURL, path: "photos",
                  query: [("page", String(max(1, page))), ("per_page", String(min(max(1, perPage), Self.maxPerPage)))],
                  headers: headers, credential: credential)
+    }
+
+    /// The first page of `source`, newest first where the endpoint can be asked to (`order_by=latest`:
+    /// a user's photos and likes, a topic, a search; a collection lists the photos added last
+    /// first, and the feed is always newest first). Values go into the path as single segments
+    /// and into the query percent-encoded, so no value can change the path.
+    ///
+    /// `Body` is ``PhotoList`` for every source but ``PhotoSource/search(_:)``, whose answer is a
+    /// ``SearchResults``.
+    public func firstPage<Body>(of source: PhotoSource, perPage: Int, as body: Body.Type = Body.self) -> Endpoint<Body> {
+        let segments: [String]
+        var query: [(name: String, value: String)] = []
+        switch source {
+        case .feed: segments = ["photos"]
+        case .user(let name): segments = ["users", name, "photos"]
+        case .likes(let name): segments = ["users", name, "likes"]
+        case .collection(let id): segments = ["collections", id, "photos"]
+        case .topic(let slug): segments = ["topics", slug, "photos"]
+        case .search(let text):
+            segments = ["search", "photos"]
+            query.append(("query", text))
+        }
+        switch source {
+        case .user, .likes, .topic, .search: query.append(("order_by", "latest"))
+        case .feed, .collection: break
+        }
+        query += [("page", "1"), ("per_page", String(min(max(1, perPage), Self.maxPerPage)))]
+        var endpoint = Endpoint<Body>(baseURL: baseURL, query: query, headers: headers, credential: credential)
+        endpoint.segments = segments
+        return endpoint
+    }
+
+    /// A page of any source at a cursor from ``cursor(for:)``; see ``photos(atCursor:)``.
+    public func page<Body>(atCursor cursor: String, as body: Body.Type = Body.self) throws(UnsplashError) -> Endpoint<Body> {
+        guard let url = URL(string: cursor, relativeTo: baseURL)?.absoluteURL else {
+            throw .foreignURL(cursor, expected: baseURL.absoluteString)
+        }
+        try requireSameOrigin(url)
+        return Endpoint(url: url, headers: headers, credential: credential)
     }
 
     /// A page of the feed at an absolute URL the API gave, such as a `Link: rel="next"` target.

@@ -1,10 +1,18 @@
 import Foundation
 
 /// The real Unsplash responses kept in Fixtures/ (copied from shared/fixtures/unsplash).
-public enum Fixture: String, Sendable {
+public enum Fixture: String, Sendable, CaseIterable {
     case page1 = "photos-2024-01-page1"
     case page2 = "photos-2024-01-page2"
     case photo2025 = "photo-2025-02"
+    case usersPhotos = "users-photos"
+    case usersLikes = "users-likes"
+    case collectionsPhotos = "collections-photos"
+    case topicsPhotos = "topics-photos"
+    case searchPhotos = "search-photos"
+    case searchPhotos2023 = "search-photos-2023"
+    case user404 = "user-404"
+    case collection404 = "collection-404"
 
     public var data: Data {
         get throws {
@@ -15,5 +23,20 @@ public enum Fixture: String, Sendable {
 
     public var text: String {
         get throws { String(decoding: try data, as: UTF8.self) }
+    }
+
+    /// The response headers recorded with it (`NAME.headers.txt`, one `Name: value` a line);
+    /// empty for recordings kept without them.
+    public var headers: [String: String] {
+        get throws {
+            let url = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/\(rawValue).headers.txt")
+            guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
+            var headers: [String: String] = [:]
+            for line in String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n") {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            return headers
+        }
     }
 }
