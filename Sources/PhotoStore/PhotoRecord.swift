@@ -22,6 +22,8 @@ public struct PhotoRecord: Sendable, Equatable {
     public var imageURL: String?
     /// `links.download_location`, to be called once the image is stored (Unsplash's guidelines).
     public var downloadLocation: String?
+    /// An Unsplash+ photo: its image needs a paid licence, so none is fetched (nor tracked).
+    public var isPlus: Bool
     /// The photo's original JSON, stored verbatim. It must be valid JSON: the store reads other
     /// image variants from it (`enqueueMissingImages`).
     public var json: Data
@@ -42,6 +44,7 @@ public struct PhotoRecord: Sendable, Equatable {
         isSponsored: Bool = false,
         imageURL: String? = nil,
         downloadLocation: String? = nil,
+        isPlus: Bool = false,
         json: Data
     ) {
         self.id = id
@@ -59,6 +62,7 @@ public struct PhotoRecord: Sendable, Equatable {
         self.isSponsored = isSponsored
         self.imageURL = imageURL
         self.downloadLocation = downloadLocation
+        self.isPlus = isPlus
         self.json = json
     }
 }

@@ -19,7 +19,7 @@ extension PhotoStore {
                     INSERT INTO image (photo_id, variant, source_url)
                     SELECT photo.id, :variant, url.value
                     FROM photo, json_each(photo.json, '$.urls') AS url
-                    WHERE url.key = :variant AND url.type = 'text'
+                    WHERE url.key = :variant AND url.type = 'text' AND photo.is_plus = 0
                       AND NOT EXISTS (
                           SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.variant = :variant)
                     ORDER BY photo.sequence

@@ -23,7 +23,7 @@ public struct PhotoQuery: Sendable, Equatable {
 
     /// The photographer's username, compared without regard to case.
     public var username: String?
-    /// Only photos that this source lists (``PhotoQuery/feedSource`` for Unsplash's feed).
+    /// Only photos this source listed (`feed`, `user:ann`).
     public var source: String?
     public var orientation: Orientation?
     /// Photos created at or after this instant.
@@ -35,7 +35,7 @@ public struct PhotoQuery: Sendable, Equatable {
     public var limit: Int?
     public var offset: Int
 
-    /// The source every photo has until sources other than the feed exist.
+    /// Unsplash's feed, the source of every photo stored before there were others.
     public static let feedSource = "feed"
 
     public init(
@@ -68,11 +68,15 @@ public struct PhotoSummary: Sendable, Equatable {
     public var userName: String?
     /// The most recently stored variant, if any.
     public var image: StoredImage?
+    /// The sources that listed it, by name.
+    public var sources: [String] = []
 
     public init(
         id: String, createdAt: Date?, width: Int?, height: Int?, color: String?, likes: Int?,
-        description: String?, altDescription: String?, userUsername: String?, userName: String?, image: StoredImage?
+        description: String?, altDescription: String?, userUsername: String?, userName: String?, image: StoredImage?,
+        sources: [String] = []
     ) {
+        self.sources = sources
         self.id = id
         self.createdAt = createdAt
         self.width = width
@@ -100,15 +104,16 @@ extension PhotoStore {
             conditions.append("photo_search MATCH ?")
             _ = arguments.append(contentsOf: [text])
         }
+        if let source = query.source {
+            conditions.append("""
+                EXISTS (SELECT 1 FROM photo_source JOIN source ON source.id = photo_source.source_id
+                        WHERE photo_source.photo_id = photo.id AND source.name = ?)
+                """)
+            _ = arguments.append(contentsOf: [source])
+        }
         if let username = query.username {
             conditions.append("photo.user_username = ? COLLATE NOCASE")
             _ = arguments.append(contentsOf: [username])
-        }
-        if let source = query.source {
-            // Every stored photo came from the feed: no table records sources yet, so any other
-            // source lists nothing. When one does, this becomes a join on it.
-            conditions.append("? = ?")
-            _ = arguments.append(contentsOf: [source, PhotoQuery.feedSource])
         }
         switch query.orientation {
         case .landscape?: conditions.append("photo.width > photo.height")
@@ -135,7 +140,10 @@ extension PhotoStore {
         let sql = """
             SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
                    photo.description, photo.alt_description, photo.user_username, photo.user_name,
-                   image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+                   image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at,
+                   (SELECT json_group_array(name) FROM (
+                        SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                        WHERE photo_source.photo_id = photo.id ORDER BY source.name)) AS sources
             FROM photo
             \(search)
             LEFT JOIN image ON image.id = (
@@ -161,7 +169,7 @@ extension PhotoStore {
     private static func summaries(_ db: Database, sql: String, arguments: StatementArguments) throws -> [PhotoSummary] {
         try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             let variant: String? = try row.decode(forColumn: "variant")
-            return PhotoSummary(
+            var summary = PhotoSummary(
                 id: try row.decode(forColumn: "id"),
                 createdAt: try row.decode(forColumn: "created_at"),
                 width: try row.decode(forColumn: "width"),
@@ -180,6 +188,9 @@ extension PhotoStore {
                         sha256: try row.decode(forColumn: "sha256"),
                         fetchedAt: try row.decode(forColumn: "fetched_at"))
                 })
+            let sources: String = row["sources"] ?? "[]"
+            summary.sources = (try? JSONDecoder().decode([String].self, from: Data(sources.utf8))) ?? []
+            return summary
 
         }
     }

@@ -21,22 +21,29 @@ extension PhotoStore {
     ///   negative size, invalid JSON); nothing is changed then.
     @discardableResult
     public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, cursor: CursorChange, now: Date
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, source: String = PhotoStore.feed,
+        cursor: CursorChange, now: Date
     ) throws -> PageCommit {
-        try commitPage(photos, rejected: rejected, variant: variant, now: now) { _ in cursor }
+        try commitPage(photos, rejected: rejected, variant: variant, source: source, now: now) { _ in cursor }
     }
 
     /// Like ``commitPage(_:variant:cursor:now:)``, with the cursor change decided from what the
     /// page found, inside the same transaction: a catch-up that meets photos it already had
     /// ends in the commit that stores the page.
+    ///
+    /// The page belongs to `source` (created if new): each photo becomes a member of it, once,
+    /// and the source's cursor moves, in the same transaction as the photos.
     @discardableResult
     public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, now: Date,
-        cursor: (PageCommit) throws -> CursorChange
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, source: String = PhotoStore.feed,
+        now: Date, cursor: (PageCommit) throws -> CursorChange
     ) throws -> PageCommit {
         try write("committing a page of \(photos.count) photos") { db in
+            let sourceID = try Self.sourceID(named: source, in: db)
             var existingSequences: [String: Int64] = [:]
+            var existingMemberships: [String: Int64] = [:]
             var insertedNow: Set<String> = []
+            var joinedNow: Set<String> = []
             var nextSequence = try Self.maxSequence(db) + 1
             for photo in photos {
                 let known = try Int64.fetchOne(
@@ -49,8 +56,19 @@ extension PhotoStore {
                     insertedNow.insert(photo.id)
                     nextSequence += 1
                 }
+                if let membership = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?", arguments: [photo.id, sourceID])
+                {
+                    if !joinedNow.contains(photo.id) { existingMemberships[photo.id] = membership }
+                } else {
+                    try db.execute(
+                        sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)",
+                        arguments: [photo.id, sourceID, now])
+                    joinedNow.insert(photo.id)
+                }
                 try db.execute(sql: "DELETE FROM rejected_photo WHERE photo_id = ?", arguments: [photo.id])
-                if let imageURL = photo.imageURL {
+                // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
+                if let imageURL = photo.imageURL, !photo.isPlus {
                     try db.execute(
                         sql: """
                             INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
@@ -64,24 +82,26 @@ extension PhotoStore {
             for element in rejected {
                 if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
             }
-            let commit = PageCommit(existingSequences: existingSequences, newlyRejected: newlyRejected)
-            try Self.apply(cursor(commit), now: now, in: db)
+            let commit = PageCommit(
+                existingSequences: existingSequences, existingMemberships: existingMemberships, newlyRejected: newlyRejected)
+            try Self.apply(cursor(commit), source: sourceID, now: now, in: db)
             return commit
         }
     }
 
-    /// The cursors as last committed.
-    public func syncState() throws -> SyncState {
-        try read("reading the sync state") { db in try Self.syncState(db) }
+    /// The cursors of `source` as last committed; a source never committed has none.
+    public func syncState(source: String = PhotoStore.feed) throws -> SyncState {
+        try read("reading the sync state of \(source)") { db in try Self.syncState(db, source: source) }
     }
 
     /// Records that the backfill page at the current cursor contradicted itself and will be
     /// fetched again; the cursor itself does not move. The next backfill commit clears it.
-    public func recordBackfillStall(reason: String, at now: Date) throws {
-        try write("recording a backfill stall") { db in
+    public func recordBackfillStall(reason: String, source: String = PhotoStore.feed, at now: Date) throws {
+        try write("recording a backfill stall of \(source)") { db in
+            let id = try Self.sourceID(named: source, in: db)
             try db.execute(
-                sql: "UPDATE sync_state SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?) WHERE id = 1",
-                arguments: [reason, now])
+                sql: "UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?) WHERE id = ?",
+                arguments: [reason, now, id])
         }
     }
 
@@ -100,9 +120,17 @@ extension PhotoStore {
         }
     }
 
-    /// The highest sequence assigned so far, 0 for an empty store: the baseline of a catch-up.
+    /// The highest sequence assigned so far, 0 for an empty store.
     public func maxSequence() throws -> Int64 {
         try read("reading the highest sequence") { db in try Self.maxSequence(db) }
+    }
+
+    /// The newest membership so far, 0 for none: the baseline of a catch-up. A photo whose
+    /// membership of a source is at or below it was listed by that source before.
+    public func maxMembership() throws -> Int64 {
+        try read("reading the newest membership") { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM photo_source") ?? 0
+        }
     }
 
     // MARK: - SQL
@@ -111,24 +139,27 @@ extension PhotoStore {
         try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo") ?? 0
     }
 
-    static func syncState(_ db: Database) throws -> SyncState {
+    static func syncState(_ db: Database, source: String) throws -> SyncState {
         guard let row = try Row.fetchOne(db, sql: """
             SELECT backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at,
                    backfill_stall_reason, backfill_stalled_at
-            FROM sync_state WHERE id = 1
-            """)
+            FROM source WHERE name = ?
+            """, arguments: [source])
         else {
-            // Migration v1 inserts the row and nothing deletes it.
-            throw DatabaseError(message: "the sync_state row is missing")
+            return SyncState()
         }
-        return SyncState(
+        return syncState(row)
+    }
+
+    static func syncState(_ row: Row) -> SyncState {
+        SyncState(
             backfillNext: (row["backfill_next"] as String?).flatMap(URL.init(string:)),
-            backfillComplete: try row.decode(forColumn: "backfill_complete"),
+            backfillComplete: row["backfill_complete"] ?? false,
             catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
-            catchUpBaseline: try row.decode(forColumn: "catch_up_baseline"),
-            lastPageAt: try row.decode(forColumn: "last_page_at"),
-            backfillStall: try (row["backfill_stall_reason"] as String?).map { reason in
-                BackfillStall(reason: reason, since: try row.decode(forColumn: "backfill_stalled_at"))
+            catchUpBaseline: row["catch_up_baseline"],
+            lastPageAt: row["last_page_at"],
+            backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
+                BackfillStall(reason: reason, since: row["backfill_stalled_at"] ?? Date(timeIntervalSince1970: 0))
             })
     }
 
@@ -156,11 +187,11 @@ extension PhotoStore {
                 INSERT INTO photo (
                     id, sequence, created_at, updated_at, width, height, color, blur_hash,
                     description, alt_description, user_username, user_name, likes, is_sponsored,
-                    download_location, json, first_seen_at, last_seen_at)
+                    download_location, is_plus, json, first_seen_at, last_seen_at)
                 VALUES (
                     :id, :sequence, :createdAt, :updatedAt, :width, :height, :color, :blurHash,
                     :description, :altDescription, :userUsername, :userName, :likes, :isSponsored,
-                    :downloadLocation, CAST(:json AS TEXT), :now, :now)
+                    :downloadLocation, :isPlus, CAST(:json AS TEXT), :now, :now)
                 """,
             arguments: arguments)
     }
@@ -175,7 +206,7 @@ extension PhotoStore {
                     height = :height, color = :color, blur_hash = :blurHash,
                     description = :description, alt_description = :altDescription,
                     user_username = :userUsername, user_name = :userName, likes = :likes,
-                    is_sponsored = :isSponsored, download_location = :downloadLocation,
+                    is_sponsored = :isSponsored, download_location = :downloadLocation, is_plus = :isPlus,
                     json = CAST(:json AS TEXT), last_seen_at = :now
                 WHERE id = :id
                 """,
@@ -198,28 +229,30 @@ extension PhotoStore {
             "likes": photo.likes,
             "isSponsored": photo.isSponsored,
             "downloadLocation": photo.downloadLocation,
+            "isPlus": photo.isPlus,
             "json": photo.json,
         ]
     }
 
-    private static func apply(_ cursor: CursorChange, now: Date, in db: Database) throws {
+    private static func apply(_ cursor: CursorChange, source: Int64, now: Date, in db: Database) throws {
+        // A page stored means the source exists: an earlier failure is over.
         switch cursor {
         case .backfill(let next):
             try db.execute(
                 sql: """
-                    UPDATE sync_state SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
-                        backfill_stall_reason = NULL, backfill_stalled_at = NULL
-                    WHERE id = 1
+                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
+                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
+                    WHERE id = ?
                     """,
-                arguments: [next?.absoluteString, next == nil, now])
+                arguments: [next?.absoluteString, next == nil, now, source])
         case .catchUp(let next, let baseline):
             // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
             try db.execute(
                 sql: """
-                    UPDATE sync_state SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?
-                    WHERE id = 1
+                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?, error = NULL, error_at = NULL
+                    WHERE id = ?
                     """,
-                arguments: [next?.absoluteString, next == nil ? nil : baseline, now])
+                arguments: [next?.absoluteString, next == nil ? nil : baseline, now, source])
         }
     }
 }

@@ -68,7 +68,11 @@ extension PhotoStore {
                 counts[status] = try row.decode(forColumn: "count")
                 if status == "stored" { bytesStored = try row.decode(forColumn: "bytes") }
             }
-            let state = try Self.syncState(db)
+            // The top-level backfill facts are the feed's, as before there were sources; complete
+            // means every active source is complete.
+            let sources = try Self.sourceStatistics(db)
+            let state = try Self.syncState(db, source: Self.feed)
+            let active = sources.filter(\.active)
             var statistics = StoreStatistics(
                 photos: photos,
                 imagesStored: counts["stored", default: 0],
@@ -76,10 +80,12 @@ extension PhotoStore {
                 imagesFailed: counts["failed", default: 0],
                 bytesStored: bytesStored,
                 backfillNext: state.backfillNext,
-                backfillComplete: state.backfillComplete,
-                lastPageAt: state.lastPageAt)
+                backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
+                lastPageAt: sources.compactMap(\.state.lastPageAt).max())
             statistics.rejectedPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM rejected_photo") ?? 0
-            statistics.backfillStall = state.backfillStall
+            statistics.backfillStall = state.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
+            statistics.sources = sources
+            statistics.plusPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE is_plus = 1") ?? 0
             return statistics
         }
     }

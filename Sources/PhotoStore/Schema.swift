@@ -176,6 +176,52 @@ enum Schema {
                 END;
                 """)
         }
+        migrator.registerMigration("v6 sources and memberships, Unsplash+ photos") { db in
+            // Each source keeps the cursors sync_state kept for the feed, which become the feed's
+            // row: a database from before sources resumes the feed where it stopped. sync_state
+            // stays, unused, so that the history above keeps working.
+            // photo_source's id orders memberships as a catch-up baseline; the feed's are
+            // created with the photo's sequence as id, so a catch-up baseline in progress (a
+            // sequence) keeps its meaning.
+            try db.execute(sql: """
+                CREATE TABLE source (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE CHECK (name <> ''),
+                    active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+                    backfill_next TEXT,
+                    backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
+                    catch_up_next TEXT,
+                    catch_up_baseline INTEGER,
+                    last_page_at TEXT,
+                    backfill_stall_reason TEXT,
+                    backfill_stalled_at TEXT,
+                    error TEXT,
+                    error_at TEXT,
+                    CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
+                );
+                INSERT INTO source (name, backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
+                                    last_page_at, backfill_stall_reason, backfill_stalled_at)
+                SELECT 'feed', backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
+                       last_page_at, backfill_stall_reason, backfill_stalled_at
+                FROM sync_state
+                WHERE id = 1 AND (backfill_next IS NOT NULL OR backfill_complete = 1 OR catch_up_next IS NOT NULL
+                                  OR last_page_at IS NOT NULL OR EXISTS (SELECT 1 FROM photo));
+
+                CREATE TABLE photo_source (
+                    id INTEGER PRIMARY KEY,
+                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    first_seen_at TEXT NOT NULL,
+                    UNIQUE (photo_id, source_id)
+                );
+                CREATE INDEX photo_source_source ON photo_source(source_id, photo_id);
+                INSERT INTO photo_source (id, photo_id, source_id, first_seen_at)
+                SELECT photo.sequence, photo.id, source.id, photo.first_seen_at
+                FROM photo, source WHERE source.name = 'feed';
+
+                ALTER TABLE photo ADD COLUMN is_plus INTEGER NOT NULL DEFAULT 0 CHECK (is_plus IN (0, 1));
+                """)
+        }
         return migrator
     }
 }

@@ -16,6 +16,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var rejectedPhotos: Int64 = 0
     /// Set while the backfill retries a page that contradicted itself.
     public var backfillStall: BackfillStall?
+    /// Unsplash+ photos: metadata kept, image skipped (it needs a paid licence).
+    public var plusPhotos: Int64 = 0
+    /// Every source the database knows, by name.
+    public var sources: [SourceStatistics] = []
 
     public init(
         photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,
