@@ -21,7 +21,7 @@ import UnsplashAPI
 public struct Gallery: Sendable {
     let store: PhotoStore
     let pageSize: Int
-    let sources: [String]
+    let fixedSources: [String]?
     let templates: MustacheLibrary
 
     /// The most `/api/photos` answers at once.
@@ -29,11 +29,12 @@ public struct Gallery: Sendable {
 
     /// - Parameters:
     ///   - pageSize: tiles a page of the grid shows.
-    ///   - sources: the sources the filter offers.
-    public init(store: PhotoStore, pageSize: Int = 30, sources: [String] = PhotoListingJSON.sources) {
+    ///   - sources: the sources the filter offers; by default those the database knows, read
+    ///     again for each page, since `run` may add one while the gallery serves.
+    public init(store: PhotoStore, pageSize: Int = 30, sources: [String]? = nil) {
         self.store = store
         self.pageSize = max(1, pageSize)
-        self.sources = sources
+        self.fixedSources = sources
         do {
             templates = try GalleryTemplates.library()
         } catch {
@@ -81,7 +82,7 @@ public struct Gallery: Sendable {
             return problem(.badRequest, title: "Bad request", message: error.message)
         }
         let query = form["q"], user = form["user"], source = form["source"]
-        let search = SearchState(query: query, user: user, source: source, knownSources: sources)
+        let search = SearchState(query: query, user: user, source: source, knownSources: try knownSources())
         var view = GridPage(
             title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user, sources: search.sources,
             message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
@@ -115,6 +116,13 @@ public struct Gallery: Sendable {
         return html(.ok, render(view, "grid"))
     }
 
+    /// The sources the filter offers.
+    private func knownSources() throws -> [String] {
+        if let fixedSources { return fixedSources }
+        let names = try store.sourceStatistics().map(\.name)
+        return names.isEmpty ? [PhotoQuery.feedSource] : names
+    }
+
     func photoResponse(id: String, _ form: FormQuery) throws -> Response {
         guard let photo = try store.photo(id: id) else {
             return problem(.notFound, title: "No such photo", message: "There is no photo \(id) in this database.")
@@ -122,7 +130,7 @@ public struct Gallery: Sendable {
         let images = try store.storedImages(photoIDs: [id])[id] ?? []
         let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
         let details = PhotoDetails(json: photo.json)
-        let search = SearchState(query: nil, user: nil, source: nil, knownSources: sources)
+        let search = SearchState(query: nil, user: nil, source: nil, knownSources: try knownSources())
         // The largest stored variant: this is the page for looking at the photo.
         let shown = images.last
         let view = PhotoPage(
@@ -138,7 +146,7 @@ public struct Gallery: Sendable {
             created: photo.createdAt.map { $0.formatted(.iso8601.year().month().day()) },
             likes: photo.likes.map(String.init),
             location: details.location, exif: details.exif,
-            photoSources: PhotoListingJSON.sources.map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
+            photoSources: try store.sources(ofPhoto: photo.id).map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
             variants: images.map { image in
                 VariantLink(name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant), size: GalleryLinks.byteCount(image.byteCount))
             })

@@ -5,9 +5,6 @@ import UnsplashAPI
 /// The JSON object of a listed photo: one line of `photosync list --json`, one element of the
 /// gallery's `/api/photos`. One encoder for both, so the two can never drift apart.
 public enum PhotoListingJSON {
-    /// The sources of every photo, until sources other than the feed exist.
-    public static let sources = [PhotoQuery.feedSource]
-
     /// `id`, `created_at`, `width`, `height`, `color`, `likes`, `description`,
     /// `alt_description`, `user {username, name}`, `sources` and
     /// `image {variant, content_type, bytes, sha256}` or null; absent values are null.
@@ -25,7 +22,7 @@ public enum PhotoListingJSON {
                 "username": photo.userUsername.map(JSONValue.string) ?? .null,
                 "name": photo.userName.map(JSONValue.string) ?? .null,
             ]),
-            "sources": .array(sources.map(JSONValue.string)),
+            "sources": .array(photo.sources.map(JSONValue.string)),
             "image": photo.image.map { image in
                 .object([
                     "variant": .string(image.variant), "content_type": .string(image.contentType),

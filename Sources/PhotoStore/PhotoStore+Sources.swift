@@ -34,6 +34,16 @@ extension PhotoStore {
         }
     }
 
+    /// The sources that listed the photo `id`, by name.
+    public func sources(ofPhoto id: String) throws -> [String] {
+        try read("listing the sources of photo \(id)") { db in
+            try String.fetchAll(db, sql: """
+                SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                WHERE photo_source.photo_id = ? ORDER BY source.name
+                """, arguments: [id])
+        }
+    }
+
     /// Every source the database knows, by name.
     public func sourceStatistics() throws -> [SourceStatistics] {
         try read("listing the sources") { db in try Self.sourceStatistics(db) }

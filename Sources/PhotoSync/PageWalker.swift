@@ -3,15 +3,21 @@ import Logging
 import PhotoStore
 import UnsplashAPI
 
-/// The first stage: walks the feed page by page and commits each page's photos (which queues
-/// their images) with the cursor that records the page, so a restart re-fetches at most one page.
+/// The first stage: walks each configured source page by page and commits each page's photos
+/// (which queues their images) with the cursor that records the page, so a restart re-fetches
+/// at most one page per source.
 ///
-/// - Backfill walks from the backfill cursor along `rel="next"` until the end.
-/// - Head catch-up, once backfill is complete, walks from page 1 until it meets a run of photos
-///   that were stored before the catch-up began. Its own position is committed with each page,
-///   so a restart resumes it instead of stopping early on the photos it had just stored.
+/// - Sources take turns, one page each, so that they share the rate-limit budget and the image
+///   pipeline fairly: a topic of 15,000 photos does not starve a collection of 40.
+/// - Backfill walks from the source's backfill cursor along `rel="next"` until the end.
+/// - Head catch-up, once a source's backfill is complete, walks from its page 1 until it meets
+///   a run of photos the source listed before the catch-up began. Its own position is
+///   committed with each page, so a restart resumes it instead of stopping early on the photos
+///   it had just stored.
 /// - A page that contradicts itself never ends a walk: the walk stays on it (a backfill records
 ///   the stall for `status`) and throws ``SyncError/inconsistentPage(_:)``, to try it later.
+/// - A source the API does not know (404) is recorded and left out of the walk; the others go
+///   on, and the walk reports it (``WalkReport/notFound``). Within ``backoff`` it is skipped.
 /// - Before each page it waits for ``ImageBacklog`` to have room, so it never runs more than a
 ///   few pages of images ahead of the downloads.
 struct PageWalker: Sendable {
@@ -25,75 +31,155 @@ struct PageWalker: Sendable {
     let logger: Logger
     /// Called after each page commits: its images are due.
     let pageCommitted: @Sendable () -> Void
+    /// When a source that answered 404 may be tried again.
+    var backoff = SourceBackoff()
 
-    /// Backfills to the end (or `maxPages` pages) and, when backfill is complete, catches up
-    /// with the head. Returns whether backfill is complete.
-    func walk(maxPages: Int?) async throws -> Bool {
-        let complete = try await backfill(maxPages: maxPages)
-        if complete {
-            try await catchUp()
-        }
-        return complete
+    /// What a walk of every source found.
+    struct WalkReport: Sendable {
+        /// Whether every source walked has completed its backfill.
+        var complete = true
+        /// Sources the API answered 404 for, this walk or (still backing off) an earlier one.
+        var notFound: [SourceNotFound] = []
+        /// The first page that contradicted itself, if any; its source was left for later.
+        var contradiction: PageContradiction?
     }
 
-    /// Walks the feed from the backfill cursor along `rel="next"`, committing each page with the
-    /// advanced cursor. Returns whether backfill is complete.
+    /// Backfills every source to its end (or `maxPages` pages each) and, for each source whose
+    /// backfill is complete, catches up with its head. Returns whether backfill is complete.
+    func walk(maxPages: Int?) async throws -> Bool {
+        let report = try await walkSources(maxPages: maxPages)
+        if let contradiction = report.contradiction { throw SyncError.inconsistentPage(contradiction) }
+        return report.complete
+    }
+
+    /// Walks every source, one page of each in turn (see the type's contract).
+    /// - Throws: ``SyncError`` for what ends the whole walk (the key, an outage, the database).
+    func walkSources(maxPages: Int?) async throws -> WalkReport {
+        var report = WalkReport()
+        var walks: [SourceWalk] = []
+        for source in configuration.sources {
+            if let failure = backoff.failure(of: source.description, now: now()) {
+                report.notFound.append(failure)
+                report.complete = false
+            } else {
+                walks.append(SourceWalk(source: source))
+            }
+        }
+        while !walks.isEmpty {
+            var remaining: [SourceWalk] = []
+            for var walk in walks {
+                do {
+                    if try await step(&walk, maxPages: maxPages) {
+                        remaining.append(walk)
+                    } else if !walk.backfillComplete {
+                        report.complete = false
+                    }
+                } catch SyncError.sourceNotFound(let failure) {
+                    try storing { try store.recordSourceFailure(failure.source, message: failure.detail, at: now()) }
+                    backoff.failed(failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
+                    logger.error("\(failure.description); the other sources go on")
+                    report.notFound.append(failure)
+                    report.complete = false
+                } catch SyncError.inconsistentPage(let contradiction) {
+                    report.contradiction = report.contradiction ?? contradiction
+                    report.complete = false
+                }
+            }
+            walks = remaining
+        }
+        return report
+    }
+
+    /// Backfills the first configured source to the end (or `maxPages` pages), one page after
+    /// another. Returns whether its backfill is complete.
     func backfill(maxPages: Int?) async throws -> Bool {
-        var state = try storing { try store.syncState() }
-        var fetched = 0
-        while !state.backfillComplete {
-            if let maxPages, fetched >= maxPages { return false }
+        var walk = SourceWalk(source: configuration.sources.first ?? .feed)
+        walk.backfillOnly = true
+        while try await step(&walk, maxPages: maxPages) {}
+        return walk.backfillComplete
+    }
+
+    /// Catches up with the head of the first configured source, and returns when it has.
+    func catchUp() async throws {
+        var walk = SourceWalk(source: configuration.sources.first ?? .feed)
+        walk.backfillComplete = true
+        while try await step(&walk, maxPages: nil) {}
+    }
+
+    /// One source's walk within a round.
+    struct SourceWalk: Sendable {
+        let source: PhotoSource
+        var name: String { source.description }
+        var backfillPages = 0
+        var backfillComplete = false
+        var backfillOnly = false
+        /// Set once this round's catch-up has begun: its next page and baseline.
+        var catchUp: (next: URL?, baseline: Int64)?
+    }
+
+    /// Fetches and commits the next page of `walk`. Returns whether it has more to do this round.
+    private func step(_ walk: inout SourceWalk, maxPages: Int?) async throws -> Bool {
+        if !walk.backfillComplete {
+            let state = try storing { try store.syncState(source: walk.name) }
+            if state.backfillComplete {
+                walk.backfillComplete = true
+                return !walk.backfillOnly
+            }
+            if let maxPages, walk.backfillPages >= maxPages { return false }
             try await backlog.waitForRoom()
             await progress.update { $0.activity = "backfilling" }
             let cursor = state.backfillNext
-            let page = try await fetchPage(cursor)
-            if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage) {
-                try storing { try store.recordBackfillStall(reason: reason, at: now()) }
-                throw SyncError.inconsistentPage(PageContradiction(walk: "backfill", cursor: cursor?.absoluteString, reason: reason))
+            let page = try await fetchPage(walk.source, at: cursor)
+            if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage, source: walk.source) {
+                try storing { try store.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
+                throw SyncError.inconsistentPage(PageContradiction(
+                    walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
             }
             let following = try nextCursor(of: page)
-            try await commit(page, at: cursor) { _ in .backfill(next: following) }
-            fetched += 1
-            state = try storing { try store.syncState() }
+            try await commit(page, of: walk.name, at: cursor) { _ in .backfill(next: following) }
+            walk.backfillPages += 1
+            return true
         }
+        let name = walk.name
+        let (cursor, baseline): (URL?, Int64)
+        if let catchUp = walk.catchUp {
+            (cursor, baseline) = catchUp
+        } else {
+            let state = try storing { try store.syncState(source: name) }
+            (cursor, baseline) = (state.catchUpNext, try state.catchUpBaseline ?? storing { try store.maxMembership() })
+            await progress.update { $0.activity = "catching up with the head" }
+        }
+        try await backlog.waitForRoom()
+        let page = try await fetchPage(walk.source, at: cursor)
+        if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage, source: walk.source) {
+            throw SyncError.inconsistentPage(PageContradiction(
+                walk: "the head catch-up", source: name, cursor: cursor?.absoluteString, reason: reason))
+        }
+        let organic = page.photos.filter { !$0.isSponsored }.count
+        let next = try nextCursor(of: page)
+        let knownRunToStop = configuration.knownRunToStop
+        let change = try await commit(page, of: name, at: cursor) { commit in
+            let reachedKnown = Self.knownRun(in: page.photos, existing: commit.existingMemberships, baseline: baseline)
+                >= min(knownRunToStop, max(1, organic))
+            // A page of rejected elements only is not the end of the list.
+            let following = reachedKnown || (page.photos.isEmpty && page.rejected.isEmpty) ? nil : next
+            return .catchUp(next: following, baseline: baseline)
+        }
+        guard case .catchUp(let following, _) = change, following != nil else { return false }
+        walk.catchUp = (following, baseline)
         return true
-    }
-
-    /// Walks from the head of the feed (or where an interrupted catch-up stopped) until a run
-    /// of ``SyncConfiguration/knownRunToStop`` photos stored before this catch-up began.
-    func catchUp() async throws {
-        let state = try storing { try store.syncState() }
-        let baseline = try state.catchUpBaseline ?? storing { try store.maxSequence() }
-        var cursor = state.catchUpNext
-        await progress.update { $0.activity = "catching up with the head" }
-        repeat {
-            try await backlog.waitForRoom()
-            let page = try await fetchPage(cursor)
-            if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage) {
-                throw SyncError.inconsistentPage(PageContradiction(walk: "the head catch-up", cursor: cursor?.absoluteString, reason: reason))
-            }
-            let organic = page.photos.filter { !$0.isSponsored }.count
-            let next = try nextCursor(of: page)
-            let knownRunToStop = configuration.knownRunToStop
-            let change = try await commit(page, at: cursor) { commit in
-                let reachedKnown = Self.knownRun(in: page.photos, existing: commit.existingSequences, baseline: baseline)
-                    >= min(knownRunToStop, max(1, organic))
-                // A page of rejected elements only is not the end of the feed.
-                let following = reachedKnown || (page.photos.isEmpty && page.rejected.isEmpty) ? nil : next
-                return .catchUp(next: following, baseline: baseline)
-            }
-            guard case .catchUp(let following, _) = change else { return }
-            cursor = following
-        } while cursor != nil
     }
 
     /// Why `page` cannot be trusted where it would end a walk, or nil when it can: an empty page
     /// that still links a next one, or a last page although `X-Total` says more photos follow.
     /// `X-Total` may be off by one (Unsplash's own counts disagree by that much).
-    static func contradiction(in page: PhotoPage, at cursor: URL?, perPage defaultPerPage: Int) -> String? {
+    /// A search's total is an estimate of matches, not a promise of pages, so it is not held
+    /// against a search's last page.
+    static func contradiction(in page: PhotoPage, at cursor: URL?, perPage defaultPerPage: Int, source: PhotoSource = .feed) -> String? {
         if page.photos.isEmpty && page.rejected.isEmpty && page.next != nil {
             return "the page is empty but links a next page"
         }
+        if case .search = source { return nil }
         guard page.next == nil, let total = page.total else { return nil }
         let perPage = page.perPage ?? defaultPerPage
         guard let number = pageNumber(cursor), perPage > 0 else { return nil }
@@ -109,7 +195,8 @@ struct PageWalker: Sendable {
         return URLComponents(url: cursor, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
     }
 
-    /// The longest run of consecutive photos stored before `baseline`. Sponsored photos repeat on
+    /// The longest run of consecutive photos the source listed at or before `baseline` (a
+    /// membership id). Sponsored photos repeat on
     /// every page and photos this catch-up stored itself (pushed down by newer ones) neither
     /// count nor break a run.
     static func knownRun(in photos: [Photo], existing: [String: Int64], baseline: Int64) -> Int {
@@ -128,7 +215,7 @@ struct PageWalker: Sendable {
         return longest
     }
 
-    private func fetchPage(_ cursor: URL?) async throws -> PhotoPage {
+    private func fetchPage(_ source: PhotoSource, at cursor: URL?) async throws -> PhotoPage {
         let repository = repository
         let perPage = configuration.perPage
         let progress = progress
@@ -136,11 +223,14 @@ struct PageWalker: Sendable {
             return try await budget.spend({ admitsRetry in
                 let repository = repository.admitting(admitsRetry)
                 return if let cursor {
-                    try await repository.page(atCursor: cursor.absoluteString)
+                    try await repository.page(of: source, atCursor: cursor.absoluteString)
                 } else {
-                    try await repository.firstPage(perPage: perPage)
+                    try await repository.firstPage(of: source, perPage: perPage)
                 }
             }, report: { $0.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
+        } catch UnsplashError.api(statusCode: 404, let messages, _) {
+            let detail = "Unsplash answered 404" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
+            throw SyncError.sourceNotFound(SourceNotFound(source: source.description, detail: detail))
         } catch let error as UnsplashError {
             throw SyncError.apiUnavailable(error)
         }
@@ -161,14 +251,14 @@ struct PageWalker: Sendable {
     /// Stores `page` with the cursor change `cursor` decides from what the page found, and its
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
-    private func commit(_ page: PhotoPage, at location: URL?, cursor: (PageCommit) -> CursorChange) async throws -> CursorChange {
+    private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange) async throws -> CursorChange {
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variant) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
         }
         var change: CursorChange?
         let commit = try storing {
-            try store.commitPage(records, rejected: rejected, variant: configuration.variant.rawValue, now: now()) { commit in
+            try store.commitPage(records, rejected: rejected, variant: configuration.variant.rawValue, source: source, now: now()) { commit in
                 let decided = cursor(commit)
                 change = decided
                 return decided
@@ -177,7 +267,7 @@ struct PageWalker: Sendable {
         pageCommitted()
         for element in commit.newlyRejected {
             logger.warning("rejected a photo the API sent: \(element.reason); it is kept in rejected_photo", metadata: [
-                "photo": "\(element.photoID ?? "-")", "page": "\(location?.absoluteString ?? "page 1")",
+                "photo": "\(element.photoID ?? "-")", "source": "\(source)", "page": "\(location?.absoluteString ?? "page 1")",
             ])
         }
         let newCount = Set(page.photos.map(\.id)).subtracting(commit.existingSequences.keys).count
@@ -187,7 +277,7 @@ struct PageWalker: Sendable {
             $0.photosNew += newCount
         }
         logger.info("page stored", metadata: [
-            "photos": "\(page.photos.count)", "new": "\(newCount)", "rejected": "\(page.rejected.count)",
+            "source": "\(source)", "photos": "\(page.photos.count)", "new": "\(newCount)", "rejected": "\(page.rejected.count)",
             "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
             "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
         ])

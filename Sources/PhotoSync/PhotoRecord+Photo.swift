@@ -21,6 +21,7 @@ extension PhotoRecord {
             isSponsored: photo.isSponsored,
             imageURL: photo.urls?[variant],
             downloadLocation: photo.links?.downloadLocation,
+            isPlus: photo.isPlus,
             json: photo.json)
     }
 }

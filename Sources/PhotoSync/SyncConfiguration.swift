@@ -3,6 +3,10 @@ import UnsplashAPI
 
 /// What a sync does and how hard it may push.
 public struct SyncConfiguration: Sendable {
+    /// What to mirror, in the order the sources take turns.
+    public var sources: [PhotoSource]
+    /// How long a source that answered 404 is left alone before it is tried again (daemon).
+    public var sourceRetryDelay: Duration
     /// Photos per page; 30 is the most Unsplash allows and the fewest requests per photo.
     public var perPage: Int
     public var variant: ImageVariant
@@ -35,6 +39,8 @@ public struct SyncConfiguration: Sendable {
     public var outageRetryDelay: Duration
 
     public init(
+        sources: [PhotoSource] = [.feed],
+        sourceRetryDelay: Duration = .seconds(6 * 3600),
         perPage: Int = UnsplashAPI.maxPerPage,
         variant: ImageVariant = .regular,
         concurrency: Int = 4,
@@ -51,6 +57,8 @@ public struct SyncConfiguration: Sendable {
         maxImageRetryDelay: Duration = .seconds(3600),
         outageRetryDelay: Duration = .seconds(60)
     ) {
+        self.sources = sources.isEmpty ? [.feed] : sources
+        self.sourceRetryDelay = sourceRetryDelay
         self.perPage = min(max(1, perPage), UnsplashAPI.maxPerPage)
         self.variant = variant
         self.concurrency = max(1, concurrency)

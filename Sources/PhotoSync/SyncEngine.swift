@@ -33,6 +33,7 @@ public final class SyncEngine: Sendable {
     let progressTracker: ProgressTracker
     let hostPolicy: ImageHostPolicy
     let spool: BodySpool
+    let sourceBackoff = SourceBackoff()
     private let running = Mutex<Pipeline?>(nil)
 
     /// - Parameter spool: where image bodies land while they are checked; its directory must be
@@ -85,7 +86,9 @@ public final class SyncEngine: Sendable {
     /// ``SyncConfiguration/maxImageAttempts``; so no image is left pending when it returns.
     ///
     /// - Throws: ``SyncError`` when the key is rejected, the API stays unreachable, or the
-    ///   database fails; `CancellationError` when cancelled. A rate limit is waited out, never thrown.
+    ///   database fails; `CancellationError` when cancelled. A rate limit is waited out, never
+    ///   thrown. Sources that answered 404 are left out while the others finish, then thrown
+    ///   together as ``SyncError/sourcesNotFound(_:)``.
     @discardableResult
     public func runOnce(maxPages: Int? = nil) async throws -> SyncProgress {
         try await prepare()
@@ -104,7 +107,11 @@ public final class SyncEngine: Sendable {
         try await prepare()
         while true {
             do {
-                try await sync(maxPages: nil, retriesWithinRun: false)
+                do {
+                    try await sync(maxPages: nil, retriesWithinRun: false)
+                } catch SyncError.sourcesNotFound {
+                    // Each was logged when it failed; they are tried again after their backoff.
+                }
                 await progressTracker.update { $0.activity = "idle" }
                 checkpointWhileIdle()
                 try await clock.sleep(for: try nextWake())
@@ -116,7 +123,7 @@ public final class SyncEngine: Sendable {
                     ])
                     await progressTracker.update { $0.activity = "waiting for the API" }
                     try await clock.sleep(for: configuration.outageRetryDelay)
-                case .accessKeyRejected, .store, .spool:
+                case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound:
                     throw error
                 }
             }
@@ -136,12 +143,13 @@ public final class SyncEngine: Sendable {
             group.addTask {
                 defer { pipeline.feed.walkFinished() }
                 do {
-                    _ = try await pipeline.walker.walk(maxPages: maxPages)
-                    return nil
+                    let report = try await pipeline.walker.walkSources(maxPages: maxPages)
+                    if let contradiction = report.contradiction { return .inconsistentPage(contradiction) }
+                    return report.notFound.isEmpty ? nil : .sourcesNotFound(report.notFound)
                 } catch let error as SyncError {
                     switch error {
                     case .apiUnavailable, .inconsistentPage: return error
-                    case .accessKeyRejected, .store, .spool: throw error
+                    case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound: throw error
                     }
                 }
             }
@@ -191,7 +199,7 @@ public final class SyncEngine: Sendable {
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
             backlog: ImageBacklog(store: store, variant: variant, limit: configuration.pagesAhead * configuration.perPage, imagesSettled: imagesSettled),
-            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() })
+            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() }, backoff: sourceBackoff)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
             committed: { settled, stored in
@@ -216,6 +224,7 @@ public final class SyncEngine: Sendable {
         } catch {
             throw SyncError.spool(error)
         }
+        try storing { try store.activateSources(configuration.sources.map(\.description)) }
         let created = try storing { try store.enqueueMissingImages(variant: configuration.variant.rawValue) }
         if created > 0 {
             logger.info("queued images of variant \(configuration.variant.rawValue) for photos stored earlier", metadata: ["count": "\(created)"])

@@ -14,6 +14,11 @@ public enum SyncError: Error, LocalizedError, Sendable {
     /// A page contradicted itself (empty but linking a next page, or ending the feed although
     /// `X-Total` says more follow). The walk stays on that page and tries it again later.
     case inconsistentPage(PageContradiction)
+    /// The API answered 404 for a source: no such user, collection or topic. The other sources
+    /// go on; this one is left out of the walk.
+    case sourceNotFound(SourceNotFound)
+    /// At the end of a `runOnce`, the sources that answered 404, once the others are done.
+    case sourcesNotFound([SourceNotFound])
     /// The database failed.
     case store(StoreError)
     /// A download could not be written to its spool file beside the database: a full disk, or a
@@ -24,6 +29,8 @@ public enum SyncError: Error, LocalizedError, Sendable {
         switch self {
         case .accessKeyRejected(let cause), .apiUnavailable(let cause): cause.errorDescription
         case .inconsistentPage(let contradiction): contradiction.description
+        case .sourceNotFound(let failure): failure.description
+        case .sourcesNotFound(let failures): failures.map(\.description).joined(separator: "; ")
         case .store(let cause): "database error: \(cause.errorDescription ?? "\(cause)")"
         case .spool(let cause): cause.errorDescription
         }
@@ -34,14 +41,32 @@ public enum SyncError: Error, LocalizedError, Sendable {
 public struct PageContradiction: Sendable, Equatable, CustomStringConvertible {
     /// Which walk met it: `backfill` or `the head catch-up`.
     public var walk: String
+    /// The source walked: `feed`, `user:ann`.
+    public var source: String = "feed"
     /// The page's cursor (path and query), or nil for page 1.
     public var cursor: String?
     /// What is wrong with the page.
     public var reason: String
 
     public var description: String {
-        "\(walk) stays at \(cursor ?? "page 1") and tries it again later: \(reason)"
+        let walk = source == "feed" ? walk : "\(walk) of \(source)"
+        return "\(walk) stays at \(cursor ?? "page 1") and tries it again later: \(reason)"
     }
+}
+
+/// A source the API does not know.
+public struct SourceNotFound: Sendable, Equatable, CustomStringConvertible {
+    /// As configured: `user:nobody`.
+    public var source: String
+    /// What the API said: `Unsplash answered 404 (Couldn't find User)`.
+    public var detail: String
+
+    public init(source: String, detail: String) {
+        self.source = source
+        self.detail = detail
+    }
+
+    public var description: String { "source \(source) does not exist: \(detail)" }
 }
 
 /// Runs a store call, turning its `StoreError` into ``SyncError/store(_:)``.

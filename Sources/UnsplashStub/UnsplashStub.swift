@@ -101,6 +101,31 @@ public actor UnsplashStub {
         (0..<feed.count).map { feed.newest(at: $0).id }
     }
 
+    /// The ids a source lists (`user:ann`, `likes:ann`, `collection:3773378`, `topic:wallpapers`,
+    /// `search:lake`, or `feed`), newest first, as every page of it together holds them; nil for
+    /// a user, collection or topic the stub does not have (the API answers 404).
+    public func photoIDs(ofSource source: String) -> [String]? {
+        if source == "feed" { return photoIDs() }
+        guard let colon = source.firstIndex(of: ":") else { return nil }
+        let catalog = SourceCatalog(
+            feed: feed,
+            renderer: PhotoRenderer(seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
+            seed: configuration.seed)
+        let kind = String(source[..<colon])
+        let value = String(source[source.index(after: colon)...])
+        return try? catalog.photos(ofSource: kind, value).get().map(\.id)
+    }
+
+    /// The ids of the Unsplash+ photos (in likes, topics and search; never in the feed).
+    public func premiumPhotoIDs() -> [String] {
+        feed.premium.map(\.id)
+    }
+
+    /// The usernames of the stub's photographers: `user:` and `likes:` sources that exist.
+    public nonisolated var usernames: [String] {
+        Photographer.photographers(seed: configuration.seed).map(\.username)
+    }
+
     /// The ids of the advertisements pages rotate through (when `sponsoredEvery` is set).
     public func sponsoredPhotoIDs() -> [String] {
         feed.sponsored.map(\.id)

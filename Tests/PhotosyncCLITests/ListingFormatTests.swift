@@ -7,7 +7,7 @@ import Testing
     static let photo = PhotoSummary(
         id: "-R6xwObznIX", createdAt: Date(timeIntervalSince1970: 1_704_067_200), width: 4000, height: 3000,
         color: "#0c2626", likes: 7, description: "a \u{1B}[31mred\u{1B}[0m, \"quoted\"\nsunset", altDescription: nil,
-        userUsername: "ann", userName: "Ann", image: nil)
+        userUsername: "ann", userName: "Ann", image: nil, sources: ["feed", "user:ann"])
 
     @Test func textFromTheAPICannotSendEscapeSequencesToATerminal() {
         let table = PhotoListing.table([Self.photo], width: 200).joined(separator: "\n")
@@ -26,7 +26,7 @@ import Testing
         #expect(!line.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["image"] is NSNull && object["alt_description"] is NSNull)
-        #expect(object["sources"] as? [String] == ["feed"])
+        #expect(object["sources"] as? [String] == ["feed", "user:ann"])
     }
 }
 

@@ -34,7 +34,7 @@ import Testing
     /// A flag's value reaches the resolver under the setting's own key.
     @Test func everyFlagIsWiredToItsSetting() throws {
         let samples: [String: [String]] = [
-            "database": ["/x.sqlite"], "api_base": ["https://x.test"], "per_page": ["3"], "variant": ["thumb"],
+            "database": ["/x.sqlite"], "api_base": ["https://x.test"], "sources": ["user:ann"], "per_page": ["3"], "variant": ["thumb"],
             "concurrency": ["2"], "poll_interval": ["60"], "allowed_image_hosts": ["x.test"], "download_tracking": [],
             "rate_limit_reserve": ["5"], "max_image_mib": ["7"], "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"],
         ]

@@ -40,6 +40,9 @@ enum ErrorReporting {
             case .accessKeyRejected(let cause): return (.noPermission, cause.localizedDescription)
             case .apiUnavailable(let cause): return (.unavailable, "the Unsplash API is unavailable: \(cause.localizedDescription)")
             case .inconsistentPage(let contradiction): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(contradiction)")
+            case .sourceNotFound(let failure): return (.config, "\(failure); fix or remove it")
+            case .sourcesNotFound(let failures):
+                return (.config, failures.map(\.description).joined(separator: "; ") + "; the other sources are synced; fix or remove \(failures.count == 1 ? "it" : "them")")
             case .store(let cause): return (classify(cause).0, error.localizedDescription)
             case .spool(let cause): return classify(cause)
             }

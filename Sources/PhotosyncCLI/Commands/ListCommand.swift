@@ -72,6 +72,9 @@ struct ListingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only this photographer's photos.", valueName: "username"))
     var user: String?
 
+    @Option(help: ArgumentHelp("Only photos this source listed, such as feed or user:ann.", valueName: "source"))
+    var source: String?
+
     @Option(help: ArgumentHelp("Only landscape, portrait or squarish photos.", valueName: "orientation"))
     var orientation: PhotoQuery.Orientation?
 
@@ -98,7 +101,7 @@ struct ListingOptions: ParsableArguments {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative (got \(limit))") }
         if offset < 0 { throw ValidationError("--offset must not be negative (got \(offset))") }
         return PhotoQuery(
-            text: text, username: user, orientation: orientation,
+            text: text, username: user, source: source, orientation: orientation,
             since: try since.map { try Self.date($0, option: "--since", endOfDay: false) },
             until: try until.map { try Self.date($0, option: "--until", endOfDay: true) },
             sort: sort ?? (text == nil ? .newest : .relevance), limit: limit, offset: offset)
@@ -138,9 +141,6 @@ extension PhotoQuery.Sort: ExpressibleByArgument {}
 
 /// The output formats of `list`.
 enum PhotoListing {
-    /// Every photo comes from the feed until sources other than the feed exist.
-    static let sources = PhotoListingJSON.sources
-
     static func jsonLine(_ photo: PhotoSummary) -> String {
         PhotoListingJSON.line(photo)
     }
@@ -156,7 +156,7 @@ enum PhotoListing {
         let fields: [String?] = [
             photo.id, photo.createdAt?.formatted(.iso8601), photo.width.map(String.init), photo.height.map(String.init),
             photo.color, photo.likes.map(String.init), photo.description, photo.altDescription,
-            photo.userUsername, photo.userName, sources.joined(separator: " "),
+            photo.userUsername, photo.userName, photo.sources.joined(separator: " "),
             photo.image?.variant, photo.image?.contentType, photo.image.map { String($0.byteCount) }, photo.image?.sha256,
         ]
         return fields.map { csvField($0 ?? "") }.joined(separator: ",")

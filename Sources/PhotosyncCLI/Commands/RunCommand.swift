@@ -15,11 +15,12 @@ import UnsplashAPI
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Mirror the feed into the database: once, or until stopped.",
+        abstract: "Mirror the feed, and any other sources, into the database: once, or until stopped.",
         discussion: """
-            Without --once it runs until SIGTERM or SIGINT, backfilling the feed and then polling \
-            its head for new photos. With --once it backfills to the end (or --max-pages), \
-            downloads what is pending, and exits.
+            Without --once it runs until SIGTERM or SIGINT, backfilling each source and then polling \
+            its head for new photos. With --once it backfills to the end (or --max-pages per source), \
+            downloads what is pending, and exits; a source that does not exist (404) is reported \
+            once the others are done, with exit code 78.
 
             Settings resolve in this order: flag, environment variable, configuration file, default.
             """)
@@ -115,7 +116,7 @@ struct RunCommand: AsyncParsableCommand {
 
         logger.info("photosync started", metadata: [
             "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
-            "variant": "\(settings.variant)", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
+            "variant": "\(settings.variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
         ])
         let sync = SyncService(engine: engine, once: once, maxPages: maxPages, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -185,6 +186,7 @@ extension SyncConfiguration {
     /// rather than after the daemon's minutes.
     init(_ settings: Settings, once: Bool) {
         self.init(
+            sources: settings.sources,
             perPage: settings.perPage,
             variant: ImageVariant(rawValue: settings.variant) ?? .regular,
             concurrency: settings.concurrency,

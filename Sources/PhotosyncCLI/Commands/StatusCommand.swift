@@ -38,9 +38,36 @@ struct StatusCommand: AsyncParsableCommand {
                 .object(["reason": .string(stall.reason), "since": .string(stall.since.formatted(.iso8601))])
             } ?? .null,
             "photos_rejected": .int(stats.rejectedPhotos),
+            "images_skipped_plus": .int(stats.plusPhotos),
+            "sources": .array(stats.sources.map(json)),
             "last_page_at": stats.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
         ])
         return try JSONOutput.string(object)
+    }
+
+    /// One source in `status --json`.
+    static func json(_ source: SourceStatistics) -> JSONValue {
+        .object([
+            "source": .string(source.name),
+            "photos": .int(source.photos),
+            "backfill_complete": .bool(source.state.backfillComplete),
+            "last_page_at": source.state.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
+            "active": .bool(source.active),
+            "error": source.failure.map { .string($0.message) } ?? .null,
+        ])
+    }
+
+    /// One source in `status`: photos, backfill, last page, and whether it is inactive or failing.
+    static func line(_ source: SourceStatistics) -> String {
+        var parts = ["\(source.photos) photos"]
+        parts.append(source.state.backfillComplete ? "backfill complete"
+            : source.state.backfillNext == nil ? "backfill not started" : "backfill in progress")
+        parts.append("last page \(source.state.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")")
+        if !source.active { parts.append("inactive") }
+        if let failure = source.failure {
+            parts.append("failing since \(failure.since.formatted(.iso8601)): \(failure.message)")
+        }
+        return "  \(source.name): " + parts.joined(separator: ", ")
     }
 
     static func text(_ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = []) -> String {
@@ -58,7 +85,12 @@ struct StatusCommand: AsyncParsableCommand {
             "images failed   \(stats.imagesFailed)",
             "backfill        \(backfill)",
             "last page       \(stats.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")",
+            "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
         ]
+        if !stats.sources.isEmpty {
+            lines.append("sources")
+            lines += stats.sources.map(line)
+        }
         for photo in rejected {
             lines.append("  rejected \(photo.photoID ?? "(no id)"): \(photo.reason)")
         }

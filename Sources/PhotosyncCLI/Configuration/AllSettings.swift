@@ -28,6 +28,14 @@ enum AllSettings {
         flag: { $0.apiBase },
         rule: SettingRules.apiBase)
 
+    static let sources = Setting<[PhotoSource]>.stringList(
+        SettingKey("sources", flag: "--source"), \.sources,
+        summary: "What to mirror: \(PhotoSource.validForms); repeat for several.", valueName: "source",
+        what: "a list of sources",
+        default: [PhotoSource.feed.description], defaultText: PhotoSource.feed.description,
+        flag: { $0.sources },
+        rule: SettingRules.sources)
+
     static let perPage = Setting<Int>.int(
         SettingKey("per_page", flag: "--per-page"), \.perPage,
         summary: "Photos per page of the feed, \(UnsplashAPI.perPageRange.lowerBound)-\(UnsplashAPI.perPageRange.upperBound).",
@@ -116,7 +124,7 @@ enum AllSettings {
 
     /// In the order of `--help`, the README and the example file.
     static let declarations: [any SettingDeclaration] = [
-        database, apiBase, perPage, variant, concurrency, pollInterval,
+        database, apiBase, sources, perPage, variant, concurrency, pollInterval,
         allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, metricsListen, logLevel,
     ]
 }

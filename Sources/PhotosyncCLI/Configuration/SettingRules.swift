@@ -65,6 +65,22 @@ enum SettingRules {
         return variant.rawValue
     }
 
+    /// Each source once, in the order given.
+    static func sources(_ texts: [String]) throws(SettingProblem) -> [PhotoSource] {
+        guard !texts.isEmpty else { throw SettingProblem("must name at least one source") }
+        var sources: [PhotoSource] = []
+        for text in texts {
+            let source: PhotoSource
+            do {
+                source = try PhotoSource(parsing: text)
+            } catch {
+                throw SettingProblem(error.description)
+            }
+            if !sources.contains(source) { sources.append(source) }
+        }
+        return sources
+    }
+
     static func logLevel(_ text: String) throws(SettingProblem) -> Logger.Level {
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import UnsplashAPI
 
 /// Everything `photosync` can be configured with, after resolution and validation.
 ///
@@ -12,6 +13,8 @@ public struct Settings: Sendable, Equatable {
     public var databasePath: String
     /// Base URL of the Unsplash API, absolute http(s).
     public var apiBase: URL
+    /// What to mirror, each once, in the order given.
+    public var sources: [PhotoSource]
     /// Photos requested per page of the feed, within `UnsplashAPI.perPageRange`.
     public var perPage: Int
     /// Which image size to download: an `ImageVariant`'s name.
@@ -39,6 +42,7 @@ public struct Settings: Sendable, Equatable {
     public init(
         databasePath: String,
         apiBase: URL? = nil,
+        sources: [PhotoSource]? = nil,
         perPage: Int? = nil,
         variant: String? = nil,
         concurrency: Int? = nil,
@@ -52,6 +56,7 @@ public struct Settings: Sendable, Equatable {
     ) {
         self.databasePath = databasePath
         self.apiBase = apiBase ?? AllSettings.apiBase.standard
+        self.sources = sources ?? AllSettings.sources.standard
         self.perPage = perPage ?? AllSettings.perPage.standard
         self.variant = variant ?? AllSettings.variant.standard
         self.concurrency = concurrency ?? AllSettings.concurrency.standard

@@ -26,6 +26,9 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     @Option(name: .customLong(AllSettings.apiBase.longName), help: AllSettings.apiBase.help)
     public var apiBase: String?
 
+    @Option(name: .customLong(AllSettings.sources.longName), help: AllSettings.sources.help)
+    public var sources: [String] = []
+
     @Option(name: .customLong(AllSettings.perPage.longName), help: AllSettings.perPage.help)
     public var perPage: Int?
 

@@ -24,7 +24,7 @@ struct PageQuery: Sendable {
     /// The `Link` header Unsplash sends: absolute URLs with the query in alphabetical order;
     /// `first` and `prev` after page 1, `next` and `last` before the last page.
     /// Nil when there is nothing to link to (a single page, or an empty feed).
-    func linkHeader(baseURL: URL, lastPage: Int) -> String? {
+    func linkHeader(baseURL: URL, lastPage: Int, path: String = "/photos") -> String? {
         var relations: [(rel: String, page: Int)] = []
         if page > 1 {
             relations.append(("first", 1))
@@ -36,18 +36,18 @@ struct PageQuery: Sendable {
         }
         guard !relations.isEmpty else { return nil }
         return relations
-            .map { "<\(url(forPage: $0.page, baseURL: baseURL))>; rel=\"\($0.rel)\"" }
+            .map { "<\(url(forPage: $0.page, baseURL: baseURL, path: path))>; rel=\"\($0.rel)\"" }
             .joined(separator: ", ")
     }
 
-    func url(forPage page: Int, baseURL: URL) -> String {
+    func url(forPage page: Int, baseURL: URL, path: String = "/photos") -> String {
         let parameters = otherParameters + [("page", String(page)), ("per_page", String(perPage))]
         let query = parameters
             .enumerated()
             .sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }
             .map { "\(Self.escape($0.element.name))=\(Self.escape($0.element.value))" }
             .joined(separator: "&")
-        return baseURL.absoluteString + "/photos?" + query
+        return baseURL.absoluteString + path + "?" + query
     }
 
     private static let queryValueCharacters = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))

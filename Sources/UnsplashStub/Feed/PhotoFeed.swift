@@ -5,6 +5,9 @@ struct StubPhoto: Sendable, Equatable {
         case feed
         /// An advertisement: injected into every page, never counted in `X-Total`.
         case sponsored
+        /// An Unsplash+ photo: never in the feed, but in likes, topics and search; its image
+        /// URLs are `premium_photo-...` ones a free key may not download.
+        case premium
     }
 
     let id: String
@@ -21,6 +24,8 @@ struct PhotoFeed: Sendable {
     private(set) var photos: [StubPhoto] = []
     /// The advertisements pages rotate through.
     private(set) var sponsored: [StubPhoto] = []
+    /// The Unsplash+ photos of likes, topics and search.
+    private(set) var premium: [StubPhoto] = []
     private var byID: [String: StubPhoto] = [:]
     private let seed: UInt64
 
@@ -29,6 +34,7 @@ struct PhotoFeed: Sendable {
     /// Advertisements are older than the feed, as on Unsplash.
     private static let sponsoredEpoch = Timestamps.seconds(year: 2023, month: 4, day: 28)
     private static let sponsoredPoolSize = 4
+    private static let premiumPoolSize = 4
 
     init(seed: UInt64, count: Int) {
         self.seed = seed
@@ -38,6 +44,13 @@ struct PhotoFeed: Sendable {
                 id: id, ixid: ixid(for: id), kind: .sponsored,
                 createdAt: Self.sponsoredEpoch + 43_200 + index * 997)
             sponsored.append(photo)
+            byID[id] = photo
+        }
+        for index in 0..<Self.premiumPoolSize {
+            let id = uniqueID(for: "premium:\(index)")
+            // Spread over the feed's first days, so they sit among its photos in every list.
+            let photo = StubPhoto(id: id, ixid: ixid(for: id), kind: .premium, createdAt: Self.feedEpoch + 300 + index * 6_007)
+            premium.append(photo)
             byID[id] = photo
         }
         addPhotos(count: count)

@@ -34,7 +34,14 @@ struct PhotoRenderer: Sendable {
 
     /// The original image: `urls.raw`, and the answer of download tracking.
     func rawImageURL(_ photo: StubPhoto) -> String {
-        baseURL.absoluteString + "/images/" + photo.id + "?ixid=" + photo.ixid + "&ixlib=rb-4.0.3"
+        imageBase(photo) + "?ixid=" + photo.ixid + "&ixlib=rb-4.0.3"
+    }
+
+    /// Unsplash+ images live on `plus.unsplash.com/premium_photo-...`; the stub keeps the path's shape.
+    private func imageBase(_ photo: StubPhoto) -> String {
+        photo.kind == .premium
+            ? baseURL.absoluteString + "/premium_photo-" + photo.id
+            : baseURL.absoluteString + "/images/" + photo.id
     }
 
     private func summaryMembers(_ photo: StubPhoto) -> [(String, JSONValue)] {
@@ -44,7 +51,7 @@ struct PhotoRenderer: Sendable {
         let user: Photographer
         let sponsorship: JSONValue
         switch photo.kind {
-        case .feed:
+        case .feed, .premium:
             user = generator.pick(photographers)
             sponsorship = .null
         case .sponsored:
@@ -57,7 +64,7 @@ struct PhotoRenderer: Sendable {
         let isPromoted = generator.next() % 5 == 0
         let hasDescription = generator.next() % 3 != 0
         let ixid = photo.ixid
-        let image = baseURL.absoluteString + "/images/" + photo.id
+        let image = imageBase(photo)
         let download = baseURL.absoluteString + "/photos/" + photo.id + "/download?ixid=" + ixid
 
         return [

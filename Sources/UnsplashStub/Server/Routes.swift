@@ -27,6 +27,10 @@ extension UnsplashStub {
             response.delay = faults.apiDelay
             let tracked = segments.count == 3 && segments[2] == "download" ? segments[1] : nil
             return record(request, response, kind: .api, trackingPhotoID: tracked)
+        case "users", "collections", "topics", "search":
+            var response = answerAPI(request, segments: segments, viaRedirect: viaRedirect)
+            response.delay = faults.apiDelay
+            return record(request, response, kind: .api)
         case "images" where segments.count == 2:
             var response = answerImage(request, name: segments[1], viaRedirect: viaRedirect)
             response.delay = faults.imageDelay
@@ -66,6 +70,8 @@ extension UnsplashStub {
                 [403, 429].contains(failure.status)
                 ? .rateLimitExceeded(failure.status) : .errors(failure.status, StubResponse.phrase(failure.status))
             if let retryAfter = failure.retryAfter { response.setHeader("Retry-After", String(retryAfter)) }
+        } else if segments.first != "photos" {
+            response = listSource(path: segments, query: request.query)
         } else {
             switch segments.count {
             case 1:
@@ -127,6 +133,33 @@ extension UnsplashStub {
         // New uploads land after this page was answered, as they would between two requests.
         if let arriving = faults.headArrivals?.pageAnswered(), arriving > 0 {
             feed.addPhotos(count: arriving)
+        }
+        return response
+    }
+
+    /// `GET /users/:username/photos|likes`, `/collections/:id/photos`, `/topics/:slug/photos` and
+    /// `/search/photos?query=`: a page of the list, newest first, with the feed's headers; an
+    /// unknown user, collection or topic answers 404 with Unsplash's message.
+    private func listSource(path segments: [String], query: Query) -> StubResponse {
+        let catalog = SourceCatalog(feed: feed, renderer: renderer, seed: configuration.seed)
+        let photos: [StubPhoto]
+        switch catalog.photos(path: segments, query: query) {
+        case .failure(let missing): return .errors(404, missing.message)
+        case .success(let found): photos = found
+        }
+        let pageQuery = PageQuery(parameters: query)
+        let layout = PageLayout(perPage: pageQuery.perPage, sponsoredEvery: nil)
+        let start = (pageQuery.page - 1) * pageQuery.perPage
+        let slice = start < photos.count ? Array(photos[start..<min(start + pageQuery.perPage, photos.count)]) : []
+        let results = JSONValue.array(slice.map(renderer.summary))
+        let lastPage = layout.lastPage(total: photos.count)
+        var response: StubResponse = segments.first == "search"
+            ? .json(200, .object([("total", .int(photos.count)), ("total_pages", .int(lastPage)), ("results", results)]))
+            : .json(200, results)
+        response.setHeader("X-Total", String(photos.count))
+        response.setHeader("X-Per-Page", String(pageQuery.perPage))
+        if let link = pageQuery.linkHeader(baseURL: baseURL, lastPage: lastPage, path: "/" + segments.joined(separator: "/")) {
+            response.setHeader("Link", link)
         }
         return response
     }

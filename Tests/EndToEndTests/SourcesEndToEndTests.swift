@@ -1,0 +1,165 @@
+import Foundation
+import PhotoStore
+import Testing
+import UnsplashStub
+
+/// `photosync run` over several sources at once, against the stub's world, where the sources
+/// overlap: the feed, a photographer, their likes, a collection, a topic and a search.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SourcesEndToEndTests {
+    typealias World = PhotosyncEndToEndTests.World
+
+    static func sources(_ world: World) async -> [String] {
+        let user = world.stub.usernames[0]
+        return ["feed", "user:\(user)", "likes:\(user)", "collection:3773378", "topic:wallpapers", "search:lake"]
+    }
+
+    static func arguments(_ sources: [String]) -> [String] {
+        sources.flatMap { ["--source", $0] }
+    }
+
+    /// What `status --json` says of each source.
+    static func statusSources(_ world: World) async throws -> [String: [String: Any]] {
+        let status = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let sources = try #require(object["sources"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: sources.map { ($0["source"] as? String ?? "", $0) })
+    }
+
+    @Test func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce() async throws {
+        let world = try await World.start(photos: 150)
+        defer { Task { await world.stop() } }
+        let sources = await Self.sources(world)
+
+        let result = try await world.sync(Self.arguments(sources))
+
+        #expect(result.status == 0, "\(result.stderr)")
+        var expected: [String: [String]] = [:]
+        for source in sources {
+            expected[source] = try #require(await world.stub.photoIDs(ofSource: source), "\(source)")
+            #expect(expected[source]?.isEmpty == false, "\(source) lists nothing in the stub's world")
+        }
+        let all = Set(expected.values.joined())
+        let premium = Set(await world.stub.premiumPhotoIDs())
+        #expect(!all.isDisjoint(with: premium), "the sources should hold Unsplash+ photos")
+        let store = try world.store()
+        let stats = try store.statistics()
+        // Each photo once, whichever sources list it.
+        #expect(stats.photos == Int64(all.count))
+        #expect(stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0 && stats.imagesPending == 0)
+        #expect(stats.plusPhotos == Int64(all.intersection(premium).count))
+        for id in all {
+            if premium.contains(id) {
+                #expect(try store.photo(id: id)?.image == nil)
+                #expect(await world.stub.imageRequestCount(photoID: id) == 0)
+                #expect(await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
+            } else {
+                let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
+                #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
+                #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id) was not tracked exactly once")
+            }
+        }
+        // status --json counts each source's photos as the stub holds them.
+        let status = try await Self.statusSources(world)
+        for source in sources {
+            #expect(status[source]?["photos"] as? Int == expected[source]?.count, "\(source)")
+            #expect(status[source]?["backfill_complete"] as? Bool == true, "\(source)")
+            #expect(status[source]?["active"] as? Bool == true, "\(source)")
+        }
+        // list --source shows a source's photos, with every source that listed each.
+        let user = sources[1]
+        let listed = try await PhotosyncProcess.run(["list", "--ids", "--source", user, "--database", world.database, "--config", world.config])
+        #expect(Set(listed.stdout.split(separator: "\n").map(String.init)) == Set(expected[user] ?? []))
+    }
+
+    @Test func aSecondRunOnlyChecksTheHeadOfEachSource() async throws {
+        let world = try await World.start(photos: 90)
+        defer { Task { await world.stop() } }
+        let sources = await Self.sources(world)
+        #expect(try await world.sync(Self.arguments(sources)).status == 0)
+        await world.stub.resetRequestLog()
+
+        let again = try await world.sync(Self.arguments(sources))
+
+        #expect(again.status == 0, "\(again.stderr)")
+        let pages = await world.stub.requests().filter { !$0.path.hasPrefix("/images") && !$0.path.hasSuffix("/download") }
+        #expect(pages.count == sources.count, "\(pages.map(\.path))")
+        #expect(pages.allSatisfy { $0.queryValue("page") == "1" })
+    }
+
+    @Test func aKilledMultiSourceSyncResumesEachSourceWhereItStopped() async throws {
+        let world = try await World.start(photos: 240)
+        defer { Task { await world.stop() } }
+        let sources = await Self.sources(world)
+        await world.stub.delayImages(by: .milliseconds(5))
+
+        // GIVEN a sync of every source killed with SIGKILL after a few pages
+        let first = try PhotosyncProcess(
+            await world.runArguments(Self.arguments(sources) + ["--per-page", "10", "--concurrency", "2"]),
+            environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+        #expect(await first.awaitPages(8))
+        first.signal(SIGKILL)
+        #expect(await first.result().status != 0)
+
+        // WHEN it is restarted
+        await world.stub.delayImages(by: nil)
+        let second = try await world.sync(Self.arguments(sources) + ["--per-page", "10"])
+
+        // THEN every source is complete, and no source fetched more than one page twice
+        #expect(second.status == 0, "\(second.stderr)")
+        let status = try await Self.statusSources(world)
+        let requests = await world.stub.requests()
+        for source in sources {
+            let ids = try #require(await world.stub.photoIDs(ofSource: source))
+            #expect(status[source]?["photos"] as? Int == ids.count, "\(source)")
+            let path = Self.path(of: source)
+            let pageRequests = requests.filter { $0.path == path }
+            let pages = (ids.count + 9) / 10
+            // Its pages, one fetched again after the kill, and one catch-up page in each run.
+            #expect(pageRequests.count <= pages + 3, "\(source): \(pageRequests.count) requests for \(pages) pages")
+        }
+    }
+
+    @Test func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish() async throws {
+        let world = try await World.start(photos: 60)
+        defer { Task { await world.stop() } }
+
+        let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
+
+        #expect(result.status == 78, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
+        #expect(lines.count == 1 && lines.first?.contains("user:nobody-here") == true && lines.first?.contains("Couldn't find User") == true,
+                "\(result.stderr)")
+        #expect(try world.store().statistics().photos == 60, "the feed was synced all the same")
+        let status = try await Self.statusSources(world)
+        #expect(status["user:nobody-here"]?["error"] as? String != nil)
+        #expect(status["feed"]?["backfill_complete"] as? Bool == true)
+    }
+
+    @Test func aMalformedSourceIsAUsageErrorFromAFlagAndAConfigurationErrorElsewhere() async throws {
+        let world = try await World.start(photos: 1)
+        defer { Task { await world.stop() } }
+
+        let flag = try await world.sync(["--source", "album:3"])
+        #expect(flag.status == 64, "\(flag.stderr)")
+        #expect(flag.stderr.contains("\"album:3\" is not a known kind of source; a source is feed, user:USERNAME"))
+
+        let environment = try await PhotosyncProcess.run(
+            await world.runArguments(),
+            environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "PHOTOSYNC_SOURCES": "feed,user:"])
+        #expect(environment.status == 78, "\(environment.stderr)")
+        #expect(environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon"))
+    }
+
+    static func path(of source: String) -> String {
+        let value = source.split(separator: ":", maxSplits: 1).last.map(String.init) ?? ""
+        switch source.split(separator: ":").first {
+        case "user": return "/users/\(value)/photos"
+        case "likes": return "/users/\(value)/likes"
+        case "collection": return "/collections/\(value)/photos"
+        case "topic": return "/topics/\(value)/photos"
+        case "search": return "/search/photos"
+        default: return "/photos"
+        }
+    }
+}
