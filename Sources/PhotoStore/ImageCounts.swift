@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// How many images of one variant are in each state.
@@ -14,12 +15,26 @@ public struct ImageCounts: Sendable, Equatable {
 }
 
 extension PhotoStore {
+    /// `IN` over a JSON array bound as one argument, so a list of variants needs no SQL built
+    /// from input.
+    static let variantList = "(SELECT value FROM json_each(?))"
+
+    static func json(_ variants: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(variants)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
     /// The images of `variant` by state, from the queue's columns only.
     public func imageCounts(variant: String) throws -> ImageCounts {
-        try read("counting \(variant) images") { db in
+        try imageCounts(variants: [variant])
+    }
+
+    /// The images of all of `variants` together, by state.
+    public func imageCounts(variants: [String]) throws -> ImageCounts {
+        try read("counting \(variants.joined(separator: ", ")) images") { db in
             var counts: [String: Int64] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant = ? GROUP BY status", arguments: [variant])
+                db, sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant IN \(Self.variantList) GROUP BY status",
+                arguments: [Self.json(variants)])
             {
                 counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
             }

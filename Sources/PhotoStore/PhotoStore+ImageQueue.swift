@@ -32,18 +32,24 @@ extension PhotoStore {
     /// Pending jobs for `variant` whose next attempt time is at or before `now`, in the order
     /// their photos were first stored (lowest sequence first), at most `limit`.
     public func dueImageJobs(variant: String, now: Date, limit: Int) throws -> [ImageJob] {
-        try read("listing due \(variant) images") { db in
+        try dueImageJobs(variants: [variant], now: now, limit: limit)
+    }
+
+    /// Like ``dueImageJobs(variant:now:limit:)``, over several variants: a photo's variants
+    /// come one after another.
+    public func dueImageJobs(variants: [String], now: Date, limit: Int) throws -> [ImageJob] {
+        try read("listing due \(variants.joined(separator: ", ")) images") { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT image.photo_id, image.variant, image.source_url, image.attempts
                     FROM image JOIN photo ON photo.id = image.photo_id
-                    WHERE image.status = 'pending' AND image.variant = ?
+                    WHERE image.status = 'pending' AND image.variant IN \(Self.variantList)
                       AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
-                    ORDER BY photo.sequence
+                    ORDER BY photo.sequence, image.variant
                     LIMIT ?
                     """,
-                arguments: [variant, now, limit]
+                arguments: [Self.json(variants), now, limit]
             ).map { row in
                 ImageJob(
                     photoID: try row.decode(forColumn: "photo_id"),
@@ -58,19 +64,24 @@ extension PhotoStore {
     /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
     /// nothing is pending.
     public func nextImageRetry(variant: String) throws -> Date? {
-        try read("finding the next \(variant) image retry") { db in
+        try nextImageRetry(variants: [variant])
+    }
+
+    /// Like ``nextImageRetry(variant:)``, over several variants.
+    public func nextImageRetry(variants: [String]) throws -> Date? {
+        try read("finding the next image retry") { db in
             let neverAttempted = try Bool.fetchOne(
                 db,
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM image
-                    WHERE status = 'pending' AND variant = ? AND next_attempt_at IS NULL)
+                    WHERE status = 'pending' AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
                     """,
-                arguments: [variant]) ?? false
+                arguments: [Self.json(variants)]) ?? false
             if neverAttempted { return Date.distantPast }
             return try Date.fetchOne(
                 db,
-                sql: "SELECT MIN(next_attempt_at) FROM image WHERE status = 'pending' AND variant = ?",
-                arguments: [variant])
+                sql: "SELECT MIN(next_attempt_at) FROM image WHERE status = 'pending' AND variant IN \(Self.variantList)",
+                arguments: [Self.json(variants)])
         }
     }
 
@@ -90,11 +101,16 @@ extension PhotoStore {
     /// Pending jobs for `variant` never attempted yet: the downloads the page walker has queued
     /// ahead of the fetchers. Jobs waiting for a retry do not count.
     public func unattemptedImageCount(variant: String) throws -> Int {
-        try read("counting queued \(variant) images") { db in
+        try unattemptedImageCount(variants: [variant])
+    }
+
+    /// Like ``unattemptedImageCount(variant:)``, over several variants.
+    public func unattemptedImageCount(variants: [String]) throws -> Int {
+        try read("counting queued images") { db in
             try Int.fetchOne(
                 db,
-                sql: "SELECT COUNT(*) FROM image WHERE status = 'pending' AND variant = ? AND attempts = 0",
-                arguments: [variant]) ?? 0
+                sql: "SELECT COUNT(*) FROM image WHERE status = 'pending' AND variant IN \(Self.variantList) AND attempts = 0",
+                arguments: [Self.json(variants)]) ?? 0
         }
     }
 

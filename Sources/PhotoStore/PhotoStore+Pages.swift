@@ -34,9 +34,12 @@ extension PhotoStore {
     /// The page belongs to `source` (created if new): each photo becomes a member of it, once,
     /// and the source's cursor moves, in the same transaction as the photos.
     @discardableResult
+    ///
+    /// For each of `moreVariants`, a job is queued as for `variant`, with the URL of that size
+    /// in the photo's JSON (`urls.<variant>`), in the same transaction.
     public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, source: String = PhotoStore.feed,
-        now: Date, cursor: (PageCommit) throws -> CursorChange
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, moreVariants: [String] = [],
+        source: String = PhotoStore.feed, now: Date, cursor: (PageCommit) throws -> CursorChange
     ) throws -> PageCommit {
         try write("committing a page of \(photos.count) photos") { db in
             let sourceID = try Self.sourceID(named: source, in: db)
@@ -76,6 +79,19 @@ extension PhotoStore {
                             WHERE status <> 'stored'
                             """,
                         arguments: [photo.id, variant, imageURL])
+                }
+                for extra in moreVariants where !photo.isPlus && extra != variant {
+                    // json_each looks the variant up as a key, so no JSON path is built from input.
+                    try db.execute(
+                        sql: """
+                            INSERT INTO image (photo_id, variant, source_url)
+                            SELECT photo.id, :variant, url.value
+                            FROM photo, json_each(photo.json, '$.urls') AS url
+                            WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
+                            ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+                            WHERE status <> 'stored'
+                            """,
+                        arguments: ["id": photo.id, "variant": extra])
                 }
             }
             var newlyRejected: [RejectedPhoto] = []

@@ -8,16 +8,27 @@ import PhotoStore
 /// earlier run count too, and a failed image waiting for its retry does not hold the walk up.
 struct ImageBacklog: Sendable {
     let store: PhotoStore
-    let variant: String
+    let variants: [String]
     /// Queued images at or above which the walker waits.
     let limit: Int
     /// Signalled after every commit of the image writer.
     let imagesSettled: WakeSignal
 
+    init(store: PhotoStore, variants: [String], limit: Int, imagesSettled: WakeSignal) {
+        self.store = store
+        self.variants = variants
+        self.limit = limit
+        self.imagesSettled = imagesSettled
+    }
+
+    init(store: PhotoStore, variant: String, limit: Int, imagesSettled: WakeSignal) {
+        self.init(store: store, variants: [variant], limit: limit, imagesSettled: imagesSettled)
+    }
+
     /// Returns once fewer than ``limit`` images wait for their first download.
     /// Throws ``SyncError/store(_:)``, or `CancellationError` when cancelled.
     func waitForRoom() async throws {
-        while try storing({ try store.unattemptedImageCount(variant: variant) }) >= limit {
+        while try storing({ try store.unattemptedImageCount(variants: variants) }) >= limit {
             await imagesSettled.wait()
             try Task.checkCancellation()
         }

@@ -2,7 +2,9 @@ import Foundation
 import PhotoStore
 import Synchronization
 
-/// Reads due jobs from the store's image queue and hands each to the fetchers once.
+/// Reads due jobs from the store's image queue and hands each to the fetchers once. With
+/// several variants, a photo's jobs are handed out one at a time (claims are by photo, as the
+/// writer reports them).
 ///
 /// A job stays pending in the store until the writer commits its outcome, so the feed keeps the
 /// jobs it handed out as claimed until ``settled(_:)``: a job is never fetched twice at once, and
@@ -13,7 +15,7 @@ import Synchronization
 /// again, until none is pending; without (the daemon) it leaves them to a later round.
 final class ImageJobFeed: Sendable {
     let store: PhotoStore
-    let variant: String
+    let variants: [String]
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     let progress: ProgressTracker
@@ -25,11 +27,11 @@ final class ImageJobFeed: Sendable {
     private let wake = WakeSignal()
 
     init(
-        store: PhotoStore, variant: String, capacity: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+        store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
         progress: ProgressTracker, retriesWithinRun: Bool
     ) {
         self.store = store
-        self.variant = variant
+        self.variants = variants
         self.clock = clock
         self.now = now
         self.progress = progress
@@ -62,7 +64,7 @@ final class ImageJobFeed: Sendable {
                 return claims.claimed.count
             }
             let candidates = try storing {
-                try store.dueImageJobs(variant: variant, now: due, limit: alreadyClaimed + jobs.capacity)
+                try store.dueImageJobs(variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
             }
             // A job settled after the read began may be in it as still pending: it is done.
             let fresh = claims.withLock { claims in
@@ -78,9 +80,13 @@ final class ImageJobFeed: Sendable {
                 continue
             }
             if walkHasEnded && claimedCount == 0 {
-                guard retriesWithinRun, let retry = try storing({ try store.nextImageRetry(variant: variant) }) else { return }
-                // Anything due by `due` would have been read above.
-                guard retry > due else { return }
+                guard retriesWithinRun, let retry = try storing({ try store.nextImageRetry(variants: variants) }) else { return }
+                // Anything due by `due` was read above, and left out only when its photo settled
+                // another job during the read (with several variants): read again.
+                if retry <= due {
+                    await Task.yield()
+                    continue
+                }
                 await progress.update { $0.activity = "retrying failed images" }
                 try await clock.sleep(for: .seconds(max(0, retry.timeIntervalSince(now()))))
                 // The wall clock a test gives may not move with its clock: due is by `retry`.

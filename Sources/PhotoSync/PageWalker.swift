@@ -252,13 +252,17 @@ struct PageWalker: Sendable {
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
     private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange) async throws -> CursorChange {
-        let records = page.photos.map { PhotoRecord($0, variant: configuration.variant) }
+        let variants = configuration.variants.map(\.rawValue)
+        let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
         }
         var change: CursorChange?
         let commit = try storing {
-            try store.commitPage(records, rejected: rejected, variant: configuration.variant.rawValue, source: source, now: now()) { commit in
+            try store.commitPage(
+                records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
+                moreVariants: Array(variants.dropFirst()), source: source, now: now()
+            ) { commit in
                 let decided = cursor(commit)
                 change = decided
                 return decided

@@ -3,8 +3,9 @@ import PhotoStore
 import UnsplashAPI
 
 extension PhotoRecord {
-    /// The store's record of `photo`, with the URL of `variant` as its image source.
-    init(_ photo: Photo, variant: ImageVariant) {
+    /// The store's record of `photo`, with the URL of `variant` as its image source; without a
+    /// variant, no image.
+    init(_ photo: Photo, variant: ImageVariant?) {
         self.init(
             id: photo.id,
             createdAt: photo.createdAt,
@@ -19,7 +20,7 @@ extension PhotoRecord {
             userName: photo.user?.name,
             likes: photo.likes,
             isSponsored: photo.isSponsored,
-            imageURL: photo.urls?[variant],
+            imageURL: variant.flatMap { photo.urls?[$0] },
             downloadLocation: photo.links?.downloadLocation,
             isPlus: photo.isPlus,
             json: photo.json)

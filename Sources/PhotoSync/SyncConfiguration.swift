@@ -9,7 +9,14 @@ public struct SyncConfiguration: Sendable {
     public var sourceRetryDelay: Duration
     /// Photos per page; 30 is the most Unsplash allows and the fewest requests per photo.
     public var perPage: Int
-    public var variant: ImageVariant
+    /// The image sizes to download, each once per photo; none mirrors metadata only (no
+    /// images, so no download tracking either).
+    public var variants: [ImageVariant]
+    /// The first of ``variants`` (`regular` when there is none); setting it downloads that one only.
+    public var variant: ImageVariant {
+        get { variants.first ?? .regular }
+        set { variants = [newValue] }
+    }
     /// Images downloaded at once.
     public var concurrency: Int
     /// Download-tracking requests in flight at once.
@@ -43,6 +50,7 @@ public struct SyncConfiguration: Sendable {
         sourceRetryDelay: Duration = .seconds(6 * 3600),
         perPage: Int = UnsplashAPI.maxPerPage,
         variant: ImageVariant = .regular,
+        variants: [ImageVariant]? = nil,
         concurrency: Int = 4,
         trackingConcurrency: Int = 4,
         pagesAhead: Int = 4,
@@ -60,7 +68,9 @@ public struct SyncConfiguration: Sendable {
         self.sources = sources.isEmpty ? [.feed] : sources
         self.sourceRetryDelay = sourceRetryDelay
         self.perPage = min(max(1, perPage), UnsplashAPI.maxPerPage)
-        self.variant = variant
+        var distinct: [ImageVariant] = []
+        for variant in variants ?? [variant] where !distinct.contains(variant) { distinct.append(variant) }
+        self.variants = distinct
         self.concurrency = max(1, concurrency)
         self.trackingConcurrency = max(1, trackingConcurrency)
         self.pagesAhead = max(1, pagesAhead)

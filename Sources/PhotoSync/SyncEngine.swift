@@ -186,10 +186,10 @@ public final class SyncEngine: Sendable {
     }
 
     private func makePipeline(retriesWithinRun: Bool) -> Pipeline {
-        let variant = configuration.variant.rawValue
+        let variants = configuration.variants.map(\.rawValue)
         let imagesSettled = WakeSignal()
         let feed = ImageJobFeed(
-            store: store, variant: variant, capacity: configuration.concurrency * 2, clock: clock, now: now,
+            store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
             progress: progressTracker, retriesWithinRun: retriesWithinRun)
         let tracker = configuration.downloadTracking
             ? DownloadTracker(
@@ -198,7 +198,9 @@ public final class SyncEngine: Sendable {
             : nil
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
-            backlog: ImageBacklog(store: store, variant: variant, limit: configuration.pagesAhead * configuration.perPage, imagesSettled: imagesSettled),
+            backlog: ImageBacklog(
+                store: store, variants: variants, limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
+                imagesSettled: imagesSettled),
             progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() }, backoff: sourceBackoff)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
@@ -225,9 +227,11 @@ public final class SyncEngine: Sendable {
             throw SyncError.spool(error)
         }
         try storing { try store.activateSources(configuration.sources.map(\.description)) }
-        let created = try storing { try store.enqueueMissingImages(variant: configuration.variant.rawValue) }
-        if created > 0 {
-            logger.info("queued images of variant \(configuration.variant.rawValue) for photos stored earlier", metadata: ["count": "\(created)"])
+        for variant in configuration.variants.map(\.rawValue) {
+            let created = try storing { try store.enqueueMissingImages(variant: variant) }
+            if created > 0 {
+                logger.info("queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
+            }
         }
     }
 
@@ -244,7 +248,7 @@ public final class SyncEngine: Sendable {
     /// The wait until the next poll, or sooner when a failed image falls due for another try.
     private func nextWake() throws -> Duration {
         var wait = configuration.pollInterval
-        if let retry = try storing({ try store.nextImageRetry(variant: configuration.variant.rawValue) }) {
+        if let retry = try storing({ try store.nextImageRetry(variants: configuration.variants.map(\.rawValue)) }) {
             let untilRetry = Duration.seconds(max(1, retry.timeIntervalSince(now())))
             wait = min(wait, untilRetry)
         }

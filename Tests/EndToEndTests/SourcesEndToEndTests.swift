@@ -151,6 +151,41 @@ import UnsplashStub
         #expect(environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon"))
     }
 
+    @Test func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto() async throws {
+        let world = try await World.start(photos: 40)
+        defer { Task { await world.stop() } }
+
+        let result = try await world.sync(["--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb"])
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let store = try world.store()
+        let premium = Set(await world.stub.premiumPhotoIDs())
+        let ids = Set(try #require(await world.stub.photoIDs(ofSource: "feed")) + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
+        for id in ids.subtracting(premium) {
+            for variant in ["regular", "thumb"] {
+                let image = try #require(try store.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
+                #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
+            }
+            #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
+            #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id): tracked once, whatever the variants")
+        }
+        #expect(try store.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
+    }
+
+    @Test func variantNoneMirrorsMetadataOnly() async throws {
+        let world = try await World.start(photos: 40)
+        defer { Task { await world.stop() } }
+
+        let result = try await world.sync(["--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none"])
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try world.store().statistics()
+        #expect(stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+        #expect(await world.stub.imageRequestCounts().isEmpty, "no image was fetched")
+        let tracked = await world.stub.requests().filter { $0.path.hasSuffix("/download") }
+        #expect(tracked.isEmpty, "no download was tracked")
+    }
+
     static func path(of source: String) -> String {
         let value = source.split(separator: ":", maxSplits: 1).last.map(String.init) ?? ""
         switch source.split(separator: ":").first {

@@ -111,7 +111,9 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
 
     @Test func badVariant() {
         #expect(resolutionError(environment: ["PHOTOSYNC_VARIANT": "huge"])?.description
-            == "PHOTOSYNC_VARIANT: variant must be one of raw, full, regular, small, thumb (got \"huge\")")
+            == "PHOTOSYNC_VARIANT: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
+        #expect(resolutionError(environment: ["PHOTOSYNC_VARIANT": "regular,none"])?.message == "variant none cannot be combined with image sizes")
+        #expect(fileError("variant: [regular, huge]\n").0?.message == "variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
     }
 
     @Test func badLogLevel() {
@@ -173,8 +175,8 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     }
 
     @Test func listWhereAValueBelongs() {
-        let (error, path) = fileError("variant:\n  - raw\n")
-        #expect(error?.description == "\(path): variant must be a single value, not a list")
+        let (error, path) = fileError("log_level:\n  - debug\n")
+        #expect(error?.description == "\(path): log_level must be a single value, not a list")
     }
 
     // MARK: Flags
@@ -182,7 +184,7 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     @Test func badFlagValueIsAUsageError() throws {
         let error = try #require(throws: (any Error).self) { try SettingsOptions.parse(["--variant", "huge"]) }
         #expect(SettingsOptions.exitCode(for: error) == .validationFailure)
-        #expect(SettingsOptions.message(for: error).contains("--variant: variant must be one of raw, full, regular, small, thumb (got \"huge\")"))
+        #expect(SettingsOptions.message(for: error).contains("--variant: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")"))
         #expect(throws: (any Error).self) { try SettingsOptions.parse(["--per-page", "50"]) }
     }
 

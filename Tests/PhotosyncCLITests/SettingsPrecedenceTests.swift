@@ -108,7 +108,7 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
             databasePath: "photosync.sqlite",
             apiBase: URL(string: "https://api.unsplash.com")!,
             perPage: 30,
-            variant: "regular",
+            variants: [.regular],
             concurrency: 4,
             pollInterval: .seconds(300),
             allowedImageHosts: ["images.unsplash.com"],
@@ -116,6 +116,19 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
             rateLimitReserve: 10,
             logLevel: .info
         ))
+    }
+
+    /// Several sizes as a list, repeated flags or comma-separated; none for metadata only.
+    @Test func variantsAreAListOrNone() throws {
+        let directory = TemporaryDirectory()
+        let list = directory.write("list.yaml", "variant:\n  - regular\n  - thumb\n")
+        let scalar = directory.write("scalar.yaml", "variant: small\n")
+        #expect(try resolveSettings(["--config", list]).variant == "regular,thumb")
+        #expect(try resolveSettings(["--config", scalar]).variant == "small")
+        #expect(try resolveSettings(["--variant", "raw", "--variant", "thumb,raw"]).variant == "raw,thumb")
+        #expect(try resolveSettings([], environment: ["PHOTOSYNC_VARIANT": "full, small"]).variant == "full,small")
+        #expect(try resolveSettings(["--variant", "none"]).variants.isEmpty)
+        #expect(try resolveSettings(["--variant", "NONE", "--config", list]).variant == "none")
     }
 
     @Test func databaseDefaultsIntoSystemdStateDirectory() throws {

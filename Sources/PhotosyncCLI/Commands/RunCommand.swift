@@ -144,7 +144,8 @@ struct RunCommand: AsyncParsableCommand {
             logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
             // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
             guard once, !sync.wasStopped else { return }
-            let images = try store.imageCounts(variant: settings.variant)
+            let variants = settings.variants.map(\.rawValue)
+            let images = try store.imageCounts(variants: variants)
             // In a terminal the progress line already says what was done.
             if !interactive {
                 print("synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending")
@@ -153,7 +154,7 @@ struct RunCommand: AsyncParsableCommand {
             if missing > 0 {
                 throw CommandFailure(
                     code: .tempFailure,
-                    message: "\(missing) \(settings.variant) image\(missing == 1 ? " is" : "s are") not stored "
+                    message: "\(missing) \(variants.joined(separator: "/")) image\(missing == 1 ? " is" : "s are") not stored "
                         + "(\(images.failed) failed, \(images.pending) pending): 'photosync status' lists them; run again later")
             }
         case .failure(let error):
@@ -188,7 +189,7 @@ extension SyncConfiguration {
         self.init(
             sources: settings.sources,
             perPage: settings.perPage,
-            variant: ImageVariant(rawValue: settings.variant) ?? .regular,
+            variants: settings.variants,
             concurrency: settings.concurrency,
             pollInterval: settings.pollInterval,
             allowedImageHosts: Set(settings.allowedImageHosts),

@@ -44,15 +44,16 @@ enum AllSettings {
         flag: { $0.perPage },
         rule: { value throws(SettingProblem) in try SettingRules.number(value, in: UnsplashAPI.perPageRange) })
 
-    static let variant = Setting<String>.string(
-        SettingKey("variant", flag: "--variant"), \.variant,
-        summary: "Image size to download: \(SettingRules.sentence(ImageVariant.allCases.map(\.rawValue), or: "or")).",
+    static let variants = Setting<[ImageVariant]>.names(
+        SettingKey("variant", flag: "--variant"), \.variants,
+        summary: "Image sizes to download: \(SettingRules.sentence(ImageVariant.allCases.map(\.rawValue), or: "or")), "
+            + "several as a list, or none for metadata only.",
         valueName: "size",
-        default: { _ in SyncConfiguration.standard.variant.rawValue },
-        defaultText: SyncConfiguration.standard.variant.rawValue,
-        completion: .list(ImageVariant.allCases.map(\.rawValue)),
-        flag: { $0.variant },
-        rule: SettingRules.variant)
+        default: SyncConfiguration.standard.variants.map(\.rawValue),
+        defaultText: SyncConfiguration.standard.variants.map(\.rawValue).joined(separator: ","),
+        completion: .list(ImageVariant.allCases.map(\.rawValue) + [SettingRules.noVariant]),
+        flag: { $0.variants },
+        rule: SettingRules.variants)
 
     static let concurrency = Setting<Int>.int(
         SettingKey("concurrency", flag: "--concurrency"), \.concurrency,
@@ -124,7 +125,7 @@ enum AllSettings {
 
     /// In the order of `--help`, the README and the example file.
     static let declarations: [any SettingDeclaration] = [
-        database, apiBase, sources, perPage, variant, concurrency, pollInterval,
+        database, apiBase, sources, perPage, variants, concurrency, pollInterval,
         allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, metricsListen, logLevel,
     ]
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import Foundation
 
 /// One setting, declared once: its flag, environment variable and file key (``key``), its type
 /// in a provider, its default, its help and the rule every value goes through, and where the
@@ -63,6 +64,7 @@ extension SettingDeclaration {
     /// This setting's row in the README's configuration table.
     var markdownRow: String {
         let flag = type == .bool ? "`\(key.flag)` / `--no-\(key.flag.dropFirst(2))`"
+            : type == .names ? "`\(key.flag)` (repeat, or a list)"
             : type.isList ? "`\(key.flag)` (repeat)" : "`\(key.flag)`"
         let variable = "`\(key.environmentVariable)`" + (type.isList ? " (comma-separated)" : "")
         return "| \(summary.dropLast()) | \(flag) | \(variable) | `\(key.name)` | \(defaultText) |"
@@ -75,10 +77,14 @@ enum SettingType: Sendable, Equatable {
     /// A list; the environment variable holds it comma-separated. `what` is the message's
     /// "must be a list of ...".
     case stringList(what: String)
+    /// Names, given as a list or as one value, and comma-separated anywhere: `regular,thumb`.
+    case names
 
     var isList: Bool {
-        if case .stringList = self { return true }
-        return false
+        switch self {
+        case .stringList, .names: true
+        case .string, .int, .bool: false
+        }
     }
 }
 
@@ -134,6 +140,36 @@ extension Setting {
             rule: { content throws(SettingProblem) in
                 guard case .stringArray(let list) = content else { throw SettingProblem("must be \(what)") }
                 return try rule(list)
+            },
+            givenByFlag: { options in
+                let given = flag(options)
+                return given.isEmpty ? nil : .stringArray(given)
+            },
+            target: target)
+    }
+}
+
+extension Setting {
+    static func names(
+        _ key: SettingKey, _ target: WritableKeyPath<Settings, Value> & Sendable, summary: String, valueName: String,
+        default defaultValue: [String], defaultText: String,
+        completion: CompletionKind? = nil,
+        flag: @escaping @Sendable (SettingsOptions) -> [String],
+        rule: @escaping @Sendable ([String]) throws(SettingProblem) -> Value
+    ) -> Setting {
+        Setting(
+            key: key, type: .names, summary: summary, valueName: valueName, defaultText: defaultText,
+            environmentNote: "(comma-separated)", completion: completion,
+            defaultContent: { _ in .stringArray(defaultValue) },
+            rule: { content throws(SettingProblem) in
+                let given: [String]
+                switch content {
+                case .stringArray(let list): given = list
+                case .string(let text): given = [text]
+                default: throw SettingProblem("must be a name or a list of names")
+                }
+                return try rule(given.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+                    .map { $0.trimmingCharacters(in: .whitespaces) })
             },
             givenByFlag: { options in
                 let given = flag(options)

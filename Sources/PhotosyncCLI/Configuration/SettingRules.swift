@@ -57,12 +57,24 @@ enum SettingRules {
         return .seconds(seconds)
     }
 
-    static func variant(_ text: String) throws(SettingProblem) -> String {
-        guard let variant = ImageVariant(rawValue: text.lowercased()) else {
-            let names = ImageVariant.allCases.map(\.rawValue).joined(separator: ", ")
-            throw SettingProblem("must be one of \(names) (got \(quoted(text)))")
+    /// What `--variant none` says: metadata only.
+    static let noVariant = "none"
+
+    /// Each size once, in the order given; `none` alone is the empty list (metadata only).
+    static func variants(_ names: [String]) throws(SettingProblem) -> [ImageVariant] {
+        let names = names.map { $0.lowercased() }
+        if names == [noVariant] { return [] }
+        guard !names.isEmpty, !names.contains("") else { throw SettingProblem("must name an image size, or none") }
+        var variants: [ImageVariant] = []
+        for name in names {
+            if name == noVariant { throw SettingProblem("none cannot be combined with image sizes") }
+            guard let variant = ImageVariant(rawValue: name) else {
+                let names = ImageVariant.allCases.map(\.rawValue).joined(separator: ", ")
+                throw SettingProblem("must be one of \(names), or none (got \(quoted(name)))")
+            }
+            if !variants.contains(variant) { variants.append(variant) }
         }
-        return variant.rawValue
+        return variants
     }
 
     /// Each source once, in the order given.

@@ -17,8 +17,12 @@ public struct Settings: Sendable, Equatable {
     public var sources: [PhotoSource]
     /// Photos requested per page of the feed, within `UnsplashAPI.perPageRange`.
     public var perPage: Int
-    /// Which image size to download: an `ImageVariant`'s name.
-    public var variant: String
+    /// The image sizes to download, each once; empty mirrors metadata only.
+    public var variants: [ImageVariant]
+    /// ``variants`` as the setting is written: `regular,thumb`, or `none`.
+    public var variant: String {
+        variants.isEmpty ? SettingRules.noVariant : variants.map(\.rawValue).joined(separator: ",")
+    }
     /// Image downloads in flight at once, within ``concurrencyRange``.
     public var concurrency: Int
     /// Time between two polls of the feed, at least ``minimumPollIntervalSeconds``.
@@ -44,7 +48,7 @@ public struct Settings: Sendable, Equatable {
         apiBase: URL? = nil,
         sources: [PhotoSource]? = nil,
         perPage: Int? = nil,
-        variant: String? = nil,
+        variants: [ImageVariant]? = nil,
         concurrency: Int? = nil,
         pollInterval: Duration? = nil,
         allowedImageHosts: [String]? = nil,
@@ -58,7 +62,7 @@ public struct Settings: Sendable, Equatable {
         self.apiBase = apiBase ?? AllSettings.apiBase.standard
         self.sources = sources ?? AllSettings.sources.standard
         self.perPage = perPage ?? AllSettings.perPage.standard
-        self.variant = variant ?? AllSettings.variant.standard
+        self.variants = variants ?? AllSettings.variants.standard
         self.concurrency = concurrency ?? AllSettings.concurrency.standard
         self.pollInterval = pollInterval ?? AllSettings.pollInterval.standard
         self.allowedImageHosts = allowedImageHosts ?? AllSettings.allowedImageHosts.standard

@@ -32,8 +32,8 @@ public struct SettingsOptions: ParsableArguments, Sendable {
     @Option(name: .customLong(AllSettings.perPage.longName), help: AllSettings.perPage.help)
     public var perPage: Int?
 
-    @Option(name: .customLong(AllSettings.variant.longName), help: AllSettings.variant.help, completion: AllSettings.variant.completion)
-    public var variant: String?
+    @Option(name: .customLong(AllSettings.variants.longName), help: AllSettings.variants.help, completion: AllSettings.variants.completion)
+    public var variants: [String] = []
 
     @Option(name: .customLong(AllSettings.concurrency.longName), help: AllSettings.concurrency.help)
     public var concurrency: Int?

@@ -166,6 +166,13 @@ struct SettingLookup {
             case .int: raw = .int(try reader.requiredInt(forKey: key.configKey))
             case .bool: raw = .bool(try reader.requiredBool(forKey: key.configKey))
             case .stringList: raw = .stringArray(try reader.requiredStringArray(forKey: key.configKey))
+            case .names:
+                // One name, or a list of them; the defaulting getters would hide a mismatch.
+                if let list = try? reader.requiredStringArray(forKey: key.configKey) {
+                    raw = .stringArray(list)
+                } else {
+                    raw = .string(try reader.requiredString(forKey: key.configKey))
+                }
             }
         } catch {
             var message = "\(key.name) must be \(Self.expected(setting.type))"
@@ -188,6 +195,7 @@ struct SettingLookup {
         case .int: "a whole number"
         case .bool: "true or false"
         case .stringList(let what): what
+        case .names: "a name or a list of names"
         }
     }
 
