@@ -122,8 +122,10 @@ struct PageWalker: Sendable {
         if !walk.backfillComplete {
             let state = try storing { try store.syncState(source: walk.name) }
             if state.backfillComplete {
+                // Straight on to the head: a turn is a page.
                 walk.backfillComplete = true
-                return !walk.backfillOnly
+                if walk.backfillOnly { return false }
+                return try await catchUpStep(&walk)
             }
             if let maxPages, walk.backfillPages >= maxPages { return false }
             try await backlog.waitForRoom()
@@ -140,6 +142,11 @@ struct PageWalker: Sendable {
             walk.backfillPages += 1
             return true
         }
+        return try await catchUpStep(&walk)
+    }
+
+    /// Fetches and commits the next page of `walk`'s head catch-up. Returns whether it goes on.
+    private func catchUpStep(_ walk: inout SourceWalk) async throws -> Bool {
         let name = walk.name
         let (cursor, baseline): (URL?, Int64)
         if let catchUp = walk.catchUp {

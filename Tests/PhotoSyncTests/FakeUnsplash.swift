@@ -30,6 +30,7 @@ final class FakeUnsplash: Sendable {
         var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
         var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
         var overdrawn = 0                    // API requests that arrived with no budget left
+        var missing: [String: String] = [:]  // path -> the message of its 404, as for an unknown user
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -117,6 +118,9 @@ final class FakeUnsplash: Sendable {
             }
             state.remaining -= 1
             let budget = ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "\(state.remaining)"]
+            if let message = state.missing[url.path] {
+                return Self.http(url, 404, budget.merging(["Content-Type": "application/json"]) { $1 }, #"{"errors":["\#(message)"]}"#)
+            }
             let parts = url.path.split(separator: "/")
             if parts.count == 3, parts[2] == "download" {
                 state.tracked[String(parts[1]), default: 0] += 1
@@ -138,7 +142,8 @@ final class FakeUnsplash: Sendable {
             if let sponsored = state.sponsored, !objects.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
             let last = max(1, (state.feed.count + perPage - 1) / perPage)
             let origin = state.linkOrigin ?? "\(url.scheme!)://\(url.host!)"
-            func link(_ page: Int) -> String { "<\(origin)/photos?page=\(page)&per_page=\(perPage)>" }
+            // Every list answers with the same photos; its links keep its own path.
+            func link(_ page: Int) -> String { "<\(origin)\(url.path)?page=\(page)&per_page=\(perPage)>" }
             var links = ["\(link(last)); rel=\"last\""]
             if page < last { links.append("\(link(page + 1)); rel=\"next\"") }
             if page > 1 { links.insert("\(link(1)); rel=\"first\", \(link(page - 1)); rel=\"prev\"", at: 0) }
