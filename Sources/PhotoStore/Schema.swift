@@ -13,8 +13,10 @@ import GRDB
 /// - Image bytes live in `image_data`, apart from the job row in `image`, so that queue queries
 ///   and statistics never read a blob page. `image_data` is a rowid table so that incremental
 ///   blob I/O can address its rows.
-/// - `sync_state`'s cursors are path and query ("/photos?page=2&per_page=30"), resolved against
-///   the configured API base on every request, so that the database is not tied to one host.
+/// - Page cursors are path and query ("/photos?page=2&per_page=30"), resolved against the
+///   configured API base on every request, so that the database is not tied to one host. They
+///   were kept in `sync_state` (the feed's, before v5) and are kept per source in `source` since.
+/// - `photo_source` says which sources listed a photo; a photo itself is stored once.
 /// - `rejected_photo` keeps the feed's elements that are not usable photos (no id, a field of the
 ///   wrong type), one row per distinct JSON text, so that one bad photo does not block its page.
 enum Schema {

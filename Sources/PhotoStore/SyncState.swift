@@ -32,7 +32,7 @@ public struct PageCommit: Sendable, Equatable {
     }
 }
 
-/// Where the sync stands: enough to resume after a crash or a restart.
+/// Where the sync of one source stands: enough to resume it after a crash or a restart.
 public struct SyncState: Sendable, Equatable {
     /// The next backfill page to fetch; nil before the first page and once complete.
     public var backfillNext: URL?
