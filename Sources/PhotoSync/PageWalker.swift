@@ -235,9 +235,10 @@ struct PageWalker: Sendable {
                     try await repository.firstPage(of: source, perPage: perPage)
                 }
             }, report: { $0.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
-        } catch UnsplashError.api(statusCode: 404, let messages, _) {
-            let detail = "Unsplash answered 404" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
-            throw SyncError.sourceNotFound(SourceNotFound(source: source.description, detail: detail))
+        } catch UnsplashError.api(let status, let messages, _) where status == 404 || status == 410 {
+            // The source, not the API, is the problem: the other sources go on.
+            let detail = "Unsplash answered \(status)" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
+            throw SyncError.sourceNotFound(SourceNotFound(source: source.description, detail: detail, status: status))
         } catch let error as UnsplashError {
             throw SyncError.apiUnavailable(error)
         }

@@ -54,19 +54,25 @@ public struct PageContradiction: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A source the API does not know.
+/// A source the API will not list: it does not know it (404: no such user, collection or
+/// topic), or no longer serves it (410: a search Unsplash flagged).
 public struct SourceNotFound: Sendable, Equatable, CustomStringConvertible {
     /// As configured: `user:nobody`.
     public var source: String
     /// What the API said: `Unsplash answered 404 (Couldn't find User)`.
     public var detail: String
+    /// The answer's status: 404 or 410.
+    public var status: Int
 
-    public init(source: String, detail: String) {
+    public init(source: String, detail: String, status: Int = 404) {
         self.source = source
         self.detail = detail
+        self.status = status
     }
 
-    public var description: String { "source \(source) does not exist: \(detail)" }
+    public var description: String {
+        "source \(source) \(status == 404 ? "does not exist" : "is refused"): \(detail)"
+    }
 }
 
 /// Runs a store call, turning its `StoreError` into ``SyncError/store(_:)``.

@@ -140,6 +140,30 @@ import UnsplashStub
         #expect(stats.imagesPending == 0 && stats.imagesFailed == 0)
     }
 
+    @Test func aSourceNoLongerConfiguredStaysInactiveAndResumesWhenAddedBack() async throws {
+        let world = try await World.start(photos: 60)
+        defer { Task { await world.stop() } }
+        #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
+        let topic = try #require(await world.stub.photoIDs(ofSource: "topic:wallpapers"))
+
+        // WHEN the topic is dropped from the configuration
+        #expect(try await world.sync(Self.arguments(["feed"])).status == 0)
+
+        // THEN its photos and its place stay, shown inactive
+        var status = try await Self.statusSources(world)
+        #expect(status["topic:wallpapers"]?["active"] as? Bool == false)
+        #expect(status["topic:wallpapers"]?["photos"] as? Int == topic.count)
+        #expect(status["feed"]?["active"] as? Bool == true)
+
+        // AND added back, it only checks its head
+        await world.stub.resetRequestLog()
+        #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
+        status = try await Self.statusSources(world)
+        #expect(status["topic:wallpapers"]?["active"] as? Bool == true)
+        let pages = await world.stub.requests().filter { $0.path == "/topics/wallpapers/photos" }
+        #expect(pages.count == 1 && pages.first?.queryValue("page") == "1")
+    }
+
     @Test func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish() async throws {
         let world = try await World.start(photos: 60)
         defer { Task { await world.stop() } }

@@ -31,6 +31,7 @@ final class FakeUnsplash: Sendable {
         var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
         var overdrawn = 0                    // API requests that arrived with no budget left
         var missing: [String: String] = [:]  // path -> the message of its 404, as for an unknown user
+        var gone: [String: String] = [:]     // path -> the message of its 410, as for a flagged search
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -118,6 +119,9 @@ final class FakeUnsplash: Sendable {
             }
             state.remaining -= 1
             let budget = ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "\(state.remaining)"]
+            if let message = state.gone[url.path] {
+                return Self.http(url, 410, budget.merging(["Content-Type": "application/json"]) { $1 }, #"{"errors":["\#(message)"]}"#)
+            }
             if let message = state.missing[url.path] {
                 return Self.http(url, 404, budget.merging(["Content-Type": "application/json"]) { $1 }, #"{"errors":["\#(message)"]}"#)
             }

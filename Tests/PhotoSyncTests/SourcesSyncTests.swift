@@ -79,6 +79,23 @@ import UnsplashAPI
         #expect(harness.log.text.components(separatedBy: "source user:nobody does not exist").count == 2, "logged once")
     }
 
+    @Test func aFlaggedSearchIsRefusedAndTheOthersGoOn() async throws {
+        let harness = try SyncHarness(photos: 12)
+        defer { harness.removeDirectory() }
+        harness.fake.state.withLock { $0.gone["/search/photos"] = "This search is not available" }
+
+        let error = await #expect(throws: SyncError.self) {
+            try await harness.engine { $0.sources = [.search("flagged words"), .feed] }.runOnce()
+        }
+
+        guard case .sourcesNotFound(let failures)? = error else {
+            Issue.record("expected sourcesNotFound, got \(String(describing: error))")
+            return
+        }
+        #expect(failures.map(\.description) == ["source search:flagged words is refused: Unsplash answered 410 (This search is not available)"])
+        #expect(try harness.store.statistics().photos == 12)
+    }
+
     @Test func theDaemonTriesAMissingSourceAgainOnlyAfterItsLongBackoff() async throws {
         // GIVEN a daemon whose third poll-interval sleep suspends; the wall clock passes the
         // source's 6-hour backoff during the second
