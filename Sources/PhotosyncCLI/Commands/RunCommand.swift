@@ -31,7 +31,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Backfill to the end (or --max-pages), download pending images, and exit.")
     var once = false
 
-    @Option(help: ArgumentHelp("With --once, stop backfilling after this many pages.", valueName: "n"))
+    @Option(help: ArgumentHelp("With --once, stop backfilling each source after this many pages.", valueName: "n"))
     var maxPages: Int?
 
     func validate() throws {

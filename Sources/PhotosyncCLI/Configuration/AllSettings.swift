@@ -38,7 +38,7 @@ enum AllSettings {
 
     static let perPage = Setting<Int>.int(
         SettingKey("per_page", flag: "--per-page"), \.perPage,
-        summary: "Photos per page of the feed, \(UnsplashAPI.perPageRange.lowerBound)-\(UnsplashAPI.perPageRange.upperBound).",
+        summary: "Photos per page of each source, \(UnsplashAPI.perPageRange.lowerBound)-\(UnsplashAPI.perPageRange.upperBound).",
         valueName: "n",
         default: SyncConfiguration.standard.perPage,
         flag: { $0.perPage },
@@ -65,7 +65,7 @@ enum AllSettings {
 
     static let pollInterval = Setting<Duration>.int(
         SettingKey("poll_interval", flag: "--poll-interval"), \.pollInterval,
-        summary: "Seconds between polls of the feed, at least \(Settings.minimumPollIntervalSeconds).",
+        summary: "Seconds between polls of each source's head, at least \(Settings.minimumPollIntervalSeconds).",
         valueName: "seconds",
         default: Int(SyncConfiguration.standard.pollInterval.components.seconds),
         flag: { $0.pollInterval },
