@@ -24,7 +24,7 @@ public struct SyncConfiguration: Sendable {
     /// How far the page walker may run ahead of the downloads: it fetches another page only
     /// while fewer than this many pages' worth of images wait for their first download.
     public var pagesAhead: Int
-    /// How often a running daemon looks for new photos at the head of the feed.
+    /// How often a running daemon looks for new photos at the head of each source.
     public var pollInterval: Duration
     /// Hosts images may come from (https; plain http only for loopback addresses).
     public var allowedImageHosts: Set<String>

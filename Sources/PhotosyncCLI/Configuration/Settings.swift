@@ -15,7 +15,7 @@ public struct Settings: Sendable, Equatable {
     public var apiBase: URL
     /// What to mirror, each once, in the order given.
     public var sources: [PhotoSource]
-    /// Photos requested per page of the feed, within `UnsplashAPI.perPageRange`.
+    /// Photos requested per page of each source, within `UnsplashAPI.perPageRange`.
     public var perPage: Int
     /// The image sizes to download, each once; empty mirrors metadata only.
     public var variants: [ImageVariant]
@@ -25,7 +25,7 @@ public struct Settings: Sendable, Equatable {
     }
     /// Image downloads in flight at once, within ``concurrencyRange``.
     public var concurrency: Int
-    /// Time between two polls of the feed, at least ``minimumPollIntervalSeconds``.
+    /// Time between two polls of each source's head, at least ``minimumPollIntervalSeconds``.
     public var pollInterval: Duration
     /// Host names (optionally `host:port`, lowercased) images may be downloaded from. Never empty.
     public var allowedImageHosts: [String]
