@@ -15,7 +15,7 @@ import GRDB
 ///   blob I/O can address its rows.
 /// - Page cursors are path and query ("/photos?page=2&per_page=30"), resolved against the
 ///   configured API base on every request, so that the database is not tied to one host. They
-///   were kept in `sync_state` (the feed's, before v5) and are kept per source in `source` since.
+///   were kept in `sync_state` (the feed's, before v6) and are kept per source in `source` since.
 /// - `photo_source` says which sources listed a photo; a photo itself is stored once.
 /// - `rejected_photo` keeps the feed's elements that are not usable photos (no id, a field of the
 ///   wrong type), one row per distinct JSON text, so that one bad photo does not block its page.
