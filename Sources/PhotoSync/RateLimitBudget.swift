@@ -18,7 +18,8 @@ import UnsplashAPI
 actor RateLimitBudget {
     /// A granted request, to hand back with ``release(_:reporting:)`` or ``exhausted(_:retryAfter:)``.
     struct Permit: Sendable {
-        fileprivate let serial: UInt64
+        /// How many reports had been recorded when it was granted.
+        fileprivate let reportsBefore: UInt64
     }
 
     private let reserve: Int
@@ -28,11 +29,11 @@ actor RateLimitBudget {
     private let onWait: @Sendable (Duration) async -> Void
     /// The freshest report: from the latest-granted request that answered.
     private(set) var last: RateLimit?
-    private var lastSerial: UInt64 = 0
+    /// Reports recorded so far: a permit granted after the current one was sent after it.
+    private var reports: UInt64 = 0
     /// Requests granted and not yet answered.
     private(set) var inFlight = 0
     private var pausing = false
-    private var issued: UInt64 = 0
     private var line: [UInt64] = []
     private var nextTicket: UInt64 = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -63,8 +64,7 @@ actor RateLimitBudget {
             if line.first == ticket && !pausing {
                 if mayStartRequest {
                     inFlight += 1
-                    issued += 1
-                    return Permit(serial: issued)
+                    return Permit(reportsBefore: reports)
                 }
                 if inFlight == 0, let last {
                     logger.notice("rate limit low: waiting instead of spending the reserve", metadata: [
@@ -85,7 +85,9 @@ actor RateLimitBudget {
         if let limit {
             record(limit, from: permit)
         } else if let known = last {
+            // Like a report: a higher count from a request already in flight is stale after it.
             last = RateLimit(limit: known.limit, remaining: max(0, known.remaining - 1))
+            reports += 1
         }
         wakeWaiters()
     }
@@ -101,13 +103,16 @@ actor RateLimitBudget {
         try await wait(delay)
     }
 
-    /// Answers may come back out of order: a report counts when it is lower, or comes from a
-    /// request granted after the one that gave the current report (the budget may have been reset).
+    /// Answers may come back out of order, and concurrent requests reach the API in any order.
+    /// A lower report always counts. A higher one counts only from a request granted after the
+    /// current report was recorded: that request reached the API after the one that made it, so
+    /// a higher count means the limit was reset. A higher report from a request already in flight
+    /// may simply have been counted earlier, and is stale.
     private func record(_ limit: RateLimit?, from permit: Permit) {
         guard let limit else { return }
-        if let last, permit.serial < lastSerial, limit.remaining >= last.remaining { return }
+        if let last, limit.remaining >= last.remaining, permit.reportsBefore < reports { return }
         last = limit
-        lastSerial = max(lastSerial, permit.serial)
+        reports += 1
     }
 
     private var mayStartRequest: Bool {

@@ -67,6 +67,24 @@ import UnsplashAPI
         _ = await request.result
     }
 
+    @Test func aHigherCountFromARequestTheAPICountedFirstIsStale() async throws {
+        // GIVEN a known budget of 10, and two requests in flight, A then B
+        let budget = budget(reserve: 0)
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 50, remaining: 10))
+        let a = try await budget.permit()
+        let b = try await budget.permit()
+        // WHEN the API counted B first (9 left) and A second (8 left), and A's answer is back first
+        await budget.release(a, reporting: RateLimit(limit: 50, remaining: 8))
+        await budget.release(b, reporting: RateLimit(limit: 50, remaining: 9))
+        // THEN B's higher count does not raise the budget again
+        #expect(await budget.last?.remaining == 8)
+        // AND a request sent after that report may raise it: the limit was reset
+        let c = try await budget.permit()
+        await budget.release(c, reporting: RateLimit(limit: 50, remaining: 50))
+        #expect(await budget.last?.remaining == 50)
+    }
+
     @Test func anAnswerThatSaysNothingCountsAsSpent() async throws {
         let budget = budget(reserve: 0)
         let probe = try await budget.permit()
