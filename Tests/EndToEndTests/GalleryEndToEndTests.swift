@@ -7,152 +7,154 @@ import Testing
 
 /// `photosync serve` and `photosync demo` as a person uses them: the real binary, a database
 /// synced from the stub, and headless Chromium.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct GalleryEndToEndTests {
-    /// What the browser saw, gathered in the DevTools session and checked afterwards.
-    struct Sight: Sendable {
-        var gridImages: [[Int]] = []
-        var searchURL = ""
-        var searchTiles: [String] = []
-        var photoURL = ""
-        var attributionText = ""
-        var photographerLink = ""
-        var unsplashLink = ""
-        var photoImageWidth = 0
-    }
-
-    @Test func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution() async throws {
-        // GIVEN `photosync serve` on a database synced from the stub
-        let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
-        var served = false
-        defer { if !served { serve.signal(SIGKILL) } }
-        let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
-        let inZurich = try world.store().photos(matching: PhotoQuery(text: "zurich")).map(\.id)
-        try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
-
-        // WHEN Chromium opens the grid, searches with the box, and clicks the first result
-        let chromium = try await Chromium.start()
-        defer { chromium.stop() }
-        let screenshots = Self.buildDirectory()
-        let sight = try await chromium.withPage { page in
-            var sight = Sight()
-            try await page.send("Page.enable")
-            try await page.navigate(base)
-            let images = try await page.evaluate(
-                "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))")
-            sight.gridImages = try JSONDecoder().decode([[Int]].self, from: Data((images as? String ?? "[]").utf8))
-            try await page.screenshot().write(to: screenshots.appending(path: "gallery-screenshot.png"))
-
-            _ = try await page.evaluate("document.querySelector('input[name=q]').focus()")
-            try await page.loading { try await page.type("zurich") }
-            sight.searchURL = try await page.evaluate("location.href") as? String ?? ""
-            let tiles = try await page.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
-            sight.searchTiles = try JSONDecoder().decode([String].self, from: Data((tiles as? String ?? "[]").utf8))
-
-            try await page.loading { _ = try await page.evaluate("document.querySelector('#grid .tile a').click()") }
-            sight.photoURL = try await page.evaluate("location.href") as? String ?? ""
-            sight.attributionText = try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
-            sight.photographerLink = try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
-            sight.unsplashLink = try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
-            sight.photoImageWidth = try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
-            try await page.screenshot().write(to: screenshots.appending(path: "gallery-photo-screenshot.png"))
-            return sight
+extension EndToEnd {
+    @Suite(.serialized, .timeLimit(.minutes(4))) struct GalleryEndToEndTests {
+        /// What the browser saw, gathered in the DevTools session and checked afterwards.
+        struct Sight: Sendable {
+            var gridImages: [[Int]] = []
+            var searchURL = ""
+            var searchTiles: [String] = []
+            var photoURL = ""
+            var attributionText = ""
+            var photographerLink = ""
+            var unsplashLink = ""
+            var photoImageWidth = 0
         }
 
-        // THEN every tile's image loaded
-        #expect(sight.gridImages.count == 30, "a full first page")
-        #expect(sight.gridImages.allSatisfy { $0 == [1, $0[1]] && $0[1] > 0 }, "\(sight.gridImages)")
-        // AND the search box narrowed the grid to the photos FTS finds
-        #expect(sight.searchURL.contains("q=zurich"))
-        #expect(Set(sight.searchTiles) == Set(inZurich))
-        // AND the photo page credits its photographer, linking to Unsplash with the utm parameters
-        let first = try #require(sight.searchTiles.first)
-        #expect(sight.photoURL == base + "photos/" + first)
-        let photo = try #require(try world.store().photo(id: first))
-        #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
-        #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
-        #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
-        #expect(sight.photoImageWidth > 0)
+        @Test func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution() async throws {
+            // GIVEN `photosync serve` on a database synced from the stub
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+            let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
+            var served = false
+            defer { if !served { serve.signal(SIGKILL) } }
+            let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
+            let inZurich = try world.store().photos(matching: PhotoQuery(text: "zurich")).map(\.id)
+            try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
 
-        // AND serve stops on Ctrl-C with exit 0
-        serve.signal(SIGINT)
-        let result = await serve.result()
-        served = true
-        #expect(result.status == 0, "\(result.stderr)")
-    }
+            // WHEN Chromium opens the grid, searches with the box, and clicks the first result
+            let chromium = try await Chromium.start()
+            defer { chromium.stop() }
+            let screenshots = Self.buildDirectory()
+            let sight = try await chromium.withPage { page in
+                var sight = Sight()
+                try await page.send("Page.enable")
+                try await page.navigate(base)
+                let images = try await page.evaluate(
+                    "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))")
+                sight.gridImages = try JSONDecoder().decode([[Int]].self, from: Data((images as? String ?? "[]").utf8))
+                try await page.screenshot().write(to: screenshots.appending(path: "gallery-screenshot.png"))
 
-    @Test func demoSyncsTheStubServesTilesAndStopsOnCtrlC() async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appending(path: "demo.sqlite").path
+                _ = try await page.evaluate("document.querySelector('input[name=q]').focus()")
+                try await page.loading { try await page.type("zurich") }
+                sight.searchURL = try await page.evaluate("location.href") as? String ?? ""
+                let tiles = try await page.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
+                sight.searchTiles = try JSONDecoder().decode([String].self, from: Data((tiles as? String ?? "[]").utf8))
 
-        // WHEN the demo runs with no key anywhere
-        let demo = try PhotosyncProcess(["demo", "--database", database, "--listen", "127.0.0.1:0", "--photos", "45"])
-        var ended = false
-        defer { if !ended { demo.signal(SIGKILL) } }
-        let base = try #require(await Self.galleryURL(of: demo), "the demo never served the gallery")
+                try await page.loading { _ = try await page.evaluate("document.querySelector('#grid .tile a').click()") }
+                sight.photoURL = try await page.evaluate("location.href") as? String ?? ""
+                sight.attributionText = try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
+                sight.photographerLink = try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
+                sight.unsplashLink = try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
+                sight.photoImageWidth = try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
+                try await page.screenshot().write(to: screenshots.appending(path: "gallery-photo-screenshot.png"))
+                return sight
+            }
 
-        // THEN it has synced the stub and serves a grid of tiles
-        let (body, response) = try await URLSession.shared.data(from: try #require(URL(string: base)))
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let page = String(decoding: body, as: UTF8.self)
-        #expect(page.components(separatedBy: "class=\"tile\"").count - 1 == 30)
-        #expect(page.contains("src=\"/images/"))
-        #expect(try PhotoStore.openExisting(path: database).statistics().imagesStored == 45)
+            // THEN every tile's image loaded
+            #expect(sight.gridImages.count == 30, "a full first page")
+            #expect(sight.gridImages.allSatisfy { $0 == [1, $0[1]] && $0[1] > 0 }, "\(sight.gridImages)")
+            // AND the search box narrowed the grid to the photos FTS finds
+            #expect(sight.searchURL.contains("q=zurich"))
+            #expect(Set(sight.searchTiles) == Set(inZurich))
+            // AND the photo page credits its photographer, linking to Unsplash with the utm parameters
+            let first = try #require(sight.searchTiles.first)
+            #expect(sight.photoURL == base + "photos/" + first)
+            let photo = try #require(try world.store().photo(id: first))
+            #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
+            #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
+            #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
+            #expect(sight.photoImageWidth > 0)
 
-        // AND Ctrl-C stops it with exit 0
-        demo.signal(SIGINT)
-        let result = await demo.result()
-        ended = true
-        #expect(result.status == 0, "\(result.stderr)")
-    }
-
-    @Test func badInputIsOneLineAndADocumentedExitCode() async throws {
-        let world = try await PhotosyncEndToEndTests.World.start(photos: 30)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-
-        let badAddress = try await PhotosyncProcess.run(["serve", "--listen", "8080", "--database", world.database, "--config", world.config])
-        #expect(badAddress.status == 64)
-        #expect(badAddress.stderr.contains("--listen must be HOST:PORT"))
-
-        let missing = try await PhotosyncProcess.run(["serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config", world.config])
-        #expect(missing.status == 74)
-        #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
-
-        // The stub's own port is taken.
-        let taken = await world.stub.baseURL
-        let busy = try await PhotosyncProcess.run([
-            "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config", world.config,
-        ])
-        #expect(busy.status == 78)
-        #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
-        #expect(busy.stderr.hasPrefix("photosync: cannot serve the gallery on 127.0.0.1:\(taken.port ?? 0):"))
-    }
-
-    /// The URL `serve` (or `demo`) says it serves, from its stderr; nil if it ended first.
-    static func galleryURL(of process: PhotosyncProcess) async -> String? {
-        var url: String?
-        _ = await process.awaitLine { line in
-            guard line.contains("serving the gallery at"),
-                  let range = line.range(of: "http://127\\.0\\.0\\.1:[0-9]+/", options: .regularExpression)
-            else { return false }
-            url = String(line[range])
-            return true
+            // AND serve stops on Ctrl-C with exit 0
+            serve.signal(SIGINT)
+            let result = await serve.result()
+            served = true
+            #expect(result.status == 0, "\(result.stderr)")
         }
-        return url
-    }
 
-    /// The package's `.build`, where the screenshots go for people to look at.
-    static func buildDirectory() -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.path != "/" {
-            if directory.lastPathComponent == ".build" { return directory }
-            directory.deleteLastPathComponent()
+        @Test func demoSyncsTheStubServesTilesAndStopsOnCtrlC() async throws {
+            let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-demo-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let database = directory.appending(path: "demo.sqlite").path
+
+            // WHEN the demo runs with no key anywhere
+            let demo = try PhotosyncProcess(["demo", "--database", database, "--listen", "127.0.0.1:0", "--photos", "45"])
+            var ended = false
+            defer { if !ended { demo.signal(SIGKILL) } }
+            let base = try #require(await Self.galleryURL(of: demo), "the demo never served the gallery")
+
+            // THEN it has synced the stub and serves a grid of tiles
+            let (body, response) = try await URLSession.shared.data(from: try #require(URL(string: base)))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let page = String(decoding: body, as: UTF8.self)
+            #expect(page.components(separatedBy: "class=\"tile\"").count - 1 == 30)
+            #expect(page.contains("src=\"/images/"))
+            #expect(try PhotoStore.openExisting(path: database).statistics().imagesStored == 45)
+
+            // AND Ctrl-C stops it with exit 0
+            demo.signal(SIGINT)
+            let result = await demo.result()
+            ended = true
+            #expect(result.status == 0, "\(result.stderr)")
         }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: ".build")
+
+        @Test func badInputIsOneLineAndADocumentedExitCode() async throws {
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 30)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+
+            let badAddress = try await PhotosyncProcess.run(["serve", "--listen", "8080", "--database", world.database, "--config", world.config])
+            #expect(badAddress.status == 64)
+            #expect(badAddress.stderr.contains("--listen must be HOST:PORT"))
+
+            let missing = try await PhotosyncProcess.run(["serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config", world.config])
+            #expect(missing.status == 74)
+            #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+
+            // The stub's own port is taken.
+            let taken = await world.stub.baseURL
+            let busy = try await PhotosyncProcess.run([
+                "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config", world.config,
+            ])
+            #expect(busy.status == 78)
+            #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
+            #expect(busy.stderr.hasPrefix("photosync: cannot serve the gallery on 127.0.0.1:\(taken.port ?? 0):"))
+        }
+
+        /// The URL `serve` (or `demo`) says it serves, from its stderr; nil if it ended first.
+        static func galleryURL(of process: PhotosyncProcess) async -> String? {
+            var url: String?
+            _ = await process.awaitLine { line in
+                guard line.contains("serving the gallery at"),
+                      let range = line.range(of: "http://127\\.0\\.0\\.1:[0-9]+/", options: .regularExpression)
+                else { return false }
+                url = String(line[range])
+                return true
+            }
+            return url
+        }
+
+        /// The package's `.build`, where the screenshots go for people to look at.
+        static func buildDirectory() -> URL {
+            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            while directory.path != "/" {
+                if directory.lastPathComponent == ".build" { return directory }
+                directory.deleteLastPathComponent()
+            }
+            return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appending(path: ".build")
+        }
     }
 }

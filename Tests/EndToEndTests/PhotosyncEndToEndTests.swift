@@ -4,249 +4,251 @@ import Testing
 import UnsplashStub
 
 /// The real `photosync` binary against the stub server on 127.0.0.1.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct PhotosyncEndToEndTests {
-    static let key = "e2e-access-key-1234567890"
+extension EndToEnd {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct PhotosyncEndToEndTests {
+        static let key = "e2e-access-key-1234567890"
 
-    /// A started stub and a scratch directory for one test.
-    struct World {
-        let stub: UnsplashStub
-        let directory: URL
-        var database: String { directory.appending(path: "photosync.sqlite").path }
-        var config: String { directory.appending(path: "photosync.yaml").path }
+        /// A started stub and a scratch directory for one test.
+        struct World {
+            let stub: UnsplashStub
+            let directory: URL
+            var database: String { directory.appending(path: "photosync.sqlite").path }
+            var config: String { directory.appending(path: "photosync.yaml").path }
 
-        static func start(photos: Int) async throws -> World {
-            let stub = UnsplashStub(configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
-            try await stub.start()
-            let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            // An explicit, empty configuration: the machine's /etc/photosync must not leak in.
-            try "# photosync end-to-end test\nper_page: 30\n".write(toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
-            return World(stub: stub, directory: directory)
+            static func start(photos: Int) async throws -> World {
+                let stub = UnsplashStub(configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
+                try await stub.start()
+                let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-e2e-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                // An explicit, empty configuration: the machine's /etc/photosync must not leak in.
+                try "# photosync end-to-end test\nper_page: 30\n".write(toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
+                return World(stub: stub, directory: directory)
+            }
+
+            func stop() async {
+                await stub.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+
+            func runArguments(_ extra: [String] = []) async -> [String] {
+                ["run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
+                 "--config", config, "--allowed-image-host", "127.0.0.1"] + extra
+            }
+
+            func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws -> PhotosyncProcess.Result {
+                try await PhotosyncProcess.run(await runArguments(extra), environment: ["UNSPLASH_ACCESS_KEY": key])
+            }
+
+            func query(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
+                try await PhotosyncProcess.run(["query", "--database", database, "--config", config] + arguments)
+            }
+
+            func store() throws -> PhotoStore { try PhotoStore.openExisting(path: database) }
         }
 
-        func stop() async {
-            await stub.stop()
-            try? FileManager.default.removeItem(at: directory)
+        @Test func aOnceSyncStoresEveryPhotoAndImageByteExact() async throws {
+            let world = try await World.start(photos: 300)
+            defer { Task { await world.stop() } }
+
+            let result = try await world.sync()
+
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("synced:"))
+            let store = try world.store()
+            let stats = try store.statistics()
+            #expect(stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+            #expect(stats.backfillComplete)
+            for id in await world.stub.photoIDs() {
+                let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
+                #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
+                #expect(await world.stub.downloadTrackingCount(photoID: id) == 1)
+            }
+            #expect(!result.stderr.contains(Self.key))
         }
 
-        func runArguments(_ extra: [String] = []) async -> [String] {
-            ["run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
-             "--config", config, "--allowed-image-host", "127.0.0.1"] + extra
+        @Test func aSecondRunOnlyAsksWhetherAnythingIsNew() async throws {
+            let world = try await World.start(photos: 120)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+            await world.stub.resetRequestLog()
+
+            let again = try await world.sync()
+
+            #expect(again.status == 0, "\(again.stderr)")
+            let requests = await world.stub.requests()
+            #expect(requests.count == 1, "\(requests)")
+            #expect(requests.first?.path == "/photos" && requests.first?.queryValue("page") == "1")
         }
 
-        func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws -> PhotosyncProcess.Result {
-            try await PhotosyncProcess.run(await runArguments(extra), environment: ["UNSPLASH_ACCESS_KEY": key])
+        @Test func aRunKilledMidwayAndRestartedEndsComplete() async throws {
+            let world = try await World.start(photos: 300)
+            defer { Task { await world.stop() } }
+            await world.stub.delayImages(by: .milliseconds(5))
+
+            // GIVEN a sync killed with SIGKILL after its third page
+            let first = try PhotosyncProcess(await world.runArguments(["--concurrency", "2"]), environment: ["UNSPLASH_ACCESS_KEY": Self.key])
+            let sawThirdPage = await first.awaitPages(3)
+            #expect(sawThirdPage)
+            first.signal(SIGKILL)
+            let killed = await first.result()
+            #expect(killed.status != 0)
+            let storedBeforeKill = try Set(world.store().photoIDs(withStoredImage: true))
+            let ids = await world.stub.photoIDs()
+            #expect(storedBeforeKill.count < ids.count, "the kill came too late to test anything")
+
+            // WHEN it is restarted
+            await world.stub.delayImages(by: nil)
+            let second = try await world.sync()
+
+            // THEN nothing is missing or duplicated, and no stored image was fetched again
+            #expect(second.status == 0, "\(second.stderr)")
+            let stats = try world.store().statistics()
+            #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count) && stats.imagesFailed == 0)
+            var refetched = 0
+            for id in ids {
+                let fetches = await world.stub.imageRequestCount(photoID: id)
+                #expect(fetches >= 1)
+                if storedBeforeKill.contains(id) { #expect(fetches == 1, "\(id) was stored, then fetched again") }
+                if fetches > 1 { refetched += 1 }
+                #expect(await world.stub.downloadTrackingCount(photoID: id) >= 1)
+            }
+            // Only the images in flight at the kill may be fetched twice: with group commit, those
+            // being fetched (2), waiting for the writer (2) and in the batch being written.
+            #expect(refetched <= 4 * 2)
         }
 
-        func query(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
-            try await PhotosyncProcess.run(["query", "--database", database, "--config", config] + arguments)
+        @Test func queryFindsAPhotoAndWritesItsExactBytes() async throws {
+            let world = try await World.start(photos: 30)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+            let id = try #require(await world.stub.photoIDs().dropFirst(3).first)
+
+            let text = try await world.query(["--id", id])
+            #expect(text.status == 0)
+            #expect(text.stdout.hasPrefix(id))
+            #expect(text.stdout.contains("image       regular, image/jpeg"))
+
+            let json = try await world.query(["--id", id, "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["id"] as? String == id)
+            let image = try #require(object["image"] as? [String: Any])
+            let expected = world.stub.imageBytes(photoID: id, variant: "regular")
+            #expect(image["variant"] as? String == "regular")
+            #expect(image["content_type"] as? String == "image/jpeg")
+            #expect(image["bytes"] as? Int == expected.count)
+            #expect(image["sha256"] as? String == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+
+            let file = world.directory.appending(path: "out.jpg")
+            let written = try await world.query(["--id", id, "--output", file.path])
+            #expect(written.status == 0)
+            #expect(try Data(contentsOf: file) == expected)
         }
 
-        func store() throws -> PhotoStore { try PhotoStore.openExisting(path: database) }
-    }
+        @Test func anUnknownIDExitsOne() async throws {
+            let world = try await World.start(photos: 5)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
 
-    @Test func aOnceSyncStoresEveryPhotoAndImageByteExact() async throws {
-        let world = try await World.start(photos: 300)
-        defer { Task { await world.stop() } }
+            let result = try await world.query(["--id", "doesNotExist"])
 
-        let result = try await world.sync()
-
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("synced:"))
-        let store = try world.store()
-        let stats = try store.statistics()
-        #expect(stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0 && stats.imagesFailed == 0)
-        #expect(stats.backfillComplete)
-        for id in await world.stub.photoIDs() {
-            let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
-            #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
-            #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
-            #expect(await world.stub.downloadTrackingCount(photoID: id) == 1)
+            #expect(result.status == 1)
+            #expect(result.stderr == "photosync: no photo with id doesNotExist in \(world.database)\n")
         }
-        #expect(!result.stderr.contains(Self.key))
-    }
 
-    @Test func aSecondRunOnlyAsksWhetherAnythingIsNew() async throws {
-        let world = try await World.start(photos: 120)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        await world.stub.resetRequestLog()
+        @Test func aBadKeyExits77AndLeavesTheDatabaseAsItWas() async throws {
+            let world = try await World.start(photos: 40)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+            let before = try world.store().statistics()
+            await world.stub.addPhotos(count: 5)
 
-        let again = try await world.sync()
+            let result = try await world.sync(key: "my-secret-key-by-mistake")
 
-        #expect(again.status == 0, "\(again.stderr)")
-        let requests = await world.stub.requests()
-        #expect(requests.count == 1, "\(requests)")
-        #expect(requests.first?.path == "/photos" && requests.first?.queryValue("page") == "1")
-    }
-
-    @Test func aRunKilledMidwayAndRestartedEndsComplete() async throws {
-        let world = try await World.start(photos: 300)
-        defer { Task { await world.stop() } }
-        await world.stub.delayImages(by: .milliseconds(5))
-
-        // GIVEN a sync killed with SIGKILL after its third page
-        let first = try PhotosyncProcess(await world.runArguments(["--concurrency", "2"]), environment: ["UNSPLASH_ACCESS_KEY": Self.key])
-        let sawThirdPage = await first.awaitPages(3)
-        #expect(sawThirdPage)
-        first.signal(SIGKILL)
-        let killed = await first.result()
-        #expect(killed.status != 0)
-        let storedBeforeKill = try Set(world.store().photoIDs(withStoredImage: true))
-        let ids = await world.stub.photoIDs()
-        #expect(storedBeforeKill.count < ids.count, "the kill came too late to test anything")
-
-        // WHEN it is restarted
-        await world.stub.delayImages(by: nil)
-        let second = try await world.sync()
-
-        // THEN nothing is missing or duplicated, and no stored image was fetched again
-        #expect(second.status == 0, "\(second.stderr)")
-        let stats = try world.store().statistics()
-        #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count) && stats.imagesFailed == 0)
-        var refetched = 0
-        for id in ids {
-            let fetches = await world.stub.imageRequestCount(photoID: id)
-            #expect(fetches >= 1)
-            if storedBeforeKill.contains(id) { #expect(fetches == 1, "\(id) was stored, then fetched again") }
-            if fetches > 1 { refetched += 1 }
-            #expect(await world.stub.downloadTrackingCount(photoID: id) >= 1)
+            #expect(result.status == 77)
+            // Log lines may come first; the error is the last line, once.
+            let lastLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(lastLine.hasPrefix("photosync: Unsplash rejected the access key"))
+            #expect(lastLine.contains("Access Key, not its Secret key"))
+            #expect(result.stderr.components(separatedBy: "photosync: ").count == 2)
+            #expect(!result.stderr.contains("my-secret-key-by-mistake"))
+            #expect(try world.store().statistics() == before)
         }
-        // Only the images in flight at the kill may be fetched twice: with group commit, those
-        // being fetched (2), waiting for the writer (2) and in the batch being written.
-        #expect(refetched <= 4 * 2)
-    }
 
-    @Test func queryFindsAPhotoAndWritesItsExactBytes() async throws {
-        let world = try await World.start(photos: 30)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        let id = try #require(await world.stub.photoIDs().dropFirst(3).first)
+        @Test func underJournaldEveryLineCarriesItsPriority() async throws {
+            let world = try await World.start(photos: 5)
+            defer { Task { await world.stop() } }
+            let result = try await PhotosyncProcess.run(
+                await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": "wrong"], journal: true)
+            #expect(result.status == 77)
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.first?.hasPrefix("<6>photosync started") == true, "\(lines)")
+            #expect(lines.last?.hasPrefix("<3>photosync: Unsplash rejected the access key") == true, "\(lines)")
+            #expect(lines.allSatisfy { $0.wholeMatch(of: /<[0-7]>.*/) != nil })
+        }
 
-        let text = try await world.query(["--id", id])
-        #expect(text.status == 0)
-        #expect(text.stdout.hasPrefix(id))
-        #expect(text.stdout.contains("image       regular, image/jpeg"))
+        @Test func aBadKeyOnAFreshDatabaseLeavesNoFile() async throws {
+            let world = try await World.start(photos: 5)
+            defer { Task { await world.stop() } }
+            let result = try await world.sync(key: "wrong")
+            #expect(result.status == 77)
+            #expect(!FileManager.default.fileExists(atPath: world.database))
+        }
 
-        let json = try await world.query(["--id", id, "--json"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(object["id"] as? String == id)
-        let image = try #require(object["image"] as? [String: Any])
-        let expected = world.stub.imageBytes(photoID: id, variant: "regular")
-        #expect(image["variant"] as? String == "regular")
-        #expect(image["content_type"] as? String == "image/jpeg")
-        #expect(image["bytes"] as? Int == expected.count)
-        #expect(image["sha256"] as? String == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+        @Test func statusReportsWhatIsStored() async throws {
+            let world = try await World.start(photos: 35)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
 
-        let file = world.directory.appending(path: "out.jpg")
-        let written = try await world.query(["--id", id, "--output", file.path])
-        #expect(written.status == 0)
-        #expect(try Data(contentsOf: file) == expected)
-    }
+            let result = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
 
-    @Test func anUnknownIDExitsOne() async throws {
-        let world = try await World.start(photos: 5)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
+            #expect(result.status == 0)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            #expect(object["photos"] as? Int == 35)
+            #expect(object["images_stored"] as? Int == 35)
+            #expect(object["images_pending"] as? Int == 0)
+            #expect(object["images_failed"] as? Int == 0)
+            #expect(object["backfill_complete"] as? Bool == true)
+            #expect((object["bytes_stored"] as? Int ?? 0) > 35 * 1_000)
+            #expect(object["last_page_at"] is String)
+        }
 
-        let result = try await world.query(["--id", "doesNotExist"])
+        @Test func theKeyNeverReachesTheLogsEvenAtTrace() async throws {
+            let world = try await World.start(photos: 10)
+            defer { Task { await world.stop() } }
+            let result = try await world.sync(["--log-level", "trace"])
+            #expect(result.status == 0)
+            #expect(result.stderr.contains("photos"))
+            #expect(!result.stderr.contains(Self.key))
+            #expect(!(result.stdout + result.stderr).contains("Client-ID e2e"))
+        }
 
-        #expect(result.status == 1)
-        #expect(result.stderr == "photosync: no photo with id doesNotExist in \(world.database)\n")
-    }
+        @Test func badInputGetsOneLineAndItsExitCode() async throws {
+            let world = try await World.start(photos: 1)
+            defer { Task { await world.stop() } }
+            // No key anywhere: usage.
+            let noKey = try await PhotosyncProcess.run(await world.runArguments())
+            #expect(noKey.status == 64)
+            #expect(noKey.stderr.hasPrefix("photosync: "))
+            #expect(noKey.stderr.filter(\.isNewline).count == 1)
 
-    @Test func aBadKeyExits77AndLeavesTheDatabaseAsItWas() async throws {
-        let world = try await World.start(photos: 40)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        let before = try world.store().statistics()
-        await world.stub.addPhotos(count: 5)
+            // A flag out of range is bad usage; the same value from the environment, bad configuration.
+            let badFlag = try await world.sync(["--per-page", "50"])
+            #expect(badFlag.status == 64, "\(badFlag.stderr)")
+            #expect(badFlag.stderr.contains("per-page"))
+            let badEnvironment = try await PhotosyncProcess.run(
+                await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])
+            #expect(badEnvironment.status == 78, "\(badEnvironment.stderr)")
+            #expect(badEnvironment.stderr == "photosync: PHOTOSYNC_PER_PAGE: per_page must be between 1 and 30 (got 50)\n")
 
-        let result = try await world.sync(key: "my-secret-key-by-mistake")
-
-        #expect(result.status == 77)
-        // Log lines may come first; the error is the last line, once.
-        let lastLine = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(lastLine.hasPrefix("photosync: Unsplash rejected the access key"))
-        #expect(lastLine.contains("Access Key, not its Secret key"))
-        #expect(result.stderr.components(separatedBy: "photosync: ").count == 2)
-        #expect(!result.stderr.contains("my-secret-key-by-mistake"))
-        #expect(try world.store().statistics() == before)
-    }
-
-    @Test func underJournaldEveryLineCarriesItsPriority() async throws {
-        let world = try await World.start(photos: 5)
-        defer { Task { await world.stop() } }
-        let result = try await PhotosyncProcess.run(
-            await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": "wrong"], journal: true)
-        #expect(result.status == 77)
-        let lines = result.stderr.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("<6>photosync started") == true, "\(lines)")
-        #expect(lines.last?.hasPrefix("<3>photosync: Unsplash rejected the access key") == true, "\(lines)")
-        #expect(lines.allSatisfy { $0.wholeMatch(of: /<[0-7]>.*/) != nil })
-    }
-
-    @Test func aBadKeyOnAFreshDatabaseLeavesNoFile() async throws {
-        let world = try await World.start(photos: 5)
-        defer { Task { await world.stop() } }
-        let result = try await world.sync(key: "wrong")
-        #expect(result.status == 77)
-        #expect(!FileManager.default.fileExists(atPath: world.database))
-    }
-
-    @Test func statusReportsWhatIsStored() async throws {
-        let world = try await World.start(photos: 35)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-
-        let result = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
-
-        #expect(result.status == 0)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(object["photos"] as? Int == 35)
-        #expect(object["images_stored"] as? Int == 35)
-        #expect(object["images_pending"] as? Int == 0)
-        #expect(object["images_failed"] as? Int == 0)
-        #expect(object["backfill_complete"] as? Bool == true)
-        #expect((object["bytes_stored"] as? Int ?? 0) > 35 * 1_000)
-        #expect(object["last_page_at"] is String)
-    }
-
-    @Test func theKeyNeverReachesTheLogsEvenAtTrace() async throws {
-        let world = try await World.start(photos: 10)
-        defer { Task { await world.stop() } }
-        let result = try await world.sync(["--log-level", "trace"])
-        #expect(result.status == 0)
-        #expect(result.stderr.contains("photos"))
-        #expect(!result.stderr.contains(Self.key))
-        #expect(!(result.stdout + result.stderr).contains("Client-ID e2e"))
-    }
-
-    @Test func badInputGetsOneLineAndItsExitCode() async throws {
-        let world = try await World.start(photos: 1)
-        defer { Task { await world.stop() } }
-        // No key anywhere: usage.
-        let noKey = try await PhotosyncProcess.run(await world.runArguments())
-        #expect(noKey.status == 64)
-        #expect(noKey.stderr.hasPrefix("photosync: "))
-        #expect(noKey.stderr.filter(\.isNewline).count == 1)
-
-        // A flag out of range is bad usage; the same value from the environment, bad configuration.
-        let badFlag = try await world.sync(["--per-page", "50"])
-        #expect(badFlag.status == 64, "\(badFlag.stderr)")
-        #expect(badFlag.stderr.contains("per-page"))
-        let badEnvironment = try await PhotosyncProcess.run(
-            await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])
-        #expect(badEnvironment.status == 78, "\(badEnvironment.stderr)")
-        #expect(badEnvironment.stderr == "photosync: PHOTOSYNC_PER_PAGE: per_page must be between 1 and 30 (got 50)\n")
-
-        // A database path that cannot be created: I/O.
-        let badPath = try await PhotosyncProcess.run(
-            ["run", "--once", "--database", "/proc/nope/photosync.sqlite", "--config", world.config, "--api-base", await world.stub.baseURL.absoluteString],
-            environment: ["UNSPLASH_ACCESS_KEY": Self.key])
-        #expect(badPath.status == 74, "\(badPath.stderr)")
-        #expect(badPath.stderr.hasPrefix("photosync: "))
-        #expect(badPath.stderr.filter(\.isNewline).count == 1)
+            // A database path that cannot be created: I/O.
+            let badPath = try await PhotosyncProcess.run(
+                ["run", "--once", "--database", "/proc/nope/photosync.sqlite", "--config", world.config, "--api-base", await world.stub.baseURL.absoluteString],
+                environment: ["UNSPLASH_ACCESS_KEY": Self.key])
+            #expect(badPath.status == 74, "\(badPath.stderr)")
+            #expect(badPath.stderr.hasPrefix("photosync: "))
+            #expect(badPath.stderr.filter(\.isNewline).count == 1)
+        }
     }
 }
 

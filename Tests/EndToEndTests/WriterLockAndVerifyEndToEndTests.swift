@@ -5,7 +5,7 @@ import Testing
 import UnsplashStub
 
 /// The writer lock, `verify`, and the command line's rough edges, through the real binary.
-extension PhotosyncEndToEndTests {
+extension EndToEnd.PhotosyncEndToEndTests {
     @Test func aSecondRunExits73NamingTheWriterWhileReadersGoOn() async throws {
         let world = try await World.start(photos: 60)
         defer { Task { await world.stop() } }
