@@ -27,7 +27,8 @@ actor RateLimitBudget {
     private let clock: any Clock<Duration>
     private let logger: Logger
     private let onWait: @Sendable (Duration) async -> Void
-    /// The freshest report: from the latest-granted request that answered.
+    /// The budget as last known: from the answers, as ``record(_:from:)`` weighs them, less one
+    /// for each answer that said nothing.
     private(set) var last: RateLimit?
     /// Reports recorded so far: a permit granted after the current one was sent after it.
     private var reports: UInt64 = 0
@@ -108,8 +109,7 @@ actor RateLimitBudget {
     /// current report was recorded: that request reached the API after the one that made it, so
     /// a higher count means the limit was reset. A higher report from a request already in flight
     /// may simply have been counted earlier, and is stale.
-    private func record(_ limit: RateLimit?, from permit: Permit) {
-        guard let limit else { return }
+    private func record(_ limit: RateLimit, from permit: Permit) {
         if let last, limit.remaining >= last.remaining, permit.reportsBefore < reports { return }
         last = limit
         reports += 1
