@@ -116,9 +116,8 @@ extension PhotoStore {
             try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")
                 .execute(arguments: [imageID, data])
         case .file(let file, let byteCount):
-            try db.execute(
-                sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))",
-                arguments: [imageID, byteCount])
+            try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))")
+                .execute(arguments: [imageID, byteCount])
             try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
         }
         try markStored(

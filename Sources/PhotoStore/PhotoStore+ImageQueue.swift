@@ -39,16 +39,17 @@ extension PhotoStore {
     /// come one after another.
     public func dueImageJobs(variants: [String], now: Date, limit: Int) throws -> [ImageJob] {
         try read("listing due \(variants.joined(separator: ", ")) images") { db in
+            // Cached, like the other queries the pipeline runs again and again: preparing them
+            // anew each time cost more than running them.
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT image.photo_id, image.variant, image.source_url, image.attempts
                     FROM image JOIN photo ON photo.id = image.photo_id
                     WHERE image.status = 'pending' AND image.variant IN \(Self.variantList)
                       AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
                     ORDER BY photo.sequence, image.variant
                     LIMIT ?
-                    """,
+                    """),
                 arguments: [Self.json(variants), now, limit]
             ).map { row in
                 ImageJob(
@@ -71,16 +72,15 @@ extension PhotoStore {
     public func nextImageRetry(variants: [String]) throws -> Date? {
         try read("finding the next image retry") { db in
             let neverAttempted = try Bool.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT EXISTS (SELECT 1 FROM image
                     WHERE status = 'pending' AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
-                    """,
+                    """),
                 arguments: [Self.json(variants)]) ?? false
             if neverAttempted { return Date.distantPast }
             return try Date.fetchOne(
-                db,
-                sql: "SELECT MIN(next_attempt_at) FROM image WHERE status = 'pending' AND variant IN \(Self.variantList)",
+                db.cachedStatement(
+                    sql: "SELECT MIN(next_attempt_at) FROM image WHERE status = 'pending' AND variant IN \(Self.variantList)"),
                 arguments: [Self.json(variants)])
         }
     }
@@ -143,7 +143,7 @@ extension PhotoStore {
     /// download was not tracked yet, in the order they were first stored, at most `limit`.
     public func pendingDownloadTracking(limit: Int) throws -> [DownloadTrackingJob] {
         try read("listing downloads to track") { db in
-            try Row.fetchAll(db, sql: Self.pendingDownloadTrackingSQL, arguments: [limit]).map { row in
+            try Row.fetchAll(db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]).map { row in
                 DownloadTrackingJob(
                     photoID: try row.decode(forColumn: "id"),
                     downloadLocation: try row.decode(forColumn: "download_location"))
@@ -184,16 +184,15 @@ extension PhotoStore {
 
     /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
     static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE image SET
-                    attempts = attempts + 1,
-                    last_error = :error,
-                    status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
-                    next_attempt_at = :retryAt
-                WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
-                """,
-            arguments: ["error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant])
+        try db.cachedStatement(sql: """
+            UPDATE image SET
+                attempts = attempts + 1,
+                last_error = :error,
+                status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = :retryAt
+            WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+            """
+        ).execute(arguments: ["error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant])
         if db.changesCount == 0 {
             try requireImageJob(photoID: failure.photoID, variant: failure.variant, path: path, in: db)
         }

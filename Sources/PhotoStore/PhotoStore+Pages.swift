@@ -50,7 +50,7 @@ extension PhotoStore {
             var nextSequence = try Self.maxSequence(db) + 1
             for photo in photos {
                 let known = try Int64.fetchOne(
-                    db, sql: "SELECT sequence FROM photo WHERE id = ?", arguments: [photo.id])
+                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
                 if let known {
                     if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
                     try Self.update(photo, seenAt: now, in: db)
@@ -60,38 +60,36 @@ extension PhotoStore {
                     nextSequence += 1
                 }
                 if let membership = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?", arguments: [photo.id, sourceID])
+                    db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
+                    arguments: [photo.id, sourceID])
                 {
                     if !joinedNow.contains(photo.id) { existingMemberships[photo.id] = membership }
                 } else {
-                    try db.execute(
-                        sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)",
-                        arguments: [photo.id, sourceID, now])
+                    try db.cachedStatement(sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)")
+                        .execute(arguments: [photo.id, sourceID, now])
                     joinedNow.insert(photo.id)
                 }
-                try db.execute(sql: "DELETE FROM rejected_photo WHERE photo_id = ?", arguments: [photo.id])
+                try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?").execute(arguments: [photo.id])
                 // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
                 if let imageURL = photo.imageURL, !photo.isPlus {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
-                            ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                            WHERE status <> 'stored'
-                            """,
-                        arguments: [photo.id, variant, imageURL])
+                    try db.cachedStatement(sql: """
+                        INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
+                        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+                        WHERE status <> 'stored'
+                        """
+                    ).execute(arguments: [photo.id, variant, imageURL])
                 }
                 for extra in moreVariants where !photo.isPlus && extra != variant {
                     // json_each looks the variant up as a key, so no JSON path is built from input.
-                    try db.execute(
-                        sql: """
-                            INSERT INTO image (photo_id, variant, source_url)
-                            SELECT photo.id, :variant, url.value
-                            FROM photo, json_each(photo.json, '$.urls') AS url
-                            WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
-                            ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                            WHERE status <> 'stored'
-                            """,
-                        arguments: ["id": photo.id, "variant": extra])
+                    try db.cachedStatement(sql: """
+                        INSERT INTO image (photo_id, variant, source_url)
+                        SELECT photo.id, :variant, url.value
+                        FROM photo, json_each(photo.json, '$.urls') AS url
+                        WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
+                        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+                        WHERE status <> 'stored'
+                        """
+                    ).execute(arguments: ["id": photo.id, "variant": extra])
                 }
             }
             var newlyRejected: [RejectedPhoto] = []
@@ -152,7 +150,7 @@ extension PhotoStore {
     // MARK: - SQL
 
     static func maxSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo")) ?? 0
     }
 
     static func syncState(_ db: Database, source: String) throws -> SyncState {
@@ -198,8 +196,7 @@ extension PhotoStore {
         var arguments = metadataArguments(photo)
         arguments += ["sequence": sequence, "now": now]
         // CAST keeps the JSON's bytes verbatim but types them TEXT, which JSON functions need.
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 INSERT INTO photo (
                     id, sequence, created_at, updated_at, width, height, color, blur_hash,
                     description, alt_description, user_username, user_name, likes, is_sponsored,
@@ -208,15 +205,14 @@ extension PhotoStore {
                     :id, :sequence, :createdAt, :updatedAt, :width, :height, :color, :blurHash,
                     :description, :altDescription, :userUsername, :userName, :likes, :isSponsored,
                     :downloadLocation, :isPlus, CAST(:json AS TEXT), :now, :now)
-                """,
-            arguments: arguments)
+                """
+        ).execute(arguments: arguments)
     }
 
     private static func update(_ photo: PhotoRecord, seenAt now: Date, in db: Database) throws {
         var arguments = metadataArguments(photo)
         arguments += ["now": now]
-        try db.execute(
-            sql: """
+        try db.cachedStatement(sql: """
                 UPDATE photo SET
                     created_at = :createdAt, updated_at = :updatedAt, width = :width,
                     height = :height, color = :color, blur_hash = :blurHash,
@@ -225,8 +221,8 @@ extension PhotoStore {
                     is_sponsored = :isSponsored, download_location = :downloadLocation, is_plus = :isPlus,
                     json = CAST(:json AS TEXT), last_seen_at = :now
                 WHERE id = :id
-                """,
-            arguments: arguments)
+                """
+        ).execute(arguments: arguments)
     }
 
     private static func metadataArguments(_ photo: PhotoRecord) -> StatementArguments {
@@ -254,21 +250,19 @@ extension PhotoStore {
         // A page stored means the source exists: an earlier failure is over.
         switch cursor {
         case .backfill(let next):
-            try db.execute(
-                sql: """
-                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
-                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """,
-                arguments: [next?.absoluteString, next == nil, now, source])
+            try db.cachedStatement(sql: """
+                UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
+                    backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
+                WHERE id = ?
+                """
+            ).execute(arguments: [next?.absoluteString, next == nil, now, source])
         case .catchUp(let next, let baseline):
             // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
-            try db.execute(
-                sql: """
-                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?, error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """,
-                arguments: [next?.absoluteString, next == nil ? nil : baseline, now, source])
+            try db.cachedStatement(sql: """
+                UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?, error = NULL, error_at = NULL
+                WHERE id = ?
+                """
+            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now, source])
         }
     }
 }

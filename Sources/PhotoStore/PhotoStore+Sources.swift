@@ -70,7 +70,7 @@ extension PhotoStore {
 
     /// The row id of the source named `name`, created (active) if it is new.
     static func sourceID(named name: String, in db: Database) throws -> Int64 {
-        if let id = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE name = ?", arguments: [name]) {
+        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name]) {
             return id
         }
         try db.execute(sql: "INSERT INTO source (name) VALUES (?)", arguments: [name])
