@@ -66,20 +66,20 @@ public struct BodySpool: Sendable {
     ///   ``NetworkError/lengthMismatch(url:declared:received:)``, ``SpoolError`` when the file
     ///   cannot be written (a full disk), and whatever the body's iteration throws (the
     ///   connection failing, cancellation). No file is left behind after any of them.
-    public func receive(_ body: ResponseBody, declaredLength: Int64?, url: String) async throws -> SpooledBody {
+    public func receive(_ body: ResponseBody, declaredLength: Int64?, url: @autoclosure () -> String) async throws -> SpooledBody {
         if let declaredLength, declaredLength > maxBytes {
-            throw NetworkError.bodyTooLarge(url: url, limit: maxBytes, declared: declaredLength)
+            throw NetworkError.bodyTooLarge(url: url(), limit: maxBytes, declared: declaredLength)
         }
         var sink = Sink(spool: self, expected: declaredLength)
         do {
             for try await chunk in body {
                 guard sink.byteCount + Int64(chunk.count) <= maxBytes else {
-                    throw NetworkError.bodyTooLarge(url: url, limit: maxBytes, declared: declaredLength)
+                    throw NetworkError.bodyTooLarge(url: url(), limit: maxBytes, declared: declaredLength)
                 }
                 try sink.append(chunk)
             }
             if let declaredLength, declaredLength != sink.byteCount {
-                throw NetworkError.lengthMismatch(url: url, declared: declaredLength, received: sink.byteCount)
+                throw NetworkError.lengthMismatch(url: url(), declared: declaredLength, received: sink.byteCount)
             }
             return try sink.finish()
         } catch {

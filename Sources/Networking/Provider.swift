@@ -107,7 +107,7 @@ public struct Provider: Sendable {
         let outbound = try Outbound(Endpoint<Data>(url: url, headers: headers, redirects: redirects), encoder: encoder)
         return try await perform(outbound) { body, headers, url in
             let declared = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            return try await spool.receive(body, declaredLength: declared, url: url)
+            return try await spool.receive(body, declaredLength: declared, url: url())
         } describe: { spooled in
             (nil, spooled.byteCount)
         } discard: { spooled in
@@ -134,7 +134,7 @@ public struct Provider: Sendable {
 
     private func send(_ outbound: Outbound) async throws -> Response<Data> {
         try await perform(outbound) { body, _, url in
-            try await body.collect(upTo: maxBodyBytes, url: url)
+            try await body.collect(upTo: maxBodyBytes, url: url())
         } describe: { data in
             (data, Int64(data.count))
         } discard: { _ in }
@@ -148,7 +148,7 @@ public struct Provider: Sendable {
     ///   - discard: releases a payload that an interceptor rejected.
     private func perform<Payload>(
         _ outbound: Outbound,
-        receive: (ResponseBody, HTTPHeaders, String) async throws -> Payload,
+        receive: (ResponseBody, HTTPHeaders, () -> String) async throws -> Payload,
         describe: (Payload) -> (body: Data?, byteCount: Int64),
         discard: (Payload) -> Void
     ) async throws -> Response<Payload> {
@@ -185,7 +185,7 @@ public struct Provider: Sendable {
     private func exchange<Payload>(
         _ outbound: Outbound,
         attempt: Int,
-        receive: (ResponseBody, HTTPHeaders, String) async throws -> Payload,
+        receive: (ResponseBody, HTTPHeaders, () -> String) async throws -> Payload,
         describe: (Payload) -> (body: Data?, byteCount: Int64),
         discard: (Payload) -> Void
     ) async throws -> Outcome<Payload> {
@@ -197,7 +197,10 @@ public struct Provider: Sendable {
                 outgoing = try await interceptor.willSend(outgoing)
             }
             outgoing = try authorize(outgoing, with: outbound.credential)
-            let url = outgoing.url.map(Redaction.string(for:)) ?? "-"
+            // Redacted only when a message needs it: parsing a URL costs more than the request's
+            // own bookkeeping, and almost every exchange succeeds.
+            let sent = outgoing
+            let url = { sent.url.map(Redaction.string(for:)) ?? "-" }
 
             let (step, duration) = await timed { () async -> Step<Payload> in
                 let head: ResponseHead
@@ -228,11 +231,11 @@ public struct Provider: Sendable {
                     guard case .lengthMismatch = error else { throw error }
                     failure = error
                 case let error as URLError:
-                    failure = .transport(error, url: url)
+                    failure = .transport(error, url: url())
                 case is SpoolError:
                     throw error
                 default:
-                    failure = .transport(URLError(.unknown), url: url)
+                    failure = .transport(URLError(.unknown), url: url())
                 }
                 for interceptor in interceptors {
                     await interceptor.didFail(outgoing, error: failure, duration: duration)
@@ -250,7 +253,7 @@ public struct Provider: Sendable {
                     request = try redirect(outgoing, to: location, hops: &hops, outbound: outbound)
                     continue
                 }
-                return .failed(.unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url)))
+                return .failed(.unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url())))
 
             case .received(let payload, let headers, let status, let answeredURL):
                 let (body, byteCount) = describe(payload)

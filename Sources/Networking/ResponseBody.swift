@@ -54,11 +54,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
     /// The whole body in memory.
     /// - Throws: ``NetworkError/bodyTooLarge(url:limit:declared:)`` past `limit` bytes, or what
     ///   the transport throws.
-    public func collect(upTo limit: Int, url: String) async throws -> Data {
+    public func collect(upTo limit: Int, url: @autoclosure () -> String) async throws -> Data {
         var data = Data()
         for try await chunk in self {
             guard data.count + chunk.count <= limit else {
-                throw NetworkError.bodyTooLarge(url: url, limit: Int64(limit), declared: nil)
+                throw NetworkError.bodyTooLarge(url: url(), limit: Int64(limit), declared: nil)
             }
             data.append(chunk)
         }
