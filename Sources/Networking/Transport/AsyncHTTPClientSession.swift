@@ -107,6 +107,9 @@ public final class AsyncHTTPClientSession: URLSessionable {
             proxy: proxy.map(Self.proxy),
             decompression: .disabled)
         settings.httpVersion = .automatic
+        // No distributed tracing here: with no tracer set, AsyncHTTPClient still made a no-op
+        // span and its attributes for every request (about 2 % of a sync's CPU).
+        settings.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
 
