@@ -147,7 +147,10 @@ final class HTTPListener: Sendable {
         guard let query, !query.isEmpty else { return [] }
         return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String { String(text).removingPercentEncoding ?? String(text) }
+            // Foundation's percent-decoding is slow on Linux, and most queries need none.
+            func decode(_ text: Substring) -> String {
+                text.contains("%") ? String(text).removingPercentEncoding ?? String(text) : String(text)
+            }
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
     }
