@@ -136,7 +136,7 @@ extension PhotoStore {
                 next_attempt_at = NULL
             WHERE id = ?
             """
-        ).execute(arguments: [contentType, byteCount, sha256, fetchedAt, imageID])
+        ).execute(arguments: [contentType, byteCount, sha256, fetchedAt.stored, imageID])
     }
 
     /// Blob offsets in SQLite's C API are 32-bit.

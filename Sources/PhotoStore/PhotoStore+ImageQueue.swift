@@ -50,7 +50,7 @@ extension PhotoStore {
                     ORDER BY photo.sequence, image.variant
                     LIMIT ?
                     """),
-                arguments: [Self.json(variants), now, limit]
+                arguments: [Self.json(variants), now.stored, limit]
             ).map { row in
                 ImageJob(
                     photoID: try row.decode(forColumn: "photo_id"),
@@ -161,7 +161,7 @@ extension PhotoStore {
             let statement = try db.cachedStatement(
                 sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?")
             for photoID in photoIDs {
-                try statement.execute(arguments: [date, photoID])
+                try statement.execute(arguments: [date.stored, photoID])
                 if db.changesCount == 0 {
                     throw StoreError.unknownPhoto(path: path, photoID: photoID)
                 }

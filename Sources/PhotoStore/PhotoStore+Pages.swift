@@ -66,7 +66,7 @@ extension PhotoStore {
                     if !joinedNow.contains(photo.id) { existingMemberships[photo.id] = membership }
                 } else {
                     try db.cachedStatement(sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)")
-                        .execute(arguments: [photo.id, sourceID, now])
+                        .execute(arguments: [photo.id, sourceID, now.stored])
                     joinedNow.insert(photo.id)
                 }
                 try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?").execute(arguments: [photo.id])
@@ -194,7 +194,7 @@ extension PhotoStore {
 
     private static func insert(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date, in db: Database) throws {
         var arguments = metadataArguments(photo)
-        arguments += ["sequence": sequence, "now": now]
+        arguments += ["sequence": sequence, "now": now.stored]
         // CAST keeps the JSON's bytes verbatim but types them TEXT, which JSON functions need.
         try db.cachedStatement(sql: """
                 INSERT INTO photo (
@@ -211,7 +211,7 @@ extension PhotoStore {
 
     private static func update(_ photo: PhotoRecord, seenAt now: Date, in db: Database) throws {
         var arguments = metadataArguments(photo)
-        arguments += ["now": now]
+        arguments += ["now": now.stored]
         try db.cachedStatement(sql: """
                 UPDATE photo SET
                     created_at = :createdAt, updated_at = :updatedAt, width = :width,
@@ -228,8 +228,8 @@ extension PhotoStore {
     private static func metadataArguments(_ photo: PhotoRecord) -> StatementArguments {
         [
             "id": photo.id,
-            "createdAt": photo.createdAt,
-            "updatedAt": photo.updatedAt,
+            "createdAt": photo.createdAt.stored,
+            "updatedAt": photo.updatedAt.stored,
             "width": photo.width,
             "height": photo.height,
             "color": photo.color,
@@ -255,14 +255,14 @@ extension PhotoStore {
                     backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
                 WHERE id = ?
                 """
-            ).execute(arguments: [next?.absoluteString, next == nil, now, source])
+            ).execute(arguments: [next?.absoluteString, next == nil, now.stored, source])
         case .catchUp(let next, let baseline):
             // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
             try db.cachedStatement(sql: """
                 UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?, error = NULL, error_at = NULL
                 WHERE id = ?
                 """
-            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now, source])
+            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
         }
     }
 }
