@@ -24,6 +24,11 @@ public struct Provider: Sendable {
     /// The largest body ``request(_:)-(Endpoint)``, ``response(_:)`` and ``data(_:headers:)`` read
     /// into memory; a larger one is ``NetworkError/bodyTooLarge(url:limit:declared:)``.
     public var maxBodyBytes: Int
+    /// Awaited before a redirect that carries a ``Credential`` is followed, with the redirect
+    /// answer. Such a hop is on the credential's own origin, so it is one more request against
+    /// whatever that origin counts, as a retry is (``RetryPolicy/admitsRetry``): a caller that
+    /// keeps a budget admits each one. What it throws ends the request with that error.
+    public var admitsCredentialedHop: @Sendable (NetworkError.StatusFailure) async throws -> Void = { _ in }
 
     public init(
         session: any URLSessionable,
@@ -251,6 +256,9 @@ public struct Provider: Sendable {
                 }
                 if RedirectPolicy.redirectStatuses.contains(status), let location = headers["Location"] {
                     request = try redirect(outgoing, to: location, hops: &hops, outbound: outbound)
+                    if outbound.credential != nil {
+                        try await admitsCredentialedHop(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url()))
+                    }
                     continue
                 }
                 return .failed(.unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url())))

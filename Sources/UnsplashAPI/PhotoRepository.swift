@@ -39,9 +39,10 @@ public struct PhotoRepository: Sendable {
     public var provider: Provider
     public var api: UnsplashAPI
     public var now: @Sendable () -> Date
-    /// Awaited before an API request is retried, with what the failed attempt reported of the
-    /// rate limit (nil when it said nothing): each attempt spends a request, so a caller that
-    /// keeps a budget admits each one (see ``admitting(_:)``). By default retries go at once.
+    /// Awaited before an API request is retried, or follows a redirect on the API's origin,
+    /// with what the answer before reported of the rate limit (nil when it said nothing): each
+    /// attempt and each hop spends a request, so a caller that keeps a budget admits each one
+    /// (see ``admitting(_:)``). By default they go at once.
     public var admitsRetry: @Sendable (_ reported: RateLimit?) async throws -> Void = { _ in }
 
     public init(provider: Provider, api: UnsplashAPI, now: @escaping @Sendable () -> Date = Date.init) {
@@ -112,8 +113,8 @@ public struct PhotoRepository: Sendable {
     }
 
     /// The provider for API requests: an answer that reports no request left is not retried,
-    /// since the retry would be over the rate limit, and every retry is admitted by
-    /// ``admitsRetry`` first.
+    /// since the retry would be over the rate limit, and every retry and every redirect hop
+    /// (which carries the key, so it is on the API's origin) is admitted by ``admitsRetry`` first.
     private var apiProvider: Provider {
         var provider = provider
         provider.retryPolicy.refusesRetry = { failure in RateLimit(headers: failure.headers)?.remaining == 0 }
@@ -122,6 +123,7 @@ public struct PhotoRepository: Sendable {
             guard case .unacceptableStatus(let failure) = error else { return try await admitsRetry(nil) }
             try await admitsRetry(RateLimit(headers: failure.headers))
         }
+        provider.admitsCredentialedHop = { redirect in try await admitsRetry(RateLimit(headers: redirect.headers)) }
         return provider
     }
 

@@ -61,10 +61,8 @@ extension EndToEnd {
             var overBudgetIn: String?
             var finished = false
             for round in 0..<30 where !finished {
-                // A reserve of 5, not 0: every attempt takes a permit, retries included, but the storm
-                // also redirects API requests on their own origin, and a hop is followed under the
-                // permit of the request that got it (a known limit, in the README). The budget's edge,
-                // reserve 0, is tested alone, with 5xx and without redirects, below.
+                // A reserve of 5, as an operator would keep one; the budget's edge, reserve 0 with
+                // retries and API redirect hops, is tested alone below.
                 let process = try PhotosyncProcess(await world.runArguments(["--rate-limit-reserve", "5"]), environment: Self.environment)
                 let (result, stoppedForTheLimit) = try await withDeadline(.seconds(90), failure: Hung(what: "storm run \(round) hung")) {
                     var stopped = false
@@ -129,10 +127,12 @@ extension EndToEnd {
 
         @Test func theBudgetIsSpentToItsLastRequestAndNotOneMore() async throws {
             // GIVEN a budget of 20 requests, far fewer than the sync needs, and no reserve; and an
-            // API that answers every third request with a 503, so that retries spend it too
+            // API that answers every third request with a 503, so that retries spend it too, and
+            // redirects every request once on its own origin, so that hops spend it too
             let world = try await World.start(.init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 9))
             defer { Task { await world.stop() } }
             await world.stub.failAPIRequests(every: 3, status: 503)
+            await world.stub.redirectNextAPIRequests(count: 1_000, to: .sameOrigin(hops: 1))
             let process = try PhotosyncProcess(await world.runArguments(["--rate-limit-reserve", "0"]), environment: Self.environment)
 
             // WHEN photosync has spent it and says it waits
@@ -146,6 +146,7 @@ extension EndToEnd {
             // THEN every request of the budget was used, and not one more was sent
             #expect(await world.stub.rateLimitRemaining == 0)
             #expect(await world.stub.requestsOverBudget == 0)
+            #expect(await world.stub.requests().contains { $0.kind == .api && $0.path.hasPrefix("/hop/") }, "no API request was redirected")
         }
 
         // MARK: - 2. SIGKILL at random moments

@@ -52,6 +52,55 @@ import Testing
         spool.remove()
     }
 
+    @Test func eachHopThatCarriesTheCredentialIsAdmittedFirst() async throws {
+        // GIVEN an API that redirects twice on its own origin, each answer saying what is left
+        let session = MockURLSession(responses: [
+            .http(status: 302, headers: ["Location": "/items/b", "X-Left": "9"]),
+            .http(status: 307, headers: ["Location": "https://api.example.com/items/c", "X-Left": "8"]),
+            .json(itemJSON),
+        ])
+        let admitted = Mutex<[String]>([])
+        var provider = makeProvider(session)
+        provider.admitsCredentialedHop = { redirect in
+            // Asked before the hop is sent: the requests so far are those already answered
+            admitted.withLock { $0.append("\(redirect.statusCode) \(redirect.headers["X-Left"] ?? "-")") }
+            #expect(session.requests.count == admitted.withLock { $0.count })
+        }
+
+        // WHEN the credentialed request follows them
+        _ = try await provider.request(Endpoint<Item>(baseURL: api, path: "items/a", credential: credential))
+
+        // THEN each hop was admitted once, in order, with the answer that asked for it
+        #expect(admitted.withLock { $0 } == ["302 9", "307 8"])
+        #expect(session.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == Array(repeating: "Client-ID SECRET", count: 3))
+    }
+
+    @Test func aHopThatIsNotAdmittedIsNotSent() async throws {
+        struct Refused: Error {}
+        let session = MockURLSession(responses: [.http(status: 302, headers: ["Location": "/items/b"]), .json(itemJSON)])
+        var provider = makeProvider(session)
+        provider.admitsCredentialedHop = { _ in throw Refused() }
+        await #expect(throws: Refused.self) {
+            try await provider.request(Endpoint<Item>(baseURL: api, path: "items/a", credential: credential))
+        }
+        #expect(session.requests.count == 1)
+    }
+
+    @Test func hopsWithoutACredentialNeedNoAdmission() async throws {
+        // GIVEN an image redirected to its CDN, fetched without a credential
+        let session = MockURLSession(responses: [
+            .http(status: 302, headers: ["Location": "https://cdn.example.net/p.jpg"]),
+            .http(status: 200, body: Data([0xFF, 0xD8, 0xFF])),
+        ])
+        var provider = makeProvider(session)
+        provider.admitsCredentialedHop = { _ in Issue.record("an image hop was counted as an API request") }
+        let spool = try TemporarySpool()
+        defer { spool.remove() }
+        _ = try await provider.download(
+            URL(string: "https://images.example.com/p.jpg")!, redirects: RedirectPolicy { _ in nil }, into: spool.spool)
+        #expect(session.requests.count == 2)
+    }
+
     @Test func aRedirectWithoutAUsableLocationIsRefused() async throws {
         let session = MockURLSession(responses: [.http(status: 302, headers: ["Location": "ftp://example.com/x"])])
         let error = await #expect(throws: NetworkError.self) { try await makeProvider(session).request(items) }
