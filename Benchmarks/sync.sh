@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The sync benchmark, run by hand:  Benchmarks/sync.sh [PHOTOS] [IMAGE_BYTES] [CONCURRENCY]
+# The sync benchmark, run by hand:  Benchmarks/sync.sh [PHOTOS] [IMAGE_BYTES] [CONCURRENCY] [ROUNDS]
 #
 # Builds photosync and unsplash-stub in release mode, serves PHOTOS photos (default 3,000, images
 # of about IMAGE_BYTES = 100 KB) from the stub on 127.0.0.1, and in one run measures, on the same
-# data:
+# data, ROUNDS times (default 3; each figure printed is the median of its rounds, with their
+# spread, since one slow disk flush can double a single figure on a small VM):
 #   1. photosync run --once, download tracking on (wall time, peak RSS, API requests);
 #   2. the machine's limit:
 #      - network: curl --parallel fetching every page, image and tracking URL to /dev/null;
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/.."
 photos=${1:-3000}
 size=${2:-100000}
 concurrency=${3:-8}
+rounds=${4:-3}
 
 source Benchmarks/lib.sh
 need curl curl
@@ -71,34 +73,20 @@ mkdir -p "$work/files"
 curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/images.cfg"
 bytes=$(du -cb "$work"/files/*.jpg | tail -1 | cut -f1)
 
-seconds() { python3 -c "import sys; print(sys.argv[1])" "$1"; }
 timed() { # timed FILE command...: wall seconds and peak RSS (KB) into FILE
     local out=$1; shift
     /usr/bin/time -f "%e %M" -o "$out" "$@"
 }
 
-echo "photosync run --once..." >&2
 cat > "$work/photosync.yaml" <<YAML
 per_page: 30
 YAML
-UNSPLASH_ACCESS_KEY=bench timed "$work/photosync.time" "$bin/photosync" run --once --config "$work/photosync.yaml" \
-    --api-base "$base" --allowed-image-host 127.0.0.1 --database "$work/photosync.sqlite" \
-    --concurrency "$concurrency" > "$work/photosync.out" 2> "$work/photosync.err" || {
-        cat "$work/photosync.err" >&2; echo "sync.sh: photosync failed" >&2; exit 1; }
-limit_line=$(grep -o 'rate limit [0-9]*/[0-9]*' "$work/photosync.out" | tail -1)
-
-echo "the limit: curl, sqlite3, sha256sum..." >&2
-timed "$work/curl.time" curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/curl.cfg"
 ls "$work"/files/*.jpg > "$work/files.txt"
 {
     echo "PRAGMA journal_mode=WAL; CREATE TABLE image (name TEXT, bytes BLOB); BEGIN;"
     sed "s/.*/INSERT INTO image VALUES ('&', readfile('&'));/" "$work/files.txt"
     echo "COMMIT;"
 } > "$work/insert.sql"
-timed "$work/sqlite.time" sqlite3 "$work/limit.sqlite" ".read $work/insert.sql"
-timed "$work/sha.time" sh -c "xargs sha256sum < '$work/files.txt' > /dev/null"
-
-echo "the naive loop..." >&2
 cat > "$work/naive.py" <<'PY'
 # What a user might write in ten minutes: one request at a time on one kept-alive connection,
 # one commit per photo.
@@ -125,28 +113,54 @@ while url:
         get(photo["links"]["download_location"])
     url = next((p.split(";")[0].strip(" <>") for p in link.split(",") if 'rel="next"' in p), None) if photos else None
 PY
-timed "$work/naive.time" python3 "$work/naive.py" "$base" "$work/naive.sqlite"
+# What the stub's budget has left, read from one API request (which spends one itself).
+remaining() {
+    curl --silent --show-error --fail -D - -o /dev/null -H "Authorization: Client-ID bench" "$base/photos?page=1&per_page=1" \
+        | tr -d '\r' | awk -F': ' 'tolower($1) == "x-ratelimit-remaining" { print $2 }'
+}
 
-python3 - "$work" "$photos" "$bytes" "$page_count" "$tracking_count" "$limit_line" "$concurrency" <<'PY'
-import sys
-work, photos, total, pages, tracking, limit_line, concurrency = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
-def read(name):
-    wall, rss = open(f"{work}/{name}.time").read().split()[-2:]
+for round in $(seq "$rounds"); do
+    echo "round $round of $rounds: photosync run --once..." >&2
+    rm -rf "$work"/photosync.sqlite* "$work"/limit.sqlite* "$work"/naive.sqlite*
+    remaining > "$work/before.$round"
+    UNSPLASH_ACCESS_KEY=bench timed "$work/photosync.$round.time" "$bin/photosync" run --once --config "$work/photosync.yaml" \
+        --api-base "$base" --allowed-image-host 127.0.0.1 --database "$work/photosync.sqlite" \
+        --concurrency "$concurrency" > "$work/photosync.out" 2> "$work/photosync.err" || {
+            cat "$work/photosync.err" >&2; echo "sync.sh: photosync failed" >&2; exit 1; }
+    grep -o 'rate limit [0-9]*/[0-9]*' "$work/photosync.out" | tail -1 | grep -o '[0-9]*/' | tr -d / > "$work/after.$round"
+
+    echo "round $round of $rounds: the limit (curl, sqlite3, sha256sum) and the naive loop..." >&2
+    timed "$work/curl.$round.time" curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/curl.cfg"
+    timed "$work/sqlite.$round.time" sqlite3 "$work/limit.sqlite" ".read $work/insert.sql" > /dev/null
+    timed "$work/sha.$round.time" sh -c "xargs sha256sum < '$work/files.txt' > /dev/null"
+    timed "$work/naive.$round.time" python3 "$work/naive.py" "$base" "$work/naive.sqlite"
+done
+
+python3 - "$work" "$photos" "$bytes" "$page_count" "$tracking_count" "$concurrency" "$rounds" <<'PY'
+import statistics, sys
+work, photos, total, pages, tracking, concurrency, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7])
+def read(name, round):
+    wall, rss = open(f"{work}/{name}.{round}.time").read().split()[-2:]
     return float(wall), int(rss) * 1024
-ours, ours_rss = read("photosync")
-curl, _ = read("curl"); sqlite, _ = read("sqlite"); sha, _ = read("sha"); naive, _ = read("naive")
-storage = sqlite + sha
-limit = max(curl, storage)
-remaining, allowed = (int(x) for x in limit_line.split()[-1].split("/")) if limit_line else (0, 0)
-# The stub's budget also paid for the URL listing above: one request per page.
-requests = allowed - remaining - pages if limit_line else float("nan")
+def runs(name):
+    return [read(name, r)[0] for r in range(1, rounds + 1)]
+def median(values): return statistics.median(values)
+def spread(values): return f"{min(values):.2f}-{max(values):.2f} s" if len(values) > 1 else ""
+ours, curl, sqlite, sha, naive = runs("photosync"), runs("curl"), runs("sqlite"), runs("sha"), runs("naive")
+storage = [a + b for a, b in zip(sqlite, sha)]
+limit = [max(a, b) for a, b in zip(curl, storage)]
+rss = max(read("photosync", r)[1] for r in range(1, rounds + 1))
+requests = [int(open(f"{work}/before.{r}").read()) - int(open(f"{work}/after.{r}").read()) for r in range(1, rounds + 1)]
+ratio = [a / b for a, b in zip(ours, limit)]
+speedup = [b / a for a, b in zip(ours, naive)]
+t = median(ours)
+print(f"{photos} photos, {total / 1e6:.0f} MB of images, concurrency {concurrency}, median of {rounds} rounds (spread)")
+print(f"  photosync run --once    {t:7.2f} s  ({spread(ours)})  {photos / t:5.0f} photos/s  {total / 1e6 / t:5.1f} MB/s  peak RSS {rss / 2**20:.0f} MiB")
+print(f"  limit, network (curl)   {median(curl):7.2f} s  ({spread(curl)})")
+print(f"  limit, storage          {median(storage):7.2f} s  ({spread(storage)}; sqlite3 {median(sqlite):.2f} s + sha256sum {median(sha):.2f} s)")
+print(f"  naive sequential loop   {median(naive):7.2f} s  ({spread(naive)})")
+print(f"  photosync / limit       {median(ratio):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in ratio)}; target: at most 1.5x)")
+print(f"  naive loop / photosync  {median(speedup):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in speedup)}; target: at least 2x)")
 floor = pages + tracking + 1
-print(f"{photos} photos, {total / 1e6:.0f} MB of images, concurrency {concurrency}, one run")
-print(f"  photosync run --once    {ours:7.2f} s  {photos / ours:7.0f} photos/s  {total / 1e6 / ours:6.1f} MB/s  peak RSS {ours_rss / 2**20:.0f} MiB")
-print(f"  limit, network (curl)   {curl:7.2f} s")
-print(f"  limit, storage          {storage:7.2f} s  (sqlite3 {sqlite:.2f} s + sha256sum {sha:.2f} s)")
-print(f"  naive sequential loop   {naive:7.2f} s")
-print(f"  photosync / limit       {ours / limit:7.2f}x   (target: at most 1.5x)")
-print(f"  naive loop / photosync  {naive / ours:7.2f}x   (target: at least 2x)")
-print(f"  API requests            {requests} = {requests / photos:.3f} per photo (floor {floor}: {pages} pages + {tracking} tracking + 1 head check)")
+print(f"  API requests            {', '.join(map(str, requests))} = {max(requests) / photos:.3f} per photo at most (floor {floor}: {pages} pages + {tracking} tracking + 1 head check)")
 PY
