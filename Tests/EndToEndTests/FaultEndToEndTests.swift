@@ -127,26 +127,39 @@ extension EndToEnd {
 
         @Test func theBudgetIsSpentToItsLastRequestAndNotOneMore() async throws {
             // GIVEN a budget of 20 requests, far fewer than the sync needs, and no reserve; and an
-            // API that answers every third request with a 503, so that retries spend it too, and
-            // redirects every request once on its own origin, so that hops spend it too
+            // API that answers every third request with a 503, so that retries spend it too
             let world = try await World.start(.init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 9))
             defer { Task { await world.stop() } }
             await world.stub.failAPIRequests(every: 3, status: 503)
+            try await expectTheBudgetSpentToItsLastRequest(world)
+        }
+
+        @Test func aRedirectHopIsARequestOfTheBudgetToo() async throws {
+            // GIVEN a budget of 20 requests and no reserve, and an API that redirects every
+            // request once on its own origin: each hop spends a request as Unsplash counts them
+            let world = try await World.start(.init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 10))
+            defer { Task { await world.stop() } }
             await world.stub.redirectNextAPIRequests(count: 1_000, to: .sameOrigin(hops: 1))
+            try await expectTheBudgetSpentToItsLastRequest(world)
+            #expect(await world.stub.requests().contains { $0.kind == .api && $0.path.hasPrefix("/hop/") }, "no API request was redirected")
+        }
+
+        /// Runs photosync on `world` until it says it waits for the rate limit, then checks that
+        /// it spent the whole budget and not one request more.
+        private func expectTheBudgetSpentToItsLastRequest(_ world: World) async throws {
             let process = try PhotosyncProcess(await world.runArguments(["--rate-limit-reserve", "0"]), environment: Self.environment)
 
             // WHEN photosync has spent it and says it waits
             let waits = try await withDeadline(.seconds(60), failure: Hung(what: "photosync never waited for the rate limit")) {
                 await process.awaitLine(Self.waitsLongForTheRateLimit)
             }
-            #expect(waits)
             process.signal(SIGTERM)
-            _ = await process.result()
+            let result = await process.result()
+            #expect(waits, "photosync exited \(result.status) without waiting: \(result.stderr.suffix(2_000))")
 
             // THEN every request of the budget was used, and not one more was sent
             #expect(await world.stub.rateLimitRemaining == 0)
             #expect(await world.stub.requestsOverBudget == 0)
-            #expect(await world.stub.requests().contains { $0.kind == .api && $0.path.hasPrefix("/hop/") }, "no API request was redirected")
         }
 
         // MARK: - 2. SIGKILL at random moments
