@@ -145,7 +145,9 @@ def read(name, round):
 def runs(name):
     return [read(name, r)[0] for r in range(1, rounds + 1)]
 def median(values): return statistics.median(values)
-def spread(values): return f"{min(values):.2f}-{max(values):.2f} s" if len(values) > 1 else ""
+def spread(values, rest=""):
+    parts = ([f"{min(values):.2f}-{max(values):.2f} s"] if len(values) > 1 else []) + ([rest] if rest else [])
+    return f"  ({'; '.join(parts)})" if parts else ""
 ours, curl, sqlite, sha, naive = runs("photosync"), runs("curl"), runs("sqlite"), runs("sha"), runs("naive")
 storage = [a + b for a, b in zip(sqlite, sha)]
 limit = [max(a, b) for a, b in zip(curl, storage)]
@@ -154,11 +156,11 @@ requests = [int(open(f"{work}/before.{r}").read()) - int(open(f"{work}/after.{r}
 ratio = [a / b for a, b in zip(ours, limit)]
 speedup = [b / a for a, b in zip(ours, naive)]
 t = median(ours)
-print(f"{photos} photos, {total / 1e6:.0f} MB of images, concurrency {concurrency}, median of {rounds} rounds (spread)")
-print(f"  photosync run --once    {t:7.2f} s  ({spread(ours)})  {photos / t:5.0f} photos/s  {total / 1e6 / t:5.1f} MB/s  peak RSS {rss / 2**20:.0f} MiB")
-print(f"  limit, network (curl)   {median(curl):7.2f} s  ({spread(curl)})")
-print(f"  limit, storage          {median(storage):7.2f} s  ({spread(storage)}; sqlite3 {median(sqlite):.2f} s + sha256sum {median(sha):.2f} s)")
-print(f"  naive sequential loop   {median(naive):7.2f} s  ({spread(naive)})")
+print(f"{photos} photos, {total / 1e6:.0f} MB of images, concurrency {concurrency}, median of {rounds} round{'s' if rounds > 1 else ''} (spread)")
+print(f"  photosync run --once    {t:7.2f} s{spread(ours)}  {photos / t:5.0f} photos/s  {total / 1e6 / t:5.1f} MB/s  peak RSS {rss / 2**20:.0f} MiB")
+print(f"  limit, network (curl)   {median(curl):7.2f} s{spread(curl)}")
+print(f"  limit, storage          {median(storage):7.2f} s{spread(storage, f'sqlite3 {median(sqlite):.2f} s + sha256sum {median(sha):.2f} s')}")
+print(f"  naive sequential loop   {median(naive):7.2f} s{spread(naive)}")
 print(f"  photosync / limit       {median(ratio):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in ratio)}; target: at most 1.5x)")
 print(f"  naive loop / photosync  {median(speedup):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in speedup)}; target: at least 2x)")
 floor = pages + tracking + 1
