@@ -16,7 +16,7 @@ extension PhotoStore {
                     db,
                     sql: """
                         SELECT variant, content_type, byte_count, sha256, fetched_at FROM image
-                        WHERE photo_id = ? AND status = 'stored'
+                        WHERE photo_id = ? AND +status = 'stored'
                         ORDER BY byte_count, variant
                         """,
                     arguments: [id])

@@ -81,12 +81,16 @@ extension PhotoStore {
 
     /// The stored image's job row (id and metadata, never the bytes) of `variant`, or of the
     /// most recently fetched variant when `variant` is nil.
+    ///
+    /// `+status` keeps SQLite from searching the image queue's status index, where every stored
+    /// image sits under one key, instead of the photo's own rows: every read that looks up a
+    /// photo's images writes it so (`QueryPlanTests` checks them all).
     static func storedImageRow(photoID: String, variant: String?, in db: Database) throws -> Row? {
         try Row.fetchOne(
             db,
             sql: """
                 SELECT id, variant, content_type, byte_count, sha256, fetched_at FROM image
-                WHERE photo_id = :photoID AND status = 'stored' AND (:variant IS NULL OR variant = :variant)
+                WHERE photo_id = :photoID AND +status = 'stored' AND (:variant IS NULL OR variant = :variant)
                 ORDER BY fetched_at DESC, variant
                 LIMIT 1
                 """,

@@ -147,7 +147,7 @@ extension PhotoStore {
             FROM photo
             \(search)
             LEFT JOIN image ON image.id = (
-                SELECT id FROM image WHERE image.photo_id = photo.id AND image.status = 'stored'
+                SELECT id FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored'
                 ORDER BY image.fetched_at DESC, image.variant LIMIT 1)
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY \(order)

@@ -47,7 +47,7 @@ extension PhotoStore {
     public func photoIDs(withStoredImage: Bool = false) throws -> [String] {
         try read("listing photos") { db in
             try String.fetchAll(db, sql: withStoredImage
-                ? "SELECT id FROM photo WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = 'stored') ORDER BY sequence"
+                ? "SELECT id FROM photo WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND +status = 'stored') ORDER BY sequence"
                 : "SELECT id FROM photo ORDER BY sequence")
         }
     }
