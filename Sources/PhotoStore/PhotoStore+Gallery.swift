@@ -40,6 +40,6 @@ extension PhotoStore {
             contentType: try row.decode(forColumn: "content_type"),
             byteCount: try row.decode(forColumn: "byte_count"),
             sha256: try row.decode(forColumn: "sha256"),
-            fetchedAt: try row.decode(forColumn: "fetched_at"))
+            fetchedAt: try row.decodeDate(forColumn: "fetched_at"))
     }
 }

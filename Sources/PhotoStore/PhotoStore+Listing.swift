@@ -171,7 +171,7 @@ extension PhotoStore {
             let variant: String? = try row.decode(forColumn: "variant")
             var summary = PhotoSummary(
                 id: try row.decode(forColumn: "id"),
-                createdAt: try row.decode(forColumn: "created_at"),
+                createdAt: try row.decodeDateIfPresent(forColumn: "created_at"),
                 width: try row.decode(forColumn: "width"),
                 height: try row.decode(forColumn: "height"),
                 color: try row.decode(forColumn: "color"),
@@ -186,7 +186,7 @@ extension PhotoStore {
                         contentType: try row.decode(forColumn: "content_type"),
                         byteCount: try row.decode(forColumn: "byte_count"),
                         sha256: try row.decode(forColumn: "sha256"),
-                        fetchedAt: try row.decode(forColumn: "fetched_at"))
+                        fetchedAt: try row.decodeDate(forColumn: "fetched_at"))
                 })
             let sources: String = row["sources"] ?? "[]"
             summary.sources = (try? JSONDecoder().decode([String].self, from: Data(sources.utf8))) ?? []

@@ -173,9 +173,9 @@ extension PhotoStore {
             backfillComplete: row["backfill_complete"] ?? false,
             catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
             catchUpBaseline: row["catch_up_baseline"],
-            lastPageAt: row["last_page_at"],
+            lastPageAt: (row["last_page_at"] as StoredDate?)?.date,
             backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
-                BackfillStall(reason: reason, since: row["backfill_stalled_at"] ?? Date(timeIntervalSince1970: 0))
+                BackfillStall(reason: reason, since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
             })
     }
 

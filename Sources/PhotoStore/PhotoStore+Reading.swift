@@ -16,13 +16,13 @@ extension PhotoStore {
                     contentType: try image.decode(forColumn: "content_type"),
                     byteCount: try image.decode(forColumn: "byte_count"),
                     sha256: try image.decode(forColumn: "sha256"),
-                    fetchedAt: try image.decode(forColumn: "fetched_at"))
+                    fetchedAt: try image.decodeDate(forColumn: "fetched_at"))
             }
             return StoredPhoto(
                 id: try row.decode(forColumn: "id"),
                 sequence: try row.decode(forColumn: "sequence"),
-                createdAt: try row.decode(forColumn: "created_at"),
-                updatedAt: try row.decode(forColumn: "updated_at"),
+                createdAt: try row.decodeDateIfPresent(forColumn: "created_at"),
+                updatedAt: try row.decodeDateIfPresent(forColumn: "updated_at"),
                 width: try row.decode(forColumn: "width"),
                 height: try row.decode(forColumn: "height"),
                 color: try row.decode(forColumn: "color"),
@@ -34,10 +34,10 @@ extension PhotoStore {
                 likes: try row.decode(forColumn: "likes"),
                 isSponsored: try row.decode(forColumn: "is_sponsored"),
                 downloadLocation: try row.decode(forColumn: "download_location"),
-                downloadTrackedAt: try row.decode(forColumn: "download_tracked_at"),
+                downloadTrackedAt: try row.decodeDateIfPresent(forColumn: "download_tracked_at"),
                 json: try row.decode(forColumn: "json"),
-                firstSeenAt: try row.decode(forColumn: "first_seen_at"),
-                lastSeenAt: try row.decode(forColumn: "last_seen_at"),
+                firstSeenAt: try row.decodeDate(forColumn: "first_seen_at"),
+                lastSeenAt: try row.decodeDate(forColumn: "last_seen_at"),
                 image: image)
         }
     }

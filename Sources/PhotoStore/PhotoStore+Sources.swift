@@ -64,7 +64,7 @@ extension PhotoStore {
                 photos: row["photos"],
                 plusPhotos: row["plus_photos"],
                 state: syncState(row),
-                failure: (row["error"] as String?).map { SourceFailure(message: $0, since: row["error_at"] ?? Date(timeIntervalSince1970: 0)) })
+                failure: (row["error"] as String?).map { SourceFailure(message: $0, since: (row["error_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0)) })
         }
     }
 
