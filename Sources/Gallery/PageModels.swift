@@ -113,6 +113,6 @@ enum GalleryLinks {
     static let placeholderColor = "#d8d8d8"
 
     static func byteCount(_ bytes: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+        ByteCount.text(bytes)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoStore
 import UnsplashAPI
 
 /// What a sync has done so far, for progress displays, status lines and the final report.
@@ -27,7 +28,7 @@ public struct SyncProgress: Sendable, Equatable {
     public var counts: String {
         var parts = [
             "\(pages) pages", "\(photosSeen) photos (\(photosNew) new)",
-            "\(imagesStored) images, \(ByteCountFormatter.string(fromByteCount: bytesStored, countStyle: .file))",
+            "\(imagesStored) images, \(ByteCount.text(bytesStored))",
         ]
         if imagesFailed > 0 { parts.append("\(imagesFailed) image failures") }
         if let rateLimit { parts.append("rate limit \(rateLimit.remaining)/\(rateLimit.limit)") }

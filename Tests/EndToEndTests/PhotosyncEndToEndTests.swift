@@ -143,6 +143,17 @@ extension EndToEnd {
             let written = try await world.query(["--id", id, "--output", file.path])
             #expect(written.status == 0)
             #expect(try Data(contentsOf: file) == expected)
+
+            // The text's dates, link and size read as Foundation's formatters write them, though
+            // photosync makes them by hand
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            let created = try #require(object["created_at"] as? String)
+            let createdAt = try Date(created, strategy: .iso8601)
+            #expect(lines.contains("  created     \(createdAt.formatted(.iso8601))"), "\(lines)")
+            let page = try #require((object["links"] as? [String: Any])?["html"] as? String)
+            #expect(lines.contains("  page        \(page)"), "\(lines)")
+            let size = ByteCountFormatter.string(fromByteCount: Int64(expected.count), countStyle: .file)
+            #expect(lines.contains { $0.hasPrefix("  image       regular, image/jpeg, \(size), sha256 ") }, "\(lines)")
         }
 
         @Test func anUnknownIDExitsOne() async throws {

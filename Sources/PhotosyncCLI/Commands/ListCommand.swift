@@ -154,7 +154,7 @@ enum PhotoListing {
 
     static func csvLine(_ photo: PhotoSummary) -> String {
         let fields: [String?] = [
-            photo.id, photo.createdAt?.formatted(.iso8601), photo.width.map(String.init), photo.height.map(String.init),
+            photo.id, photo.createdAt?.iso8601Text, photo.width.map(String.init), photo.height.map(String.init),
             photo.color, photo.likes.map(String.init), photo.description, photo.altDescription,
             photo.userUsername, photo.userName, photo.sources.joined(separator: " "),
             photo.image?.variant, photo.image?.contentType, photo.image.map { String($0.byteCount) }, photo.image?.sha256,
@@ -173,7 +173,7 @@ enum PhotoListing {
         let header = ["ID", "CREATED", "PHOTOGRAPHER", "SIZE", "LIKES"]
         let rows = photos.map { photo in [
             plain(photo.id),
-            photo.createdAt.map { String($0.formatted(.iso8601).prefix(10)) } ?? "-",
+            photo.createdAt.map { String($0.iso8601Text.prefix(10)) } ?? "-",
             plain(photo.userName ?? photo.userUsername ?? "-"),
             photo.width.flatMap { w in photo.height.map { "\(w)x\($0)" } } ?? "-",
             photo.likes.map(String.init) ?? "-",

@@ -35,12 +35,12 @@ struct StatusCommand: AsyncParsableCommand {
             "backfill_cursor": stats.backfillNext.map { .string($0.absoluteString) } ?? .null,
             "backfill_complete": .bool(stats.backfillComplete),
             "backfill_stalled": stats.backfillStall.map { stall in
-                .object(["reason": .string(stall.reason), "since": .string(stall.since.formatted(.iso8601))])
+                .object(["reason": .string(stall.reason), "since": .string(stall.since.iso8601Text)])
             } ?? .null,
             "photos_rejected": .int(stats.rejectedPhotos),
             "images_skipped_plus": .int(stats.plusPhotos),
             "sources": .array(stats.sources.map(json)),
-            "last_page_at": stats.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
+            "last_page_at": stats.lastPageAt.map { .string($0.iso8601Text) } ?? .null,
         ])
         return try JSONOutput.string(object)
     }
@@ -51,7 +51,7 @@ struct StatusCommand: AsyncParsableCommand {
             "source": .string(source.name),
             "photos": .int(source.photos),
             "backfill_complete": .bool(source.state.backfillComplete),
-            "last_page_at": source.state.lastPageAt.map { .string($0.formatted(.iso8601)) } ?? .null,
+            "last_page_at": source.state.lastPageAt.map { .string($0.iso8601Text) } ?? .null,
             "active": .bool(source.active),
             "error": source.failure.map { .string($0.message) } ?? .null,
         ])
@@ -62,10 +62,10 @@ struct StatusCommand: AsyncParsableCommand {
         var parts = ["\(source.photos) photos"]
         parts.append(source.state.backfillComplete ? "backfill complete"
             : source.state.backfillNext == nil ? "backfill not started" : "backfill in progress")
-        parts.append("last page \(source.state.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")")
+        parts.append("last page \(source.state.lastPageAt.map { $0.iso8601Text } ?? "never")")
         if !source.active { parts.append("inactive") }
         if let failure = source.failure {
-            parts.append("failing since \(failure.since.formatted(.iso8601)): \(failure.message)")
+            parts.append("failing since \(failure.since.iso8601Text): \(failure.message)")
         }
         return "  \(source.name): " + parts.joined(separator: ", ")
     }
@@ -75,16 +75,16 @@ struct StatusCommand: AsyncParsableCommand {
             ? "complete"
             : stats.backfillNext.map { "in progress, next \($0.absoluteString)" } ?? "not started"
         if let stall = stats.backfillStall {
-            backfill += "; stalled since \(stall.since.formatted(.iso8601)), retrying: \(stall.reason)"
+            backfill += "; stalled since \(stall.since.iso8601Text), retrying: \(stall.reason)"
         }
         var lines = [
             "photos          \(stats.photos)",
             "photos rejected \(stats.rejectedPhotos)",
-            "images stored   \(stats.imagesStored) (\(ByteCountFormatter.string(fromByteCount: stats.bytesStored, countStyle: .file)))",
+            "images stored   \(stats.imagesStored) (\(ByteCount.text(stats.bytesStored)))",
             "images pending  \(stats.imagesPending)",
             "images failed   \(stats.imagesFailed)",
             "backfill        \(backfill)",
-            "last page       \(stats.lastPageAt.map { $0.formatted(.iso8601) } ?? "never")",
+            "last page       \(stats.lastPageAt.map { $0.iso8601Text } ?? "never")",
             "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
         ]
         if !stats.sources.isEmpty {

@@ -57,7 +57,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     static func text(_ report: VerificationReport) -> String {
-        let size = ByteCountFormatter.string(fromByteCount: report.bytesChecked, countStyle: .file)
+        let size = ByteCount.text(report.bytesChecked)
         var lines = [
             "integrity       " + (report.integrityErrors.isEmpty ? "ok" : "\(report.integrityErrors.count) errors"),
         ]
@@ -83,7 +83,7 @@ private final class VerifyProgressLine: Sendable {
     func show(_ progress: VerificationProgress) {
         // Every 64th image is often enough for a person and cheap for 100,000 images.
         guard interactive, progress.imagesChecked % 64 == 0 || progress.imagesChecked == progress.imagesTotal else { return }
-        let size = ByteCountFormatter.string(fromByteCount: progress.bytesChecked, countStyle: .file)
+        let size = ByteCount.text(progress.bytesChecked)
         let line = "\r\u{1B}[2Kverifying: \(progress.imagesChecked)/\(progress.imagesTotal) images, \(size)"
         FileHandle.standardError.write(Data(line.utf8))
     }
