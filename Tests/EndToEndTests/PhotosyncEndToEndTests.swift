@@ -156,6 +156,39 @@ extension EndToEnd {
             #expect(lines.contains { $0.hasPrefix("  image       regular, image/jpeg, \(size), sha256 ") }, "\(lines)")
         }
 
+        @Test func theReadersNeedOnlyTheDatabaseSetting() async throws {
+            let world = try await World.start(photos: 3)
+            defer { Task { await world.stop() } }
+            #expect(try await world.sync().status == 0)
+            let id = try #require(await world.stub.photoIDs().first)
+
+            // A bad value of a setting they do not use stops `run`, not the commands that only read
+            let unrelated = ["PHOTOSYNC_PER_PAGE": "50", "PHOTOSYNC_API_BASE": "not a url"]
+            let query = try await PhotosyncProcess.run(["query", "--id", id, "--database", world.database], environment: unrelated)
+            #expect(query.status == 0, "\(query.stderr)")
+            let status = try await PhotosyncProcess.run(
+                ["status", "--config", world.config], environment: unrelated.merging(["PHOTOSYNC_DATABASE": world.database]) { $1 })
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("photos          3"), "\(status.stdout)")
+
+            // A bad database setting is refused: from a flag as bad usage, from elsewhere as bad
+            // configuration, each in one line
+            let emptyFlag = try await PhotosyncProcess.run(["query", "--id", id, "--database", ""])
+            #expect(emptyFlag.status == 64, "\(emptyFlag.stderr)")
+            #expect(emptyFlag.stderr == "photosync: --database: database must not be empty (see 'photosync query --help')\n")
+            let emptyVariable = try await PhotosyncProcess.run(["status"], environment: ["PHOTOSYNC_DATABASE": ""])
+            #expect(emptyVariable.status == 78, "\(emptyVariable.stderr)")
+            #expect(emptyVariable.stderr == "photosync: PHOTOSYNC_DATABASE: database must not be empty\n")
+
+            // and so is a file with a misspelled key, which would otherwise send a reader to
+            // another database
+            let misspelled = world.directory.appending(path: "misspelled.yaml").path
+            try "databse: \(world.database)\n".write(toFile: misspelled, atomically: true, encoding: .utf8)
+            let typo = try await PhotosyncProcess.run(["status", "--config", misspelled])
+            #expect(typo.status == 78, "\(typo.stderr)")
+            #expect(typo.stderr.contains("unknown setting \"databse\" (did you mean \"database\"?)"), "\(typo.stderr)")
+        }
+
         @Test func anUnknownIDExitsOne() async throws {
             let world = try await World.start(photos: 5)
             defer { Task { await world.stop() } }

@@ -63,11 +63,8 @@ public struct SettingsOptions: ParsableArguments, Sendable {
 
     /// Rejects flag values that could never be valid (`--per-page 50`), before anything else runs.
     public mutating func validate() throws {
-        let flagsOnly = SettingsResolver(environment: [:], defaultConfigurationPath: "")
-        var options = self
-        options.configPath = nil
         do {
-            _ = try flagsOnly.resolve(options)
+            _ = try SettingsResolver.flagsOnly.resolve(flags: configValues, configPath: nil)
         } catch {
             throw ValidationError(error.description)
         }

@@ -23,6 +23,11 @@ public struct SettingsResolver: Sendable {
     /// The configuration file used when none is named, if it exists.
     public var defaultConfigurationPath: String
 
+    /// Reads the flags alone, without the environment or any configuration file: for checking
+    /// flag values before a command runs, so that a bad one is a usage error (exit 64) reported
+    /// by argument-parser.
+    static let flagsOnly = SettingsResolver(environment: [:], defaultConfigurationPath: "")
+
     public init(
         environment: [String: String],
         defaultConfigurationPath: String = SettingsResolver.systemConfigurationPath
@@ -47,11 +52,47 @@ public struct SettingsResolver: Sendable {
     ///   value has the wrong type or fails validation. The error names the flag, environment
     ///   variable or file the value came from.
     public func resolve(_ options: SettingsOptions) throws(ConfigurationError) -> Settings {
+        try resolve(flags: options.configValues, configPath: options.configPath)
+    }
+
+    /// Resolves and validates every setting, from the flags given as `flags` (keyed like the
+    /// configuration file) and `--config` as `configPath`.
+    ///
+    /// - Throws: ``ConfigurationError``; see ``resolve(_:)``.
+    func resolve(flags: [AbsoluteConfigKey: ConfigValue], configPath: String?) throws(ConfigurationError) -> Settings {
+        let lookup = try lookup(flags: flags, configPath: configPath, declarations: AllSettings.declarations)
+        var settings = Settings(databasePath: Settings.defaultDatabasePath(environment: environment))
+        for setting in AllSettings.declarations {
+            try setting.resolve(lookup, into: &settings)
+        }
+        return settings
+    }
+
+    /// Resolves and validates one setting, for the commands that need no other: `query`,
+    /// `status` and the other readers need only ``AllSettings/database``.
+    ///
+    /// The value is layered and checked as ``resolve(_:)`` does it, and the configuration file
+    /// is still read whole and refused for an unknown key (a misspelled `database` key must not
+    /// send a reader to another file). Other settings' values are neither read nor checked:
+    /// a bad one stops `run`, not a command that does not use it.
+    ///
+    /// - Throws: ``ConfigurationError``; see ``resolve(_:)``.
+    func resolve<Value>(
+        _ setting: Setting<Value>, flags: [AbsoluteConfigKey: ConfigValue], configPath: String?
+    ) throws(ConfigurationError) -> Value {
+        try lookup(flags: flags, configPath: configPath, declarations: [setting]).value(of: setting)
+    }
+
+    /// The layered reader over the flags, the environment, the configuration file, and the
+    /// defaults of `declarations`.
+    private func lookup(
+        flags: [AbsoluteConfigKey: ConfigValue], configPath: String?, declarations: [any SettingDeclaration]
+    ) throws(ConfigurationError) -> SettingLookup {
         var layers: [(provider: any ConfigProvider, origin: Origin)] = [
-            (InMemoryProvider(name: "flags", values: options.configValues), .flags),
+            (InMemoryProvider(name: "flags", values: flags), .flags),
             (EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "photosync"), .environment),
         ]
-        if let (path, namedBy) = configurationFile(named: options.configPath) {
+        if let (path, namedBy) = configurationFile(named: configPath) {
             let file: ConfigurationFile
             do {
                 file = try ConfigurationFile.load(path: path)
@@ -62,22 +103,16 @@ public struct SettingsResolver: Sendable {
             try Self.rejectUnknownKeys(in: file)
             layers.append((file, .file(path)))
         }
-        layers.append((InMemoryProvider(name: "defaults", values: defaultValues), .defaults))
+        layers.append((InMemoryProvider(name: "defaults", values: defaultValues(of: declarations)), .defaults))
 
         let answering = AnsweringProvider()
         let reader = ConfigReader(providers: layers.map(\.provider), accessReporter: answering)
-        let lookup = SettingLookup(reader: reader, answering: answering, origins: layers.map(\.origin))
-
-        var settings = Settings(databasePath: Settings.defaultDatabasePath(environment: environment))
-        for setting in AllSettings.declarations {
-            try setting.resolve(lookup, into: &settings)
-        }
-        return settings
+        return SettingLookup(reader: reader, answering: answering, origins: layers.map(\.origin))
     }
 
-    private var defaultValues: [AbsoluteConfigKey: ConfigValue] {
+    private func defaultValues(of declarations: [any SettingDeclaration]) -> [AbsoluteConfigKey: ConfigValue] {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        for setting in AllSettings.declarations {
+        for setting in declarations {
             values[setting.key.absoluteKey] = ConfigValue(setting.defaultValue(environment: environment), isSecret: false)
         }
         return values
