@@ -62,6 +62,16 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
         #expect(error?.message.contains("\"database.path\"") == true)
     }
 
+    @Test(arguments: ["\"true\"", "'off'", "yEs", "1", "[true]"])
+    func onlyYAMLsPlainBooleansAreBooleans(text: String) {
+        // GIVEN a quoted boolean, an odd spelling, a number or a list
+        let (error, path) = fileError("download_tracking: \(text)\n")
+        // THEN it is not taken for true or false
+        #expect(error?.kind == .invalidValue)
+        #expect(error?.source == path)
+        #expect(error?.message.hasPrefix("download_tracking must be true or false") == true, "\(String(describing: error))")
+    }
+
     @Test func explicitConfigFileMustExist() throws {
         let directory = TemporaryDirectory()
         let missing = directory.missing()

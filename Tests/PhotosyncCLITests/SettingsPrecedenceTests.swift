@@ -166,4 +166,28 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         #expect(try resolveSettings(["--config", empty]) == resolveSettings([]))
         #expect(try resolveSettings(["--config", comments]) == resolveSettings([]))
     }
+
+    @Test func fileValuesAreReadAsYAMLWritesThem() throws {
+        // GIVEN YAML 1.1's booleans, numbers in YAML's forms, and lists in both styles
+        let directory = TemporaryDirectory()
+        let path = directory.write("forms.yaml", """
+            download_tracking: Off
+            per_page: 0x1e
+            concurrency: 1_2
+            sources: [feed, "user:ada"]
+            allowed_image_hosts:
+              - a.example
+              - 'b.example'
+            database: "/var/lib/photosync/photos.sqlite"
+
+            """)
+        // WHEN the settings are resolved, THEN each reads as YAML means it
+        let settings = try resolveSettings(["--config", path])
+        #expect(settings.downloadTracking == false)
+        #expect(settings.perPage == 30)
+        #expect(settings.concurrency == 12)
+        #expect(settings.sources.map(\.description) == ["feed", "user:ada"])
+        #expect(settings.allowedImageHosts == ["a.example", "b.example"])
+        #expect(settings.databasePath == "/var/lib/photosync/photos.sqlite")
+    }
 }

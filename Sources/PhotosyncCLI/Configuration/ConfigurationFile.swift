@@ -1,19 +1,48 @@
 import Configuration
 import Foundation
-import Synchronization
+import Yams
 
 /// photosync's YAML configuration file as a swift-configuration provider.
 ///
-/// It parses with swift-configuration's `YAMLSnapshot`, and adds what `FileProvider<YAMLSnapshot>`
-/// does not: errors that name the file, a file holding only comments counts as empty (the
-/// example file ships that way), and the list of keys the file sets, so that a misspelled
-/// setting is an error instead of being ignored. Loading is synchronous, so settings can be
-/// resolved from argument-parser's `validate()` or a non-async `run()`.
+/// It parses with Yams, which swift-configuration's own `YAMLSnapshot` uses, and reads values
+/// the way `YAMLSnapshot` does (Yams' constructors for numbers and booleans). It adds errors
+/// that name the file, a file holding only comments counts as empty (the example file ships
+/// that way), and the list of keys the file sets, so that a misspelled setting is an error
+/// instead of being ignored. Loading is synchronous, so settings can be resolved from
+/// argument-parser's `validate()` or a non-async `run()`.
+///
+/// Why not `YAMLSnapshot` itself: it parses with Yams' default resolver, whose first use
+/// compiles seven regular expressions through ICU to tag every scalar, about 1.5 ms of every
+/// command run with a configuration file (a `photosync query` takes 25 ms). The tags are not
+/// needed: each setting asks for the type it wants. So the parser runs with the basic
+/// resolver, and the one place a tag matters, YAML 1.1's spellings of true and false, is
+/// checked here.
 struct ConfigurationFile: ConfigProvider {
     let path: String
     /// Every key the file sets, dot-separated for nested mappings, sorted.
     let keys: [String]
-    private let yaml: YAMLSnapshot
+    private let values: [String: Value]
+
+    /// A setting's value as written: one scalar or a list of them.
+    private enum Value: Sendable {
+        case scalar(Scalar)
+        case list([Scalar])
+    }
+
+    /// A scalar's text, and whether it was written plain (unquoted), which only a plain
+    /// scalar may be a number or a boolean.
+    private struct Scalar: Sendable {
+        var text: String
+        var isPlain: Bool
+
+        init(_ scalar: Node.Scalar) {
+            text = scalar.string
+            isPlain = scalar.style == .plain || scalar.style == .any
+        }
+
+        /// As Yams reads it, tagged as the default resolver would tag a plain scalar.
+        var node: Node.Scalar { Node.Scalar(text, Tag(.implicit), isPlain ? .plain : .doubleQuoted) }
+    }
 
     var providerName: String { "ConfigurationFile[\(path)]" }
 
@@ -33,23 +62,52 @@ struct ConfigurationFile: ConfigProvider {
                 throw ConfigurationError(.unreadableFile, source: path, message: "configuration file cannot be read: \(reason)")
             }
         }
-
-        // YAMLSnapshot is the only thing that visits every key, and it asks the secrets specifier
-        // about each one as it parses: that is where the keys are collected.
-        let seen = Mutex<[String]>([])
-        let options = YAMLSnapshot.ParsingOptions(secretsSpecifier: .dynamic { key, _ in
-            seen.withLock { $0.append(key) }
-            return false
-        })
-        // An empty YAML stream has no root node, which YAMLSnapshot rejects as "not a mapping".
-        let document = hasNoContent(text) ? "{}" : text
-        let yaml: YAMLSnapshot
+        if hasNoContent(text) {
+            return ConfigurationFile(path: path, keys: [], values: [:])
+        }
+        let root: Node?
         do {
-            yaml = try YAMLSnapshot(data: Data(document.utf8).bytes, providerName: "YAMLSnapshot[\(path)]", parsingOptions: options)
+            root = try Parser(yaml: text, resolver: .basic).singleRoot()
         } catch {
             throw ConfigurationError(.malformedFile, source: path, message: problem(error))
         }
-        return ConfigurationFile(path: path, keys: seen.withLock { $0 }.sorted(), yaml: yaml)
+        guard let mapping = root?.mapping else {
+            throw ConfigurationError(.malformedFile, source: path, message: "not a mapping of setting names to values")
+        }
+        let values = try flatten(mapping, path: path)
+        return ConfigurationFile(path: path, keys: values.keys.sorted(), values: values)
+    }
+
+    /// The file's values by dot-separated key, as `YAMLSnapshot` flattens nested mappings.
+    private static func flatten(_ root: Node.Mapping, path: String) throws(ConfigurationError) -> [String: Value] {
+        var values: [String: Value] = [:]
+        var pending: [(prefix: [String], key: Node, value: Node)] = root.map { ([], $0.key, $0.value) }
+        while !pending.isEmpty {
+            let (prefix, key, value) = pending.removeFirst()
+            guard let name = key.scalar?.string else {
+                throw ConfigurationError(.malformedFile, source: path, message: "a key that is not text")
+            }
+            let components = prefix + [name]
+            let dotted = components.joined(separator: ".")
+            switch value {
+            case .mapping(let mapping):
+                pending += mapping.map { (components, $0.key, $0.value) }
+            case .scalar(let scalar):
+                values[dotted] = .scalar(Scalar(scalar))
+            case .sequence(let sequence):
+                var items: [Scalar] = []
+                for item in sequence {
+                    guard let scalar = item.scalar else {
+                        throw ConfigurationError(.malformedFile, source: path, message: "\(dotted) holds a list or a mapping inside a list")
+                    }
+                    items.append(Scalar(scalar))
+                }
+                values[dotted] = .list(items)
+            case .alias:
+                throw ConfigurationError(.malformedFile, source: path, message: "\(dotted) is an alias, which photosync does not follow")
+            }
+        }
+        return values
     }
 
     /// Whether the text holds nothing but blank lines, comments and document markers.
@@ -65,10 +123,6 @@ struct ConfigurationFile: ConfigProvider {
     /// explanation is kept, on one line; the quoted file content is not.
     static func problem(_ error: any Error) -> String {
         let text = String(describing: error)
-        // YAMLSnapshot's own complaint about valid YAML of the wrong shape.
-        if text.contains("Top level YAML value is not a mapping") {
-            return "not a mapping of setting names to values"
-        }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if let context = lines.firstIndex(where: { $0.hasPrefix("Context:") }) {
             lines.removeSubrange(context...)
@@ -86,7 +140,48 @@ struct ConfigurationFile: ConfigProvider {
     }
 
     func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
-        try yaml.value(forKey: key, type: type)
+        let encodedKey = key.components.joined(separator: ".")
+        guard let value = values[encodedKey] else {
+            return LookupResult(encodedKey: encodedKey, value: nil)
+        }
+        return LookupResult(encodedKey: encodedKey, value: ConfigValue(try Self.content(value, as: type, key: encodedKey), isSecret: false))
+    }
+
+    /// `value` as `type`, converted as `YAMLSnapshot` converts it.
+    private static func content(_ value: Value, as type: ConfigType, key: String) throws -> ConfigContent {
+        func mismatch() -> ConfigurationFileMismatch { ConfigurationFileMismatch(key: key, type: type) }
+        switch (type, value) {
+        case (.string, .scalar(let scalar)):
+            return .string(scalar.text)
+        case (.int, .scalar(let scalar)):
+            guard let int = Int.construct(from: scalar.node) else { throw mismatch() }
+            return .int(int)
+        case (.double, .scalar(let scalar)):
+            guard let double = Double.construct(from: scalar.node) else { throw mismatch() }
+            return .double(double)
+        case (.bool, .scalar(let scalar)):
+            guard let bool = boolean(scalar) else { throw mismatch() }
+            return .bool(bool)
+        case (.stringArray, .list(let items)):
+            return .stringArray(items.map(\.text))
+        case (.intArray, .list(let items)):
+            return .intArray(try items.map { item in
+                guard let int = Int.construct(from: item.node) else { throw mismatch() }
+                return int
+            })
+        default:
+            throw mismatch()
+        }
+    }
+
+    /// YAML 1.1's booleans as Yams' default resolver spells them: only these, and only plain.
+    private static func boolean(_ scalar: Scalar) -> Bool? {
+        guard scalar.isPlain else { return nil }
+        switch scalar.text {
+        case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON": return true
+        case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF": return false
+        default: return nil
+        }
     }
 
     func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
@@ -103,11 +198,22 @@ struct ConfigurationFile: ConfigProvider {
         try await watchValueFromValue(forKey: key, type: type, updatesHandler: updatesHandler)
     }
 
-    func snapshot() -> any ConfigSnapshot { yaml }
+    func snapshot() -> any ConfigSnapshot { self }
 
     nonisolated(nonsending) func watchSnapshot<Return: ~Copyable>(
         updatesHandler: nonisolated(nonsending) (ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
     ) async throws -> Return {
         try await watchSnapshotFromSnapshot(updatesHandler: updatesHandler)
     }
+}
+
+extension ConfigurationFile: ConfigSnapshot {}
+
+/// A value of the file that is not of the type its setting asks for; the settings turn it into
+/// a ``ConfigurationError`` that says what was expected.
+struct ConfigurationFileMismatch: Error, CustomStringConvertible {
+    let key: String
+    let type: ConfigType
+
+    var description: String { "\(key) is not a \(type)" }
 }
