@@ -9,7 +9,7 @@ import GRDB
 /// so what is stored does not change.
 ///
 /// Reading is the same story: GRDB turns each date text into a `Date` through a shared
-/// `Calendar`, whose first use loads ICU's time zone and locale data, a few milliseconds of a
+/// `Calendar`, whose first use loads ICU's time zone and locale data, about a millisecond of a
 /// `photosync query`. ``date(_:)`` reads the texts this type makes, to the same `Double` GRDB
 /// makes (a test compares them too); any other text is left to GRDB.
 ///

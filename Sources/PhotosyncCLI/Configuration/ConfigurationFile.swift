@@ -29,8 +29,8 @@ struct ConfigurationFile: ConfigProvider {
         case list([Scalar])
     }
 
-    /// A scalar's text, and whether it was written plain (unquoted), which only a plain
-    /// scalar may be a number or a boolean.
+    /// A scalar's text, and whether it was written plain (unquoted): only a plain scalar may be
+    /// a number or a boolean.
     private struct Scalar: Sendable {
         var text: String
         var isPlain: Bool
@@ -40,7 +40,7 @@ struct ConfigurationFile: ConfigProvider {
             isPlain = scalar.style == .plain || scalar.style == .any
         }
 
-        /// As Yams reads it, tagged as the default resolver would tag a plain scalar.
+        /// For Yams' number constructors, which read the text and the style, not the tag.
         var node: Node.Scalar { Node.Scalar(text, Tag(.implicit), isPlain ? .plain : .doubleQuoted) }
     }
 
