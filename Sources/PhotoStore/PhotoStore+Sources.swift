@@ -49,12 +49,15 @@ extension PhotoStore {
         try read("listing the sources") { db in try Self.sourceStatistics(db) }
     }
 
+    /// Counts the Unsplash+ members through the `photo_plus` index (`IN`): a join to `photo`
+    /// read every member's photo row instead (`QueryPlanTests`).
     static func sourceStatistics(_ db: Database) throws -> [SourceStatistics] {
         try Row.fetchAll(db, sql: """
             SELECT source.*,
                    (SELECT COUNT(*) FROM photo_source WHERE source_id = source.id) AS photos,
-                   (SELECT COUNT(*) FROM photo_source JOIN photo ON photo.id = photo_source.photo_id
-                    WHERE photo_source.source_id = source.id AND photo.is_plus = 1) AS plus_photos
+                   (SELECT COUNT(*) FROM photo_source
+                    WHERE photo_source.source_id = source.id
+                      AND photo_source.photo_id IN (SELECT id FROM photo WHERE is_plus = 1)) AS plus_photos
             FROM source ORDER BY name
             """
         ).map { row in

@@ -224,6 +224,12 @@ enum Schema {
                 ALTER TABLE photo ADD COLUMN is_plus INTEGER NOT NULL DEFAULT 0 CHECK (is_plus IN (0, 1));
                 """)
         }
+        migrator.registerMigration("v7 an index of Unsplash+ photos") { db in
+            // `status` counts the Unsplash+ photos, in all and per source. Without an index that
+            // read every photo row, JSON and all: 0.5 s of a `status` on 100,000 photos. Only
+            // the few Unsplash+ photos are in this one.
+            try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
+        }
         return migrator
     }
 }
