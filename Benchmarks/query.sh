@@ -24,26 +24,8 @@ pairs=${3:-60}
 source Benchmarks/lib.sh
 need sqlite3 sqlite3
 
-work=$(mktemp -d)
-stub_pid=
-cleanup() {
-    [[ -n $stub_pid ]] && kill "$stub_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "building photosync and unsplash-stub (release)..." >&2
-swift build -c release --product photosync >/dev/null 2>&1
-swift build -c release --product unsplash-stub >/dev/null 2>&1
-bin=$(swift build -c release --show-bin-path)
-
-# The stub with no access key answers any key; its rate limit is high enough not to interfere.
-"$bin/unsplash-stub" --port 0 --photos "$photos" --image-size "$(( size > 0 ? size : 1000 ))" \
-    --rate-limit 10000000 > "$work/stub.out" &
-stub_pid=$!
-for _ in $(seq 100); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
-base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1)
-[[ -n $base ]] || { echo "query.sh: the stub did not start" >&2; exit 1; }
+with_stub_and_photosync
+start_stub --photos "$photos" --image-size "$(( size > 0 ? size : 1000 ))"
 
 printf 'per_page: 30\n' > "$work/photosync.yaml"
 database=$work/photosync.sqlite
@@ -53,7 +35,7 @@ echo "mirroring $photos photos (variant $variant) into a fresh database..." >&2
 UNSPLASH_ACCESS_KEY=bench "$bin/photosync" run --once --config "$work/photosync.yaml" \
     --api-base "$base" --allowed-image-host 127.0.0.1 --database "$database" \
     --variant "$variant" --no-download-tracking --concurrency 8 > /dev/null 2>&1
-kill "$stub_pid"; stub_pid=
+stop_stub
 
 id=$(sqlite3 "$database" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $(( photos / 2 ))")
 [[ -n $id ]] || { echo "query.sh: the sync stored no photos" >&2; exit 1; }

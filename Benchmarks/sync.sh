@@ -27,25 +27,8 @@ source Benchmarks/lib.sh
 need curl curl
 need sqlite3 sqlite3
 
-work=$(mktemp -d)
-stub_pid=
-cleanup() {
-    [[ -n $stub_pid ]] && kill "$stub_pid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "building photosync and unsplash-stub (release)..." >&2
-swift build -c release --product photosync >/dev/null 2>&1
-swift build -c release --product unsplash-stub >/dev/null 2>&1
-bin=$(swift build -c release --show-bin-path)
-
-# The stub with no access key answers any key; its rate limit is high enough not to interfere.
-"$bin/unsplash-stub" --port 0 --photos "$photos" --image-size "$size" --rate-limit 10000000 > "$work/stub.out" &
-stub_pid=$!
-for _ in $(seq 100); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
-base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1)
-[[ -n $base ]] || { echo "sync.sh: the stub did not start" >&2; exit 1; }
+with_stub_and_photosync
+start_stub --photos "$photos" --image-size "$size"
 
 # The URLs a complete sync requests: every page, every image, every tracking request.
 python3 - "$base" "$work" <<'PY'
