@@ -36,7 +36,8 @@ extension EndToEnd {
             #expect(result.status == 0, "\(result.stderr)")
             var expected: [String: [String]] = [:]
             for source in sources {
-                expected[source] = try #require(await world.stub.photoIDs(ofSource: source), "\(source)")
+                let ids = try #require(await world.stub.photoIDs(ofSource: source), "\(source)")
+                expected[source] = ids
                 #expect(expected[source]?.isEmpty == false, "\(source) lists nothing in the stub's world")
             }
             let all = Set(expected.values.joined())

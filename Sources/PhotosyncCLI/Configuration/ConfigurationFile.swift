@@ -104,6 +104,8 @@ struct ConfigurationFile: ConfigProvider {
                 }
                 values[dotted] = .list(items)
             case .alias:
+                // Yams puts the anchored node in an alias's place while parsing, so this is not
+                // met; were it, guessing would be worse than saying so.
                 throw ConfigurationError(.malformedFile, source: path, message: "\(dotted) is an alias, which photosync does not follow")
             }
         }
