@@ -12,7 +12,10 @@ import UnsplashAPI
 /// - `/`: the stored photos, newest first (best match first with a search), a page at a time,
 ///   filtered by `q` (FTS5, as `photosync search`), `user` and `source`; `page` counts from 1.
 /// - `/photos/ID`: one photo, its attribution, size, colour, location and EXIF when stored.
-/// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`).
+/// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`);
+///   without a variant (the latest fetched), revalidated by it each time.
+///
+/// Every route answers `HEAD` too, with GET's headers.
 /// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects.
 /// - `/healthz`: 200 while the database can be read, 503 otherwise.
 ///
@@ -45,7 +48,8 @@ public struct Gallery: Sendable {
 
     /// The gallery's routes.
     public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+        // HEAD answers every route as GET would, with the same headers and no body (curl -I).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.get("/") { request, _ in try self.gridResponse(FormQuery(request.uri.query)) }
         router.get("/photos/:id") { request, context in
             try self.photoResponse(id: try context.parameters.require("id"), FormQuery(request.uri.query))
@@ -161,7 +165,10 @@ public struct Gallery: Sendable {
             return problem(.notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
         }
         let etag = "\"\(image.sha256)\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable"]
+        // A named variant's bytes never change. Without one, the URL means the latest variant
+        // fetched, which another fetch can replace: kept, but checked by its ETag each time.
+        let caching = variant == nil ? "no-cache" : "public, max-age=31536000, immutable"
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: caching]
         if Self.matches(etag, ifNoneMatch) {
             return Response(status: .notModified, headers: headers)
         }

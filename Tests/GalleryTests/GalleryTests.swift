@@ -180,6 +180,34 @@ import UnsplashAPI
 
             #expect(try await client.execute(uri: "/images/a?variant=raw", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/images/nope", method: .get).status == .notFound)
+
+            // Without a variant the URL means the latest one fetched, which can change: the
+            // answer is kept, but revalidated by its ETag each time
+            let latest = try await client.execute(uri: "/images/a", method: .get)
+            #expect(latest.status == .ok)
+            #expect(latest.headers[.cacheControl] == "no-cache")
+            let tag = try #require(latest.headers[.eTag])
+            let revalidated = try await client.execute(uri: "/images/a", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(revalidated.status == .notModified)
+        }
+    }
+
+    @Test func headAnswersEveryRouteWithGETsHeadersAndNoBody() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit([Sample.photo("a", day: 1)])
+        try fixture.storeImage("a", variant: "regular", bytes: Sample.bytes(5_000))
+
+        try await fixture.serve { client in
+            for uri in ["/", "/photos/a", "/images/a?variant=regular", "/api/photos", "/healthz", "/photos/nope"] {
+                let get = try await client.execute(uri: uri, method: .get)
+                let head = try await client.execute(uri: uri, method: .head)
+                #expect(head.status == get.status, "\(uri)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(uri)")
+                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(uri)")
+                #expect(head.headers[.eTag] == get.headers[.eTag], "\(uri)")
+                #expect(head.body.readableBytes == 0, "\(uri)")
+            }
         }
     }
 
