@@ -5,7 +5,7 @@ import Yams
 /// photosync's YAML configuration file as a swift-configuration provider.
 ///
 /// It parses with Yams, which swift-configuration's own `YAMLSnapshot` uses, and reads values
-/// the way `YAMLSnapshot` does (Yams' constructors for numbers and booleans). It adds errors
+/// the way `YAMLSnapshot` does (Yams' constructor for integers). It adds errors
 /// that name the file, a file holding only comments counts as empty (the example file ships
 /// that way), and the list of keys the file sets, so that a misspelled setting is an error
 /// instead of being ignored. Loading is synchronous, so settings can be resolved from
@@ -40,7 +40,7 @@ struct ConfigurationFile: ConfigProvider {
             isPlain = scalar.style == .plain || scalar.style == .any
         }
 
-        /// For Yams' number constructors, which read the text and the style, not the tag.
+        /// For Yams' integer constructor, which reads the text and the style, not the tag.
         var node: Node.Scalar { Node.Scalar(text, Tag(.implicit), isPlain ? .plain : .doubleQuoted) }
     }
 
@@ -149,31 +149,22 @@ struct ConfigurationFile: ConfigProvider {
         return LookupResult(encodedKey: encodedKey, value: ConfigValue(try Self.content(value, as: type, key: encodedKey), isSecret: false))
     }
 
-    /// `value` as `type`, converted as `YAMLSnapshot` converts it.
+    /// `value` as `type`, converted as `YAMLSnapshot` converts it. Only the types a setting
+    /// asks for (see `SettingType`) are read; any other is a mismatch.
     private static func content(_ value: Value, as type: ConfigType, key: String) throws -> ConfigContent {
-        func mismatch() -> ConfigurationFileMismatch { ConfigurationFileMismatch(key: key, type: type) }
         switch (type, value) {
         case (.string, .scalar(let scalar)):
             return .string(scalar.text)
         case (.int, .scalar(let scalar)):
-            guard let int = Int.construct(from: scalar.node) else { throw mismatch() }
-            return .int(int)
-        case (.double, .scalar(let scalar)):
-            guard let double = Double.construct(from: scalar.node) else { throw mismatch() }
-            return .double(double)
+            if let int = Int.construct(from: scalar.node) { return .int(int) }
         case (.bool, .scalar(let scalar)):
-            guard let bool = boolean(scalar) else { throw mismatch() }
-            return .bool(bool)
+            if let bool = boolean(scalar) { return .bool(bool) }
         case (.stringArray, .list(let items)):
             return .stringArray(items.map(\.text))
-        case (.intArray, .list(let items)):
-            return .intArray(try items.map { item in
-                guard let int = Int.construct(from: item.node) else { throw mismatch() }
-                return int
-            })
         default:
-            throw mismatch()
+            break
         }
+        throw ConfigurationFileMismatch(key: key, type: type)
     }
 
     /// YAML 1.1's booleans as Yams' default resolver spells them: only these, and only plain.
