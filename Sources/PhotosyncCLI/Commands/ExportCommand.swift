@@ -13,10 +13,10 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Write stored images to a directory, with their metadata and attribution.",
         discussion: """
-            Writes DIR/<id>.<ext> for each selected photo with a stored image (the extension from \\
-            its content type), and DIR/photos.jsonl with each one's metadata and the attribution \\
-            Unsplash asks for. A file already there with the same SHA-256 is left alone, so a \\
-            second export writes nothing. Files are written under a temporary name and renamed \\
+            Writes DIR/<id>.<ext> for each selected photo with a stored image (the extension from \
+            its content type), and DIR/photos.jsonl with each one's metadata and the attribution \
+            Unsplash asks for. A file already there with the same SHA-256 is left alone, so a \
+            second export writes nothing. Files are written under a temporary name and renamed \
             when complete. Takes list's filters, or --search TEXT.
             """)
 
