@@ -15,6 +15,13 @@ let package = Package(
         .library(name: "PhotoSync", targets: ["PhotoSync"]),
         .library(name: "Gallery", targets: ["Gallery"]),
     ],
+    traits: [
+        // `photosync demo` runs the Unsplash stub inside the process. Source builds have it; the
+        // Debian package is built without it (`--disable-default-traits`), so the shipped binary
+        // does not carry the stub.
+        .trait(name: "Demo", description: "Include `photosync demo` and the Unsplash stub it runs."),
+        .default(enabledTraits: ["Demo"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -91,8 +98,8 @@ let package = Package(
             name: "PhotosyncCLI",
             dependencies: [
                 "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "Gallery",
-                // `photosync demo` runs the stub in-process.
-                "UnsplashStub",
+                // `photosync demo` runs the stub in-process; only builds with the Demo trait link it.
+                .target(name: "UnsplashStub", condition: .when(traits: ["Demo"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),

@@ -1,4 +1,7 @@
+// `demo` in full with the Demo trait (the default for source builds); a pointer to it without (the Debian package).
 import ArgumentParser
+
+#if Demo
 import Foundation
 import PhotoStore
 import UnsplashStub
@@ -63,3 +66,20 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 }
+#else
+/// A build without the Demo trait (the Debian package) answers `demo` with where to find it.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "demo", shouldDisplay: false)
+
+    @Argument(parsing: .allUnrecognized) var ignored: [String] = []
+
+    func run() async throws {
+        try await reportingErrors {
+            throw CommandFailure(
+                code: .usage,
+                message: "this build has no demo (the package leaves out the Unsplash stub it runs); "
+                    + "try it from a source checkout: swift run photosync demo")
+        }
+    }
+}
+#endif
