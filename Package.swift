@@ -109,8 +109,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // export compares files by SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // `photosync --version` names the commit it was built from.
+            plugins: ["BuildInfo"]
         ),
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),
         // A local Unsplash: paginated /photos, download_location, deterministic image bytes,
         // fault switches; served with Hummingbird, the server library of the gallery too.

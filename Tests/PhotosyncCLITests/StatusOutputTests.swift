@@ -29,6 +29,7 @@ import Testing
     @Test func jsonCarriesTheSameFacts() throws {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(StatusCommand.json(stalled).utf8)) as? [String: Any])
 
+        #expect(object["version"] as? String == PhotosyncVersion.number)
         #expect(object["photos_rejected"] as? Int == 2)
         #expect(object["backfill_cursor"] as? String == "/photos?page=2&per_page=30")
         let stall = try #require(object["backfill_stalled"] as? [String: Any])

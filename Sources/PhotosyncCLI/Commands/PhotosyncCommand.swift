@@ -26,6 +26,7 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               78  bad configuration (a setting, the configuration file, the access key file),
                   or an address that cannot be bound (--metrics-listen, serve --listen)
             """,
+        version: PhotosyncVersion.text,
         subcommands: [
             RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self,
             ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self,

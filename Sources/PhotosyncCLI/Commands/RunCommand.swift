@@ -70,7 +70,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             // One client for the whole process, shut down on every way out of it.
             let transport = AsyncHTTPClientSession(configuration: .init(
-                maxConnectionsPerHost: settings.concurrency + 1, userAgent: "photosync/1.0", proxies: proxies))
+                maxConnectionsPerHost: settings.concurrency + 1, userAgent: PhotosyncVersion.userAgent, proxies: proxies))
             let failure: (any Error)?
             do {
                 try await sync(settings: settings, key: key, store: store, transport: transport, interactive: interactive, environment: environment, logger: logger)

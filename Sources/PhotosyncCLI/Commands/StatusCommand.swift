@@ -27,6 +27,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func json(_ stats: StoreStatistics) throws -> String {
         let object: JSONValue = .object([
+            "version": .string(PhotosyncVersion.number),
             "photos": .int(stats.photos),
             "images_stored": .int(stats.imagesStored),
             "images_pending": .int(stats.imagesPending),
