@@ -72,7 +72,6 @@ let package = Package(
                 "Networking", "UnsplashAPI", "PhotoStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // `photosync serve`: a read-only web gallery over the store, on Hummingbird and Mustache.
