@@ -27,9 +27,8 @@ public struct Provider: Sendable {
     /// answer. Such a hop is on the credential's own origin, so it is one more request against
     /// whatever that origin counts, as a retry is (``RetryPolicy/admitsRetry``): a caller that
     /// keeps a budget admits each one. What it throws ends the request with that error.
-    public var admitsCredentialedHop: @Sendable (NetworkError.StatusFailure) async throws(NetworkError) -> Void = {
-        _ in
-    }
+    public var admitsCredentialedHop: @Sendable (NetworkError.StatusFailure) async throws(NetworkError) -> Void =
+        { _ in }
 
     public init(
         session: any URLSessionable,
