@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Named so that the transport can tell a TLS failure by its type; it comes with AsyncHTTPClient.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Named for the stub, which uses its types directly; it comes with Hummingbird.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -45,7 +47,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
-        // A small, general HTTP layer over URLSession: Endpoint, Provider, retries, interceptors.
+        // A small, general HTTP layer: Endpoint, Provider, retries, interceptors, and the
+        // AsyncHTTPClient transport. It never imports FoundationNetworking, so neither does the
+        // shipped binary (the URLSession conformance is in TestSupport).
         .target(
             name: "Networking",
             dependencies: [
@@ -54,6 +58,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -79,7 +84,6 @@ let package = Package(
                 "Networking", "UnsplashAPI", "PhotoStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // `photosync serve`: a read-only web gallery over the store, on Hummingbird and Mustache.
@@ -138,7 +142,8 @@ let package = Package(
         // Benchmarks/transport.sh: photosync's transport fetching and hashing a list of URLs.
         .executableTarget(name: "transport-bench", dependencies: ["Networking"], path: "Benchmarks/TransportBench"),
 
-        // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock.
+        // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock, and
+        // URLSession's conformance to URLSessionable (FoundationNetworking stays out of Sources).
         .target(
             name: "TestSupport",
             dependencies: [
@@ -152,7 +157,13 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkingTests",
-            dependencies: ["Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                // To build the transport's lower-level errors and check how each is told apart.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
         .testTarget(
@@ -166,7 +177,10 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "PhotosyncCLITests", dependencies: ["PhotosyncCLI", "TestSupport"]),
+        .testTarget(
+            name: "PhotosyncCLITests",
+            dependencies: ["PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport"]
+        ),
         // The gallery over real HTTP on loopback, on a store built in a temporary directory.
         .testTarget(
             name: "GalleryTests",

@@ -63,12 +63,15 @@ public struct BodySpool: Sendable {
     ///   - declaredLength: the answer's `Content-Length`, if it had one.
     ///   - url: the redacted URL, for error messages.
     /// - Throws: ``NetworkError/bodyTooLarge(url:limit:declared:)``,
-    ///   ``NetworkError/lengthMismatch(url:declared:received:)``, ``SpoolError`` when the file
-    ///   cannot be written (a full disk), and whatever the body's iteration throws (the
-    ///   connection failing, cancellation). No file is left behind after any of them.
-    public func receive(_ body: ResponseBody, declaredLength: Int64?, url: @autoclosure () -> String) async throws -> SpooledBody {
+    ///   ``NetworkError/lengthMismatch(url:declared:received:)``, ``NetworkError/spool(_:)`` when
+    ///   the file cannot be written (a full disk), and what the body's iteration throws as
+    ///   ``NetworkError/transport(_:url:)`` or ``NetworkError/cancelled``. No file is left behind
+    ///   after any of them.
+    public func receive(
+        _ body: ResponseBody, declaredLength: Int64?, url: @autoclosure () -> String
+    ) async throws(NetworkError) -> SpooledBody {
         if let declaredLength, declaredLength > maxBytes {
-            throw NetworkError.bodyTooLarge(url: url(), limit: maxBytes, declared: declaredLength)
+            throw .bodyTooLarge(url: url(), limit: maxBytes, declared: declaredLength)
         }
         var sink = Sink(spool: self, expected: declaredLength)
         do {
@@ -84,7 +87,7 @@ public struct BodySpool: Sendable {
             return try sink.finish()
         } catch {
             sink.abandon()
-            throw error
+            throw NetworkError.wrapping(error, url: url())
         }
     }
 

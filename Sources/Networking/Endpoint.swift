@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One request, described as a value, and the type its response body decodes to.
 ///
@@ -9,7 +6,7 @@ import FoundationNetworking
 /// let photos = Endpoint<[Photo]>(baseURL: api, path: "photos", query: [("page", "2")])
 /// let page = try await provider.request(photos)
 /// ```
-/// The request is built with `URLComponents` by ``urlRequest(encoder:)``: query values are
+/// The request is built with `URLComponents` by ``request(encoder:)``: query values are
 /// percent-encoded (including `+`, `&`, `=` and non-ASCII text), paths are joined with exactly one
 /// slash, and a URL that cannot be built is a thrown ``NetworkError/invalidURL(_:)``.
 public struct Endpoint<Response>: Sendable {
@@ -95,23 +92,21 @@ public struct Endpoint<Response>: Sendable {
         return url
     }
 
-    /// The `URLRequest` this endpoint describes.
-    public func urlRequest(encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> URLRequest {
+    /// The request this endpoint describes.
+    public func request(encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> TransportRequest {
         let url = try url()
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        if let timeout { request.timeoutInterval = timeout }
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        var request = TransportRequest(url: url, method: method, timeout: timeout.map { .seconds($0) })
+        request.headers["Accept"] = "application/json"
         if let body {
             do {
-                request.httpBody = try encoder.encode(body)
+                request.body = try encoder.encode(body)
             } catch {
                 throw .invalidRequest("the body of \(method) \(Redaction.string(for: url)) cannot be encoded: \(error)")
             }
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.headers["Content-Type"] = "application/json"
         }
         for (name, value) in headers {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers[name] = value
         }
         return request
     }

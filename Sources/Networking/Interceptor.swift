@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Sees every request ``Provider`` sends and every answer it gets, in the order interceptors were
 /// given; each attempt of a retried request passes through again.
@@ -14,25 +11,25 @@ import FoundationNetworking
 public protocol Interceptor: Sendable {
     /// Called before a request is sent; returns the request to send (for example with a header
     /// added). Throwing cancels the request: the error reaches the caller unchanged.
-    func willSend(_ request: URLRequest) async throws -> URLRequest
+    func willSend(_ request: TransportRequest) async throws(NetworkError) -> TransportRequest
 
     /// Called when an HTTP answer arrives, whatever its status, before it is validated.
     /// Throwing rejects the answer: the error reaches the caller unchanged and is not retried.
-    func didReceive(_ exchange: Exchange) async throws
+    func didReceive(_ exchange: Exchange) async throws(NetworkError)
 
-    /// Called when a request got no HTTP answer at all.
-    func didFail(_ request: URLRequest, error: any Error, duration: Duration) async
+    /// Called when a request got no HTTP answer at all, or lost it mid-body.
+    func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async
 }
 
 extension Interceptor {
-    public func willSend(_ request: URLRequest) async throws -> URLRequest { request }
-    public func didReceive(_ exchange: Exchange) async throws {}
-    public func didFail(_ request: URLRequest, error: any Error, duration: Duration) async {}
+    public func willSend(_ request: TransportRequest) async throws(NetworkError) -> TransportRequest { request }
+    public func didReceive(_ exchange: Exchange) async throws(NetworkError) {}
+    public func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async {}
 }
 
 /// One request and the HTTP answer it got.
 public struct Exchange: Sendable {
-    public var request: URLRequest
+    public var request: TransportRequest
     public var statusCode: Int
     public var headers: HTTPHeaders
     /// The body, when it was loaded into memory; nil when it went to a file.
@@ -42,7 +39,7 @@ public struct Exchange: Sendable {
     /// 1 for the first attempt, 2 for the first retry, ...
     public var attempt: Int
 
-    public init(request: URLRequest, statusCode: Int, headers: HTTPHeaders, body: Data?, byteCount: Int64, duration: Duration, attempt: Int) {
+    public init(request: TransportRequest, statusCode: Int, headers: HTTPHeaders, body: Data?, byteCount: Int64, duration: Duration, attempt: Int) {
         self.request = request
         self.statusCode = statusCode
         self.headers = headers

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 
 /// Logs each request on swift-log: method, URL, status, byte count and duration.
@@ -19,19 +16,19 @@ public struct LoggingInterceptor: Interceptor {
         self.level = level
     }
 
-    public func willSend(_ request: URLRequest) async throws -> URLRequest {
+    public func willSend(_ request: TransportRequest) async throws(NetworkError) -> TransportRequest {
         logger.trace("sending request", metadata: [
-            "method": "\(request.httpMethod ?? "GET")",
+            "method": "\(request.method)",
             "url": "\(Self.url(request))",
-            "headers": "\(Redaction.headers(request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key })",
+            "headers": "\(Redaction.headers(request.headers.dictionary).sorted { $0.key < $1.key })",
         ])
         return request
     }
 
-    public func didReceive(_ exchange: Exchange) async throws {
+    public func didReceive(_ exchange: Exchange) async throws(NetworkError) {
         // A redirect is an ordinary hop; anything else outside 2xx is worth noticing.
         let isSuccess = (200..<400).contains(exchange.statusCode)
-        logger.log(level: isSuccess ? level : .notice, "\(exchange.request.httpMethod ?? "GET") \(Self.url(exchange.request)) \(exchange.statusCode)", metadata: [
+        logger.log(level: isSuccess ? level : .notice, "\(exchange.request.method) \(Self.url(exchange.request)) \(exchange.statusCode)", metadata: [
             "status": "\(exchange.statusCode)",
             "bytes": "\(exchange.byteCount)",
             "duration_ms": "\(Self.milliseconds(exchange.duration))",
@@ -39,15 +36,19 @@ public struct LoggingInterceptor: Interceptor {
         ])
     }
 
-    public func didFail(_ request: URLRequest, error: any Error, duration: Duration) async {
-        let reason = (error as? URLError).map { "URL error \($0.code.rawValue)" } ?? String(describing: type(of: error))
-        logger.warning("\(request.httpMethod ?? "GET") \(Self.url(request)) failed: \(reason)", metadata: [
+    public func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async {
+        let reason: String =
+            switch error {
+            case .transport(let failure, _): failure.description
+            default: error.errorDescription ?? "\(error)"
+            }
+        logger.warning("\(request.method) \(Self.url(request)) failed: \(reason)", metadata: [
             "duration_ms": "\(Self.milliseconds(duration))",
         ])
     }
 
-    private static func url(_ request: URLRequest) -> String {
-        request.url.map(Redaction.string(for:)) ?? "-"
+    private static func url(_ request: TransportRequest) -> String {
+        Redaction.string(for: request.url)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

@@ -1,9 +1,8 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import enum NIOHTTP1.HTTPResponseStatus
 
-/// Why a request did not produce the response the caller asked for.
+/// Why a request did not produce the response the caller asked for: everything ``Provider``
+/// throws, so that a caller can switch over it exhaustively.
 ///
 /// Every message names the request's URL with secrets redacted (see ``Redaction``).
 public enum NetworkError: Error, LocalizedError, Sendable {
@@ -11,8 +10,9 @@ public enum NetworkError: Error, LocalizedError, Sendable {
     case invalidURL(String)
     /// The request could not be built (for example, its body failed to encode).
     case invalidRequest(String)
-    /// The request never got an HTTP answer: DNS, connection, TLS, timeout.
-    case transport(URLError, url: String)
+    /// The request never got an HTTP answer, or lost it mid-body: DNS, connection, TLS, proxy,
+    /// timeout.
+    case transport(TransportError, url: String)
     /// The server answered with a status outside 200-299.
     case unacceptableStatus(StatusFailure)
     /// The body did not decode to the expected type.
@@ -31,6 +31,11 @@ public enum NetworkError: Error, LocalizedError, Sendable {
     case bodyTooLarge(url: String, limit: Int64, declared: Int64?)
     /// The body ended before, or ran past, its `Content-Length`. Nothing of it was kept.
     case lengthMismatch(url: String, declared: Int64, received: Int64)
+    /// A downloaded body could not be written to its spool file: a local problem, such as a full
+    /// disk, that no retry of the request can fix.
+    case spool(SpoolError)
+    /// The calling task was cancelled; nothing more was sent.
+    case cancelled
 
     /// What a non-2xx answer carried. The body may be anything: JSON, plain text, HTML.
     public struct StatusFailure: Sendable, Equatable {
@@ -70,9 +75,9 @@ public enum NetworkError: Error, LocalizedError, Sendable {
         case .invalidRequest(let reason):
             return "invalid request: \(reason)"
         case .transport(let error, let url):
-            return "\(url) could not be reached: \(Self.describe(error))"
+            return "\(url) could not be reached: \(error)"
         case .unacceptableStatus(let failure):
-            let status = HTTPURLResponse.localizedString(forStatusCode: failure.statusCode)
+            let status = Self.reasonPhrase(failure.statusCode)
             var message = "\(failure.url) answered \(failure.statusCode) \(status)"
             if let text = failure.bodyText?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty {
                 message += ": " + text.prefix(200).replacingOccurrences(of: "\n", with: " ")
@@ -94,20 +99,31 @@ public enum NetworkError: Error, LocalizedError, Sendable {
             return "the body of \(url) is over the \(limit)-byte limit: \(size)"
         case .lengthMismatch(let url, let declared, let received):
             return "the body of \(url) was \(received) bytes, but its Content-Length said \(declared)"
+        case .spool(let error):
+            return error.errorDescription
+        case .cancelled:
+            return "the request was cancelled"
         }
     }
 
-    private static func describe(_ error: URLError) -> String {
-        switch error.code {
-        case .timedOut: "the request timed out"
-        case .cannotConnectToHost: "the connection was refused"
-        case .cannotFindHost, .dnsLookupFailed: "the host name could not be resolved"
-        case .networkConnectionLost: "the connection was lost"
-        case .notConnectedToInternet: "the machine is not connected to a network"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
-            "the TLS connection failed"
-        default: "URL error \(error.code.rawValue)"
+    /// `Not Found` for 404: the status's standard reason phrase, or its class for a code
+    /// without one.
+    private static func reasonPhrase(_ statusCode: Int) -> String {
+        let phrase = HTTPResponseStatus(statusCode: statusCode).reasonPhrase
+        if !phrase.isEmpty { return phrase }
+        return (400..<500).contains(statusCode) ? "Client Error" : "Server Error"
+    }
+
+    /// `error`, met while sending to `url`, as a ``NetworkError``: a transport's failure, a
+    /// spool's, or cancellation. Anything else is a transport failure it could not name.
+    static func wrapping(_ error: any Error, url: @autoclosure () -> String) -> NetworkError {
+        switch error {
+        case let error as NetworkError: error
+        case is CancellationError: .cancelled
+        case let error as TransportError where error.code == .cancelled: .cancelled
+        case let error as TransportError: .transport(error, url: url())
+        case let error as SpoolError: .spool(error)
+        default: .transport(TransportError(.other, detail: String(describing: error)), url: url())
         }
     }
 }

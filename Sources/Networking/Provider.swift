@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Sends ``Endpoint``s through a ``URLSessionable`` and turns the answers into values or errors.
 ///
@@ -11,7 +8,9 @@ import FoundationNetworking
 ///   ``RedirectPolicy``, and a ``Credential`` is attached only to hops on its own origin.
 /// - Only 2xx answers succeed; any other status is ``NetworkError/unacceptableStatus(_:)``.
 /// - Idempotent requests are retried as ``RetryPolicy`` says, waiting on the injected clock.
-/// - Cancelling the calling task stops at once, also during a wait, and throws `CancellationError`.
+/// - Cancelling the calling task stops at once, also during a wait, and throws
+///   ``NetworkError/cancelled``.
+/// - Everything it throws is a ``NetworkError``.
 public struct Provider: Sendable {
     public var session: any URLSessionable
     public var interceptors: [any Interceptor]
@@ -28,7 +27,8 @@ public struct Provider: Sendable {
     /// answer. Such a hop is on the credential's own origin, so it is one more request against
     /// whatever that origin counts, as a retry is (``RetryPolicy/admitsRetry``): a caller that
     /// keeps a budget admits each one. What it throws ends the request with that error.
-    public var admitsCredentialedHop: @Sendable (NetworkError.StatusFailure) async throws -> Void = { _ in }
+    public var admitsCredentialedHop: @Sendable (NetworkError.StatusFailure) async throws(NetworkError) -> Void =
+        { _ in }
 
     public init(
         session: any URLSessionable,
@@ -53,49 +53,54 @@ public struct Provider: Sendable {
     // MARK: - Decoded JSON
 
     /// Sends `endpoint` and decodes its JSON body.
-    /// - Throws: ``NetworkError``, or `CancellationError` when the task is cancelled.
-    public func request<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws -> Value {
+    public func request<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Value {
         try await response(endpoint).value
     }
 
     /// Sends `endpoint` and has its type decode the body's bytes (see ``BodyDecodable``).
-    public func request<Value: BodyDecodable>(_ endpoint: Endpoint<Value>) async throws -> Value {
+    public func request<Value: BodyDecodable>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Value {
         try await response(endpoint).value
     }
 
     /// Sends `endpoint` and decodes its JSON body, keeping the status and headers.
-    public func response<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws -> Response<Value> {
+    public func response<Value: Decodable>(_ endpoint: Endpoint<Value>) async throws(NetworkError) -> Response<Value> {
         try await response(endpoint) { body, decoder in try decoder.decode(Value.self, from: body) }
     }
 
     /// Sends `endpoint` and has its type decode the body's bytes (see ``BodyDecodable``).
-    public func response<Value: BodyDecodable>(_ endpoint: Endpoint<Value>) async throws -> Response<Value> {
+    public func response<Value: BodyDecodable>(
+        _ endpoint: Endpoint<Value>
+    ) async throws(NetworkError) -> Response<Value> {
         try await response(endpoint) { body, decoder in try Value(body: body, decoder: decoder) }
     }
 
     private func response<Value>(
         _ endpoint: Endpoint<Value>, decode: (Data, JSONDecoder) throws -> Value
-    ) async throws -> Response<Value> {
+    ) async throws(NetworkError) -> Response<Value> {
         let raw = try await send(Outbound(endpoint, encoder: encoder))
-        guard !raw.value.isEmpty else { throw NetworkError.emptyBody(url: Redaction.string(for: raw.url)) }
+        guard !raw.value.isEmpty else { throw .emptyBody(url: Redaction.string(for: raw.url)) }
         do {
             return try raw.map(try decode(raw.value, decoder))
         } catch let error as DecodingError {
-            throw NetworkError.decoding(
+            throw .decoding(
                 type: String(describing: Value.self), codingPath: error.codingPathDescription,
                 reason: error.reason, url: Redaction.string(for: raw.url))
+        } catch {
+            throw .decoding(
+                type: String(describing: Value.self), codingPath: "", reason: "\(error)",
+                url: Redaction.string(for: raw.url))
         }
     }
 
     // MARK: - Raw bytes
 
     /// Fetches `url` with GET and returns its body, for example an image.
-    public func request(_ url: URL, headers: [String: String] = [:]) async throws -> Data {
+    public func request(_ url: URL, headers: [String: String] = [:]) async throws(NetworkError) -> Data {
         try await data(url, headers: headers).value
     }
 
     /// Fetches `url` with GET and returns its body with the status and headers.
-    public func data(_ url: URL, headers: [String: String] = [:]) async throws -> Response<Data> {
+    public func data(_ url: URL, headers: [String: String] = [:]) async throws(NetworkError) -> Response<Data> {
         try await send(Outbound(Endpoint<Data>(url: url, headers: headers), encoder: encoder))
     }
 
@@ -105,12 +110,13 @@ public struct Provider: Sendable {
     /// When the body is in a file, the caller owns it and must ``SpooledBody/remove()`` it. Every
     /// failed attempt's file is removed here, whatever ended it.
     /// - Parameter redirects: which hops to follow; nil follows up to 5 on the URL's own origin.
-    /// - Throws: ``NetworkError``, ``SpoolError``, or `CancellationError`.
+    /// - Throws: a ``NetworkError``: ``NetworkError/spool(_:)`` for a body that cannot be
+    ///   written locally.
     public func download(
         _ url: URL, headers: [String: String] = [:], redirects: RedirectPolicy? = nil, into spool: BodySpool
-    ) async throws -> Response<SpooledBody> {
+    ) async throws(NetworkError) -> Response<SpooledBody> {
         let outbound = try Outbound(Endpoint<Data>(url: url, headers: headers, redirects: redirects), encoder: encoder)
-        return try await perform(outbound) { body, headers, url in
+        return try await perform(outbound) { body, headers, url throws(NetworkError) in
             let declared = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             return try await spool.receive(body, declaredLength: declared, url: url())
         } describe: { spooled in
@@ -124,21 +130,21 @@ public struct Provider: Sendable {
 
     /// A request as ``perform(_:receive:describe:discard:)`` sends it, with what governs its hops.
     private struct Outbound {
-        var request: URLRequest
+        var request: TransportRequest
         var credential: Credential?
         var redirects: RedirectPolicy
         var idempotent: Bool
 
         init<Value>(_ endpoint: Endpoint<Value>, encoder: JSONEncoder) throws(NetworkError) {
-            request = try endpoint.urlRequest(encoder: encoder)
+            request = try endpoint.request(encoder: encoder)
             credential = endpoint.credential
-            redirects = endpoint.redirects ?? .sameOrigin(as: request.url.flatMap(Origin.init))
+            redirects = endpoint.redirects ?? .sameOrigin(as: Origin(request.url))
             idempotent = endpoint.method.isIdempotent
         }
     }
 
-    private func send(_ outbound: Outbound) async throws -> Response<Data> {
-        try await perform(outbound) { body, _, url in
+    private func send(_ outbound: Outbound) async throws(NetworkError) -> Response<Data> {
+        try await perform(outbound) { body, _, url throws(NetworkError) in
             try await body.collect(upTo: maxBodyBytes, url: url())
         } describe: { data in
             (data, Int64(data.count))
@@ -153,14 +159,14 @@ public struct Provider: Sendable {
     ///   - discard: releases a payload that an interceptor rejected.
     private func perform<Payload>(
         _ outbound: Outbound,
-        receive: (ResponseBody, HTTPHeaders, () -> String) async throws -> Payload,
+        receive: (ResponseBody, HTTPHeaders, () -> String) async throws(NetworkError) -> Payload,
         describe: (Payload) -> (body: Data?, byteCount: Int64),
         discard: (Payload) -> Void
-    ) async throws -> Response<Payload> {
+    ) async throws(NetworkError) -> Response<Payload> {
         var attempt = 1
         var waited = Duration.zero
         while true {
-            try Task.checkCancellation()
+            if Task.isCancelled { throw .cancelled }
             let failure: NetworkError
             switch try await exchange(outbound, attempt: attempt, receive: receive, describe: describe, discard: discard) {
             case .done(let response): return response
@@ -170,7 +176,11 @@ public struct Provider: Sendable {
                   let delay = nextDelay(after: failure, attempt: attempt),
                   waited + delay <= retryPolicy.maxTotalDelay
             else { throw failure }
-            try await clock.sleep(for: delay)
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw .cancelled
+            }
             try await retryPolicy.admitsRetry(failure)
             waited += delay
             attempt += 1
@@ -190,10 +200,10 @@ public struct Provider: Sendable {
     private func exchange<Payload>(
         _ outbound: Outbound,
         attempt: Int,
-        receive: (ResponseBody, HTTPHeaders, () -> String) async throws -> Payload,
+        receive: (ResponseBody, HTTPHeaders, () -> String) async throws(NetworkError) -> Payload,
         describe: (Payload) -> (body: Data?, byteCount: Int64),
         discard: (Payload) -> Void
-    ) async throws -> Outcome<Payload> {
+    ) async throws(NetworkError) -> Outcome<Payload> {
         var request = outbound.request
         var hops = 0
         while true {
@@ -205,7 +215,7 @@ public struct Provider: Sendable {
             // Redacted only when a message needs it: parsing a URL costs more than the request's
             // own bookkeeping, and almost every exchange succeeds.
             let sent = outgoing
-            let url = { sent.url.map(Redaction.string(for:)) ?? "-" }
+            let url = { Redaction.string(for: sent.url) }
 
             let (step, duration) = await timed { () async -> Step<Payload> in
                 let head: ResponseHead
@@ -213,14 +223,14 @@ public struct Provider: Sendable {
                 do {
                     (head, body) = try await session.stream(for: outgoing)
                 } catch {
-                    return .noAnswer(error)
+                    return .noAnswer(NetworkError.wrapping(error, url: url()))
                 }
                 let status = head.statusCode
                 guard (200..<300).contains(status) else {
-                    let limit = RedirectPolicy.redirectStatuses.contains(status) ? 1024 : NetworkError.bodyPrefixLimit
-                    return .refused(status, head.headers, await body.prefix(upTo: limit), head.url)
+                    let prefix = await body.prefix(upTo: NetworkError.bodyPrefixLimit)
+                    return .refused(status, head.headers, prefix, head.url)
                 }
-                do {
+                do throws(NetworkError) {
                     return .received(try await receive(body, head.headers, url), head.headers, status, head.url)
                 } catch {
                     return .bodyFailed(error)
@@ -228,19 +238,13 @@ public struct Provider: Sendable {
             }
 
             switch step {
-            case .noAnswer(let error), .bodyFailed(let error):
-                if Task.isCancelled || Self.isCancellation(error) { throw CancellationError() }
-                let failure: NetworkError
-                switch error {
-                case let error as NetworkError:
-                    guard case .lengthMismatch = error else { throw error }
-                    failure = error
-                case let error as URLError:
-                    failure = .transport(error, url: url())
-                case is SpoolError:
-                    throw error
-                default:
-                    failure = .transport(URLError(.unknown), url: url())
+            case .noAnswer(let failure), .bodyFailed(let failure):
+                if Task.isCancelled { throw .cancelled }
+                switch failure {
+                case .transport, .lengthMismatch: break
+                case .cancelled, .spool, .bodyTooLarge, .invalidURL, .invalidRequest, .unacceptableStatus, .decoding,
+                    .emptyBody, .foreignOrigin, .redirectRefused, .tooManyRedirects:
+                    throw failure
                 }
                 for interceptor in interceptors {
                     await interceptor.didFail(outgoing, error: failure, duration: duration)
@@ -268,7 +272,7 @@ public struct Provider: Sendable {
                 let exchange = Exchange(
                     request: outgoing, statusCode: status, headers: headers, body: body,
                     byteCount: byteCount, duration: duration, attempt: attempt)
-                do {
+                do throws(NetworkError) {
                     for interceptor in interceptors {
                         try await interceptor.didReceive(exchange)
                     }
@@ -277,8 +281,7 @@ public struct Provider: Sendable {
                     throw error
                 }
                 return .done(Response(
-                    value: payload, statusCode: status, headers: headers,
-                    url: answeredURL ?? outgoing.url ?? outbound.request.url!))
+                    value: payload, statusCode: status, headers: headers, url: answeredURL ?? outgoing.url))
             }
         }
     }
@@ -286,33 +289,35 @@ public struct Provider: Sendable {
     /// How far one hop got.
     private enum Step<Payload> {
         /// No HTTP answer at all.
-        case noAnswer(any Error)
+        case noAnswer(NetworkError)
         /// A non-2xx answer, with the first bytes of its body.
         case refused(Int, HTTPHeaders, Data, URL?)
         /// A 2xx answer whose body was read into the payload.
         case received(Payload, HTTPHeaders, Int, URL?)
         /// A 2xx answer whose body failed mid-way or was refused.
-        case bodyFailed(any Error)
+        case bodyFailed(NetworkError)
     }
 
     /// Attaches `credential` to `request`, which must be on the credential's origin: the one
     /// place that decides where a secret header may go.
-    private func authorize(_ request: URLRequest, with credential: Credential?) throws(NetworkError) -> URLRequest {
+    private func authorize(
+        _ request: TransportRequest, with credential: Credential?
+    ) throws(NetworkError) -> TransportRequest {
         guard let credential else { return request }
-        guard let url = request.url, Origin(url) == credential.origin else {
-            throw .foreignOrigin(url: request.url.map(Redaction.string(for:)) ?? "-", allowed: credential.origin.description)
+        guard Origin(request.url) == credential.origin else {
+            throw .foreignOrigin(url: Redaction.string(for: request.url), allowed: credential.origin.description)
         }
         var request = request
-        request.setValue(credential.headerValue, forHTTPHeaderField: credential.headerName)
+        request.headers[credential.headerName] = credential.headerValue
         return request
     }
 
     /// The request for the next hop after `outgoing` answered with a redirect to `location`, if
     /// the request's credential and redirect policy allow it.
     private func redirect(
-        _ outgoing: URLRequest, to location: String, hops: inout Int, outbound: Outbound
-    ) throws(NetworkError) -> URLRequest {
-        let from = outgoing.url.map(Redaction.string(for:)) ?? "-"
+        _ outgoing: TransportRequest, to location: String, hops: inout Int, outbound: Outbound
+    ) throws(NetworkError) -> TransportRequest {
+        let from = Redaction.string(for: outgoing.url)
         guard let target = URL(string: location, relativeTo: outgoing.url)?.absoluteURL,
               let targetOrigin = Origin(target)
         else {
@@ -320,7 +325,7 @@ public struct Provider: Sendable {
         }
         let to = Redaction.string(for: target)
         guard hops < outbound.redirects.maxHops else {
-            throw .tooManyRedirects(url: outbound.request.url.map(Redaction.string(for:)) ?? "-", limit: outbound.redirects.maxHops)
+            throw .tooManyRedirects(url: Redaction.string(for: outbound.request.url), limit: outbound.redirects.maxHops)
         }
         if let credential = outbound.credential, targetOrigin != credential.origin {
             throw .redirectRefused(
@@ -333,16 +338,12 @@ public struct Provider: Sendable {
         hops += 1
         var next = outbound.request
         next.url = target
-        if outbound.request.url.flatMap(Origin.init) != targetOrigin {
+        if Origin(outbound.request.url) != targetOrigin {
             for name in Redaction.secretHeaderNames {
-                next.setValue(nil, forHTTPHeaderField: name)
+                next.headers[name] = nil
             }
         }
         return next
-    }
-
-    private static func isCancellation(_ error: any Error) -> Bool {
-        error is CancellationError || (error as? URLError)?.code == .cancelled
     }
 
     /// The result of `work` and how long it took on ``clock``.

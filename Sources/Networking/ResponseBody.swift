@@ -2,8 +2,9 @@ import Foundation
 
 /// A response body as it arrives: an async sequence of chunks, read once.
 ///
-/// Iteration throws when the connection fails or the task is cancelled mid-body. A body that is
-/// not read to the end is abandoned when it is released (the transport closes the connection).
+/// Iteration throws a ``TransportError`` when the connection fails, or `CancellationError` when
+/// the task is cancelled mid-body. A body that is not read to the end is abandoned when it is
+/// released (the transport closes the connection).
 public struct ResponseBody: AsyncSequence, Sendable {
     public typealias Element = Data
 
@@ -18,7 +19,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     private let makeIterator: @Sendable () -> AsyncIterator
 
     /// A body read from `base`, each element turned into `Data` by `chunk`, and each error
-    /// `base` throws by `mapError` (so a transport can speak `URLError`).
+    /// `base` throws by `mapError` (so a transport can speak ``TransportError``).
     public init<Base: AsyncSequence & Sendable>(
         _ base: Base,
         chunk: @escaping @Sendable (Base.Element) -> Data,
@@ -53,14 +54,19 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// The whole body in memory.
     /// - Throws: ``NetworkError/bodyTooLarge(url:limit:declared:)`` past `limit` bytes, or what
-    ///   the transport throws.
-    public func collect(upTo limit: Int, url: @autoclosure () -> String) async throws -> Data {
+    ///   the transport throws, as ``NetworkError/transport(_:url:)`` or
+    ///   ``NetworkError/cancelled``.
+    public func collect(upTo limit: Int, url: @autoclosure () -> String) async throws(NetworkError) -> Data {
         var data = Data()
-        for try await chunk in self {
-            guard data.count + chunk.count <= limit else {
-                throw NetworkError.bodyTooLarge(url: url(), limit: Int64(limit), declared: nil)
+        do {
+            for try await chunk in self {
+                guard data.count + chunk.count <= limit else {
+                    throw NetworkError.bodyTooLarge(url: url(), limit: Int64(limit), declared: nil)
+                }
+                data.append(chunk)
             }
-            data.append(chunk)
+        } catch {
+            throw NetworkError.wrapping(error, url: url())
         }
         return data
     }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// When and how long ``Provider`` waits before sending an idempotent request again.
 ///
@@ -24,8 +21,8 @@ public struct RetryPolicy: Sendable {
     public var jitter: Double
     /// Statuses worth another try: request timeout, too many requests, server errors.
     public var retryableStatusCodes: Set<Int>
-    /// Transport errors worth another try: the ones a moment later may not repeat.
-    public var retryableURLErrorCodes: Set<URLError.Code>
+    /// Transport failures worth another try: the ones a moment later may not repeat.
+    public var retryableTransportErrors: Set<TransportError.Code>
     /// A number in 0..<1; injected so tests can fix the jitter.
     public var random: @Sendable () -> Double
     /// Answers never retried whatever their status: for example one that reports the caller's
@@ -34,7 +31,7 @@ public struct RetryPolicy: Sendable {
     /// Awaited before each retry, after its backoff: for a caller that must admit every attempt,
     /// as a rate-limit budget does, since each one spends a request. What it throws ends the
     /// request with that error.
-    public var admitsRetry: @Sendable (NetworkError) async throws -> Void = { _ in }
+    public var admitsRetry: @Sendable (NetworkError) async throws(NetworkError) -> Void = { _ in }
 
     public init(
         maxAttempts: Int = 4,
@@ -44,9 +41,9 @@ public struct RetryPolicy: Sendable {
         maxTotalDelay: Duration = .seconds(60),
         jitter: Double = 0.2,
         retryableStatusCodes: Set<Int> = Set([408, 429]).union(500...599),
-        retryableURLErrorCodes: Set<URLError.Code> = [
-            .timedOut, .cannotConnectToHost, .networkConnectionLost, .cannotFindHost, .dnsLookupFailed,
-            .notConnectedToInternet, .resourceUnavailable, .badServerResponse, .secureConnectionFailed,
+        retryableTransportErrors: Set<TransportError.Code> = [
+            .timedOut, .connectionRefused, .hostNotFound, .cannotConnect, .connectionLost, .tlsFailed,
+            .proxyFailed, .invalidResponse,
         ],
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -57,7 +54,7 @@ public struct RetryPolicy: Sendable {
         self.maxTotalDelay = maxTotalDelay
         self.jitter = min(max(jitter, 0), 1)
         self.retryableStatusCodes = retryableStatusCodes
-        self.retryableURLErrorCodes = retryableURLErrorCodes
+        self.retryableTransportErrors = retryableTransportErrors
         self.random = random
     }
 
@@ -77,12 +74,12 @@ public struct RetryPolicy: Sendable {
     /// Whether the failure is worth another attempt at all.
     public func isRetryable(_ error: NetworkError) -> Bool {
         switch error {
-        case .transport(let urlError, _): retryableURLErrorCodes.contains(urlError.code)
+        case .transport(let error, _): retryableTransportErrors.contains(error.code)
         case .unacceptableStatus(let failure): retryableStatusCodes.contains(failure.statusCode) && !refusesRetry(failure)
         // A body cut short is the connection failing mid-answer: worth another try.
         case .lengthMismatch(_, let declared, let received): received < declared
         case .invalidURL, .invalidRequest, .decoding, .emptyBody, .foreignOrigin, .redirectRefused,
-             .tooManyRedirects, .bodyTooLarge: false
+             .tooManyRedirects, .bodyTooLarge, .spool, .cancelled: false
         }
     }
 

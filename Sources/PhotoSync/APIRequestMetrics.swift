@@ -1,8 +1,5 @@
 import CoreMetrics
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 
@@ -21,16 +18,16 @@ public struct APIRequestMetrics: Interceptor {
         counters = Counters(factory: factory)
     }
 
-    public func didReceive(_ exchange: Exchange) async throws {
+    public func didReceive(_ exchange: Exchange) async throws(NetworkError) {
         if isAPI(exchange.request) { counters.increment(status: String(exchange.statusCode)) }
     }
 
-    public func didFail(_ request: URLRequest, error: any Error, duration: Duration) async {
+    public func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async {
         if isAPI(request) { counters.increment(status: "error") }
     }
 
-    private func isAPI(_ request: URLRequest) -> Bool {
-        request.value(forHTTPHeaderField: "Authorization") != nil
+    private func isAPI(_ request: TransportRequest) -> Bool {
+        request.headers["Authorization"] != nil
     }
 
     /// One counter per status, made once.

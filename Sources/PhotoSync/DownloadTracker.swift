@@ -116,8 +116,10 @@ final class DownloadTracker: Sendable {
                 logger.warning("download tracking refused; not retried", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
             case .foreignURL, .redirectRefused:
                 logger.warning("download location is not on the API; not tracked", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
+            case .cancelled:
+                throw CancellationError()
             default:
-                throw SyncError.apiUnavailable(error)
+                throw SyncError(unsplash: error)
             }
         }
         try await recorder.record(job.photoID)

@@ -49,12 +49,14 @@ struct ImageFetcher: Sendable {
             return .failed(job, reason: "\(refusal)", permanent: true)
         }
         let image: FetchedImage
-        do {
+        do throws(UnsplashError) {
             image = try await repository.image(at: url, redirects: hostPolicy.redirects, into: spool)
-        } catch let error as UnsplashError {
-            return .failed(job, reason: error.errorDescription ?? "\(error)", permanent: Self.isPermanent(error))
-        } catch let error as SpoolError {
+        } catch .cancelled {
+            throw CancellationError()
+        } catch .spool(let error) {
             throw SyncError.spool(error)
+        } catch {
+            return .failed(job, reason: error.errorDescription ?? "\(error)", permanent: Self.isPermanent(error))
         }
         let body = image.body
         guard body.byteCount > 0 else {
@@ -77,7 +79,7 @@ struct ImageFetcher: Sendable {
         case .api(let status, _, _): [401, 403, 404, 410].contains(status)
         case .accessKeyRejected, .foreignURL, .redirectRefused: true
         case .network(.bodyTooLarge): true
-        case .rateLimited, .network: false
+        case .rateLimited, .network, .spool, .cancelled: false
         }
     }
 }

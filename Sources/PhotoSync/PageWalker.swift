@@ -239,8 +239,10 @@ struct PageWalker: Sendable {
             // The source, not the API, is the problem: the other sources go on.
             let detail = "Unsplash answered \(status)" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
             throw SyncError.sourceNotFound(SourceNotFound(source: source.description, detail: detail, status: status))
+        } catch UnsplashError.cancelled {
+            throw CancellationError()
         } catch let error as UnsplashError {
-            throw SyncError.apiUnavailable(error)
+            throw SyncError(unsplash: error)
         }
     }
 

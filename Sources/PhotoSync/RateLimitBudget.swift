@@ -51,8 +51,7 @@ actor RateLimitBudget {
     var waiting: Int { line.count }
 
     /// Returns when one more API request may be sent, and counts it in flight until released.
-    /// Throws only `CancellationError`.
-    func permit() async throws -> Permit {
+    func permit() async throws(CancellationError) -> Permit {
         nextTicket += 1
         let ticket = nextTicket
         line.append(ticket)
@@ -61,7 +60,7 @@ actor RateLimitBudget {
             wakeWaiters()
         }
         while true {
-            try Task.checkCancellation()
+            if Task.isCancelled { throw CancellationError() }
             if line.first == ticket && !pausing {
                 if mayStartRequest {
                     inFlight += 1
@@ -95,7 +94,7 @@ actor RateLimitBudget {
 
     /// Hands back a permit the API refused for the rate limit, and waits before anyone sends
     /// another request.
-    func exhausted(_ permit: Permit, retryAfter: Duration?) async throws {
+    func exhausted(_ permit: Permit, retryAfter: Duration?) async throws(CancellationError) {
         inFlight -= 1
         let delay = retryAfter.map { max($0, .seconds(1)) } ?? pause
         logger.notice("rate limit exceeded: waiting before the next request", metadata: [
@@ -122,7 +121,7 @@ actor RateLimitBudget {
 
     /// Sleeps with no permit granted meanwhile; afterwards the budget is unknown until the next
     /// answer says otherwise.
-    private func wait(_ delay: Duration) async throws {
+    private func wait(_ delay: Duration) async throws(CancellationError) {
         pausing = true
         defer {
             pausing = false
@@ -130,7 +129,11 @@ actor RateLimitBudget {
             wakeWaiters()
         }
         await onWait(delay)
-        try await clock.sleep(for: delay)
+        do {
+            try await clock.sleep(for: delay)
+        } catch {
+            throw CancellationError()
+        }
     }
 
     private func waitForChange() async {
@@ -169,15 +172,19 @@ extension RateLimitBudget {
     /// permit of its own, in line with everyone else. Retries never dip into the reserve.
     ///
     /// - Throws: ``SyncError/accessKeyRejected(_:)`` for a rejected key; other
-    ///   ``UnsplashError``s as they are; `CancellationError`.
+    ///   ``UnsplashError``s as they are; `CancellationError` (from the wait for a permit, or
+    ///   ``UnsplashError/cancelled`` from the request).
     func spend<T: Sendable>(
-        _ request: @Sendable (_ admitsRetry: @escaping @Sendable (RateLimit?) async throws -> Void) async throws -> T,
+        _ request: @Sendable (
+            _ admitsRetry: @escaping @Sendable (RateLimit?) async throws(CancellationError) -> Void
+        ) async throws -> T,
         report: @Sendable (T) -> RateLimit?,
         onReport: @escaping @Sendable (RateLimit) async -> Void
     ) async throws -> T {
         while true {
             let held = HeldPermit(try await permit())
-            let admitsRetry: @Sendable (RateLimit?) async throws -> Void = { reported in
+            let admitsRetry: @Sendable (RateLimit?) async throws(CancellationError) -> Void = {
+                reported throws(CancellationError) in
                 if let spent = held.take() { await self.release(spent, reporting: reported) }
                 if let reported { await onReport(reported) }
                 held.put(try await self.permit())
@@ -194,6 +201,9 @@ extension RateLimitBudget {
             } catch UnsplashError.accessKeyRejected(let detail) {
                 if let permit = held.take() { release(permit, reporting: nil) }
                 throw SyncError.accessKeyRejected(.accessKeyRejected(detail: detail))
+            } catch UnsplashError.cancelled {
+                if let permit = held.take() { release(permit, reporting: nil) }
+                throw CancellationError()
             } catch {
                 if let permit = held.take() { release(permit, reporting: nil) }
                 throw error

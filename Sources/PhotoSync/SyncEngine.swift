@@ -86,24 +86,40 @@ public final class SyncEngine: Sendable {
     /// ``SyncConfiguration/maxImageAttempts``; so no image is left pending when it returns.
     ///
     /// - Throws: ``SyncError`` when the key is rejected, the API stays unreachable, or the
-    ///   database fails; `CancellationError` when cancelled. A rate limit is waited out, never
-    ///   thrown. Sources that answered 404 are left out while the others finish, then thrown
-    ///   together as ``SyncError/sourcesNotFound(_:)``.
+    ///   database fails; ``SyncError/cancelled`` when cancelled. A rate limit is waited out,
+    ///   never thrown. Sources that answered 404 are left out while the others finish, then
+    ///   thrown together as ``SyncError/sourcesNotFound(_:)``.
     @discardableResult
-    public func runOnce(maxPages: Int? = nil) async throws -> SyncProgress {
-        try await prepare()
-        try await sync(maxPages: maxPages, retriesWithinRun: true)
-        await progressTracker.update { $0.activity = "done" }
-        return await progressTracker.progress
+    public func runOnce(maxPages: Int? = nil) async throws(SyncError) -> SyncProgress {
+        do {
+            return try await syncOnce(maxPages: maxPages)
+        } catch {
+            throw SyncError(error)
+        }
     }
 
     /// Runs until cancelled: backfills, then polls the head every ``SyncConfiguration/pollInterval``,
     /// downloading images and retrying failed ones as they fall due. Outages are waited out.
     ///
     /// - Throws: ``SyncError/accessKeyRejected(_:)``, ``SyncError/store(_:)`` or
-    ///   ``SyncError/spool(_:)``, which waiting cannot fix; `CancellationError` when cancelled
-    ///   (a graceful stop).
-    public func run() async throws {
+    ///   ``SyncError/spool(_:)``, which waiting cannot fix; ``SyncError/cancelled`` when
+    ///   cancelled (a graceful stop).
+    public func run() async throws(SyncError) {
+        do {
+            try await syncUntilCancelled()
+        } catch {
+            throw SyncError(error)
+        }
+    }
+
+    private func syncOnce(maxPages: Int?) async throws -> SyncProgress {
+        try await prepare()
+        try await sync(maxPages: maxPages, retriesWithinRun: true)
+        await progressTracker.update { $0.activity = "done" }
+        return await progressTracker.progress
+    }
+
+    private func syncUntilCancelled() async throws {
         try await prepare()
         while true {
             do {
@@ -123,7 +139,7 @@ public final class SyncEngine: Sendable {
                     ])
                     await progressTracker.update { $0.activity = "waiting for the API" }
                     try await clock.sleep(for: configuration.outageRetryDelay)
-                case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound:
+                case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound, .cancelled, .unexpected:
                     throw error
                 }
             }
@@ -149,7 +165,8 @@ public final class SyncEngine: Sendable {
                 } catch let error as SyncError {
                     switch error {
                     case .apiUnavailable, .inconsistentPage: return error
-                    case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound: throw error
+                    case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound, .cancelled, .unexpected:
+                        throw error
                     }
                 }
             }

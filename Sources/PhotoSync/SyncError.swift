@@ -4,7 +4,9 @@ import PhotoStore
 import UnsplashAPI
 
 /// Why a sync stopped, carrying the error of the layer that caused it, so a caller can tell
-/// the causes apart (the command line maps each to its exit code) without parsing messages.
+/// the causes apart (the command line maps each to its exit code, in one exhaustive `switch`)
+/// without parsing messages. Everything ``SyncEngine/run()`` and ``SyncEngine/runOnce(maxPages:)``
+/// throw is one of these.
 public enum SyncError: Error, LocalizedError, Sendable {
     /// Unsplash rejected the access key: retrying cannot help. The cause is
     /// ``UnsplashError/accessKeyRejected(detail:)``.
@@ -24,6 +26,11 @@ public enum SyncError: Error, LocalizedError, Sendable {
     /// A download could not be written to its spool file beside the database: a full disk, or a
     /// directory that is not writable.
     case spool(SpoolError)
+    /// The sync was cancelled (SIGTERM): it stopped between transactions, and everything
+    /// committed stays. Not a failure.
+    case cancelled
+    /// A failure the engine has no case for: a bug. The text says what was thrown.
+    case unexpected(String)
 
     public var errorDescription: String? {
         switch self {
@@ -33,6 +40,31 @@ public enum SyncError: Error, LocalizedError, Sendable {
         case .sourcesNotFound(let failures): failures.map(\.description).joined(separator: "; ")
         case .store(let cause): "database error: \(cause.errorDescription ?? "\(cause)")"
         case .spool(let cause): cause.errorDescription
+        case .cancelled: "the sync was cancelled"
+        case .unexpected(let description): description
+        }
+    }
+
+    /// What an error thrown inside the engine means at its boundary: its stages speak
+    /// `SyncError`, and `CancellationError` as Swift's task groups and clocks do.
+    init(_ error: any Error) {
+        switch error {
+        case let error as SyncError: self = error
+        case is CancellationError: self = .cancelled
+        case let error as StoreError: self = .store(error)
+        case let error as SpoolError: self = .spool(error)
+        case let error as UnsplashError: self = SyncError(unsplash: error)
+        default: self = .unexpected(String(describing: error))
+        }
+    }
+
+    /// What an API failure means to a sync that cannot wait it out here.
+    init(unsplash error: UnsplashError) {
+        switch error {
+        case .cancelled: self = .cancelled
+        case .spool(let cause): self = .spool(cause)
+        case .accessKeyRejected: self = .accessKeyRejected(error)
+        case .rateLimited, .api, .network, .foreignURL, .redirectRefused: self = .apiUnavailable(error)
         }
     }
 }
@@ -47,6 +79,13 @@ public struct PageContradiction: Sendable, Equatable, CustomStringConvertible {
     public var cursor: String?
     /// What is wrong with the page.
     public var reason: String
+
+    public init(walk: String, source: String = "feed", cursor: String?, reason: String) {
+        self.walk = walk
+        self.source = source
+        self.cursor = cursor
+        self.reason = reason
+    }
 
     public var description: String {
         let walk = source == "feed" ? walk : "\(walk) of \(source)"

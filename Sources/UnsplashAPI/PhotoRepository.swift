@@ -33,8 +33,9 @@ public struct FetchedImage: Sendable {
 
 /// Reads Unsplash's photo feed and images through a ``Provider``.
 ///
-/// Errors are ``UnsplashError``s (or `CancellationError`): a rejected key, an exhausted rate
-/// limit and other API answers are told apart so the sync can act on each.
+/// Every method throws an ``UnsplashError``: a rejected key, an exhausted rate limit, other API
+/// answers, a local spool failure and cancellation (``UnsplashError/cancelled``) are told apart
+/// so the sync can act on each.
 public struct PhotoRepository: Sendable {
     public var provider: Provider
     public var api: UnsplashAPI
@@ -42,8 +43,9 @@ public struct PhotoRepository: Sendable {
     /// Awaited before an API request is retried, or follows a redirect on the API's origin,
     /// with what the answer before reported of the rate limit (nil when it said nothing): each
     /// attempt and each hop spends a request, so a caller that keeps a budget admits each one
-    /// (see ``admitting(_:)``). By default they go at once.
-    public var admitsRetry: @Sendable (_ reported: RateLimit?) async throws -> Void = { _ in }
+    /// (see ``admitting(_:)``). By default they go at once. It throws only when the wait for
+    /// admission is cancelled.
+    public var admitsRetry: @Sendable (_ reported: RateLimit?) async throws(CancellationError) -> Void = { _ in }
 
     public init(provider: Provider, api: UnsplashAPI, now: @escaping @Sendable () -> Date = Date.init) {
         self.provider = provider
@@ -52,30 +54,16 @@ public struct PhotoRepository: Sendable {
     }
 
     /// This repository, with its API requests' retries admitted by `admitsRetry`.
-    public func admitting(_ admitsRetry: @escaping @Sendable (_ reported: RateLimit?) async throws -> Void) -> PhotoRepository {
+    public func admitting(
+        _ admitsRetry: @escaping @Sendable (_ reported: RateLimit?) async throws(CancellationError) -> Void
+    ) -> PhotoRepository {
         var repository = self
         repository.admitsRetry = admitsRetry
         return repository
     }
 
-    /// The first page of the feed, newest photos first.
-    public func firstPage(perPage: Int) async throws -> PhotoPage {
-        try await page(api.photos(page: 1, perPage: perPage))
-    }
-
-    /// The page at `url`, a `rel="next"` target of an earlier page.
-    public func page(at url: URL) async throws -> PhotoPage {
-        try await page(api.photos(at: url))
-    }
-
-    /// The page at a stored cursor (see ``UnsplashAPI/cursor(for:)``), resolved against the
-    /// API's base URL.
-    public func page(atCursor cursor: String) async throws -> PhotoPage {
-        try await page(try api.photos(atCursor: cursor))
-    }
-
     /// The first page of `source`, newest first (see ``UnsplashAPI/firstPage(of:perPage:as:)``).
-    public func firstPage(of source: PhotoSource, perPage: Int) async throws -> PhotoPage {
+    public func firstPage(of source: PhotoSource, perPage: Int) async throws(UnsplashError) -> PhotoPage {
         if case .search = source {
             return try await searchPage(api.firstPage(of: source, perPage: perPage))
         }
@@ -83,7 +71,7 @@ public struct PhotoRepository: Sendable {
     }
 
     /// The page of `source` at a stored cursor, resolved against the API's base URL.
-    public func page(of source: PhotoSource, atCursor cursor: String) async throws -> PhotoPage {
+    public func page(of source: PhotoSource, atCursor cursor: String) async throws(UnsplashError) -> PhotoPage {
         if case .search = source {
             return try await searchPage(try api.page(atCursor: cursor))
         }
@@ -95,21 +83,27 @@ public struct PhotoRepository: Sendable {
     /// retried here: the caller's image queue retries it with its own backoff, so that one bad
     /// image never holds a download slot through a series of retries.
     /// - Parameter redirects: the hops to follow, each checked as the first URL was.
-    /// - Throws: ``UnsplashError``, `SpoolError` (a local problem such as a full disk), or
-    ///   `CancellationError`.
-    public func image(at url: URL, redirects: RedirectPolicy, into spool: BodySpool) async throws -> FetchedImage {
+    /// - Throws: ``UnsplashError``: ``UnsplashError/spool(_:)`` for a local problem such as a full
+    ///   disk.
+    public func image(
+        at url: URL, redirects: RedirectPolicy, into spool: BodySpool
+    ) async throws(UnsplashError) -> FetchedImage {
         var provider = provider
         provider.retryPolicy = .none
-        let response = try await mapped { try await provider.download(url, redirects: redirects, into: spool) }
+        let response = try await mapped { () throws(NetworkError) in
+            try await provider.download(url, redirects: redirects, into: spool)
+        }
         return FetchedImage(body: response.value, contentType: response.headers["Content-Type"])
     }
 
     /// Sends the download-tracking request for a photo's `download_location`.
     /// - Returns: the rate-limit budget the answer reported.
     @discardableResult
-    public func trackDownload(_ location: URL) async throws -> RateLimit? {
+    public func trackDownload(_ location: URL) async throws(UnsplashError) -> RateLimit? {
         let endpoint = api.trackDownload(location)
-        return try await RateLimit(headers: mapped { try await apiProvider.response(endpoint) }.headers)
+        let provider = apiProvider
+        let response = try await mapped { () throws(NetworkError) in try await provider.response(endpoint) }
+        return RateLimit(headers: response.headers)
     }
 
     /// The provider for API requests: an answer that reports no request left is not retried,
@@ -119,16 +113,28 @@ public struct PhotoRepository: Sendable {
         var provider = provider
         provider.retryPolicy.refusesRetry = { failure in RateLimit(headers: failure.headers)?.remaining == 0 }
         let admitsRetry = admitsRetry
-        provider.retryPolicy.admitsRetry = { error in
-            guard case .unacceptableStatus(let failure) = error else { return try await admitsRetry(nil) }
-            try await admitsRetry(RateLimit(headers: failure.headers))
+        provider.retryPolicy.admitsRetry = { error throws(NetworkError) in
+            let reported: RateLimit? =
+                if case .unacceptableStatus(let failure) = error { RateLimit(headers: failure.headers) } else { nil }
+            do {
+                try await admitsRetry(reported)
+            } catch {
+                throw .cancelled
+            }
         }
-        provider.admitsCredentialedHop = { redirect in try await admitsRetry(RateLimit(headers: redirect.headers)) }
+        provider.admitsCredentialedHop = { redirect throws(NetworkError) in
+            do {
+                try await admitsRetry(RateLimit(headers: redirect.headers))
+            } catch {
+                throw .cancelled
+            }
+        }
         return provider
     }
 
-    private func page(_ endpoint: Endpoint<PhotoList>) async throws -> PhotoPage {
-        let response = try await mapped { try await apiProvider.response(endpoint) }
+    private func page(_ endpoint: Endpoint<PhotoList>) async throws(UnsplashError) -> PhotoPage {
+        let provider = apiProvider
+        let response = try await mapped { () throws(NetworkError) in try await provider.response(endpoint) }
         return PhotoPage(
             photos: response.value.photos,
             rejected: response.value.rejected,
@@ -138,8 +144,9 @@ public struct PhotoRepository: Sendable {
             rateLimit: RateLimit(headers: response.headers))
     }
 
-    private func searchPage(_ endpoint: Endpoint<SearchResults>) async throws -> PhotoPage {
-        let response = try await mapped { try await apiProvider.response(endpoint) }
+    private func searchPage(_ endpoint: Endpoint<SearchResults>) async throws(UnsplashError) -> PhotoPage {
+        let provider = apiProvider
+        let response = try await mapped { () throws(NetworkError) in try await provider.response(endpoint) }
         return PhotoPage(
             photos: response.value.results.photos,
             rejected: response.value.results.rejected,
@@ -149,10 +156,10 @@ public struct PhotoRepository: Sendable {
             rateLimit: RateLimit(headers: response.headers))
     }
 
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    private func mapped<T>(_ body: () async throws(NetworkError) -> T) async throws(UnsplashError) -> T {
         do {
             return try await body()
-        } catch let error as NetworkError {
+        } catch {
             throw UnsplashError(error, now: now())
         }
     }

@@ -28,13 +28,6 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
 
     public var description: String { "UnsplashAPI(\(baseURL.absoluteString))" }
 
-    /// `GET /photos?page=&per_page=`: the newest-first feed.
-    public func photos(page: Int, perPage: Int) -> Endpoint<PhotoList> {
-        Endpoint(baseURL: baseURL, path: "photos",
-                 query: [("page", String(max(1, page))), ("per_page", String(min(max(1, perPage), Self.maxPerPage)))],
-                 headers: headers, credential: credential)
-    }
-
     /// The first page of `source`, newest first where the endpoint can be asked to (`order_by=latest`:
     /// a user's photos and likes, a topic, a search; a collection lists the photos added last
     /// first, and the feed is always newest first). Values go into the path as single segments
@@ -65,30 +58,16 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
         return endpoint
     }
 
-    /// A page of any source at a cursor from ``cursor(for:)``; see ``photos(atCursor:)``.
+    /// A page of any source at a cursor from ``cursor(for:)``, resolved against ``baseURL`` as a
+    /// browser resolves a link, so that a database outlives a change of base URL. A cursor that
+    /// resolves off the API's origin (`//elsewhere/...`) is refused here, with
+    /// ``UnsplashError/foreignURL(_:expected:)``.
     public func page<Body>(atCursor cursor: String, as body: Body.Type = Body.self) throws(UnsplashError) -> Endpoint<Body> {
         guard let url = URL(string: cursor, relativeTo: baseURL)?.absoluteURL else {
             throw .foreignURL(cursor, expected: baseURL.absoluteString)
         }
         try requireSameOrigin(url)
         return Endpoint(url: url, headers: headers, credential: credential)
-    }
-
-    /// A page of the feed at an absolute URL the API gave, such as a `Link: rel="next"` target.
-    /// Sending it to another origin fails with ``UnsplashError/foreignURL(_:expected:)``.
-    public func photos(at url: URL) -> Endpoint<PhotoList> {
-        Endpoint(url: url, headers: headers, credential: credential)
-    }
-
-    /// A page of the feed at a cursor from ``cursor(for:)``, resolved against ``baseURL`` as a
-    /// browser resolves a link, so that a database outlives a change of base URL.
-    /// A cursor that resolves off the API's origin (`//elsewhere/...`) is refused here.
-    public func photos(atCursor cursor: String) throws(UnsplashError) -> Endpoint<PhotoList> {
-        guard let url = URL(string: cursor, relativeTo: baseURL)?.absoluteURL else {
-            throw .foreignURL(cursor, expected: baseURL.absoluteString)
-        }
-        try requireSameOrigin(url)
-        return photos(at: url)
     }
 
     /// What to store of a URL the API gave (a `Link: rel="next"` target) to fetch it later: its

@@ -16,6 +16,11 @@ public enum UnsplashError: Error, LocalizedError, Sendable {
     /// A redirect that was not followed: off the API's origin, or (for images) to a host that is
     /// not allowed, or too many hops. Nothing was sent to the target.
     case redirectRefused(NetworkError)
+    /// A downloaded image could not be written to its spool file: a local problem, such as a full
+    /// disk, that asking Unsplash again cannot fix.
+    case spool(SpoolError)
+    /// The calling task was cancelled.
+    case cancelled
 
     public var errorDescription: String? {
         switch self {
@@ -32,6 +37,10 @@ public enum UnsplashError: Error, LocalizedError, Sendable {
             "refusing to send the access key to \(url), which is not on \(expected)"
         case .redirectRefused(let error):
             error.errorDescription
+        case .spool(let error):
+            error.errorDescription
+        case .cancelled:
+            "the request was cancelled"
         }
     }
 
@@ -41,7 +50,10 @@ public enum UnsplashError: Error, LocalizedError, Sendable {
         case .foreignOrigin(let url, let allowed): self = .foreignURL(url, expected: allowed)
         case .redirectRefused, .tooManyRedirects: self = .redirectRefused(error)
         case .unacceptableStatus(let failure): self = Self.reading(failure, now: now)
-        default: self = .network(error)
+        case .spool(let error): self = .spool(error)
+        case .cancelled: self = .cancelled
+        case .invalidURL, .invalidRequest, .transport, .decoding, .emptyBody, .bodyTooLarge, .lengthMismatch:
+            self = .network(error)
         }
     }
 

@@ -19,19 +19,19 @@ final class RecordingInterceptor: Interceptor {
         self.rejectStatus = rejectStatus
     }
 
-    struct Rejected: Error {}
+    static let rejection = "rejected by the interceptor"
 
-    func willSend(_ request: URLRequest) async throws -> URLRequest {
+    func willSend(_ request: TransportRequest) async throws(NetworkError) -> TransportRequest {
         var request = request
-        let chain = [request.value(forHTTPHeaderField: "X-Chain"), name].compactMap { $0 }.joined(separator: ",")
-        request.setValue(chain, forHTTPHeaderField: "X-Chain")
+        let chain = [request.headers["X-Chain"], name].compactMap { $0 }.joined(separator: ",")
+        request.headers["X-Chain"] = chain
         journal.append("send \(name)")
         return request
     }
 
-    func didReceive(_ exchange: Exchange) async throws {
+    func didReceive(_ exchange: Exchange) async throws(NetworkError) {
         journal.append("receive \(name) \(exchange.statusCode) attempt \(exchange.attempt)")
-        if exchange.statusCode == rejectStatus { throw Rejected() }
+        if exchange.statusCode == rejectStatus { throw .invalidRequest(Self.rejection) }
     }
 }
 
@@ -61,8 +61,11 @@ final class Journal: Sendable {
     @Test func mayRejectAnAnswerWhichIsThenNotRetried() async {
         let session = MockURLSession(responses: [.http(status: 503), .json(itemJSON)])
         let rejecting = RecordingInterceptor("strict", rejectStatus: 503)
-        await #expect(throws: RecordingInterceptor.Rejected.self) {
+        await #expect {
             try await makeProvider(session, interceptors: [rejecting]).request(items)
+        } throws: { error in
+            guard case .invalidRequest(let reason) = error as? NetworkError else { return false }
+            return reason == RecordingInterceptor.rejection
         }
         #expect(session.requests.count == 1)
     }
@@ -93,6 +96,8 @@ final class Journal: Sendable {
         let session = MockURLSession(responses: [.failure(.cannotConnectToHost)])
         let logging = LoggingInterceptor(logger: capture.logger())
         _ = try? await makeProvider(session, policy: { $0.maxAttempts = 1 }, interceptors: [logging]).request(items)
-        #expect(capture.output.contains { $0.hasPrefix("warning GET https://api.example.com/items/a1 failed") })
+        #expect(capture.output.contains {
+            $0.hasPrefix("warning GET https://api.example.com/items/a1 failed: the connection was refused")
+        })
     }
 }

@@ -103,16 +103,16 @@ func makeProvider(
         #expect(session.requests.isEmpty)
     }
 
-    @Test func transportFailureWrapsTheURLErrorAndRedactsTheURL() async {
+    @Test func transportFailureSaysWhatHappenedAndRedactsTheURL() async {
         let session = MockURLSession(responses: [.failure(.cannotFindHost)])
         let endpoint = Endpoint<Item>(baseURL: api, path: "items", query: [("client_id", "SECRET")])
         await #expect {
             _ = try await makeProvider(session, policy: { $0.maxAttempts = 1 }).request(endpoint)
         } throws: { error in
-            guard case .transport(let urlError, let url) = error as? NetworkError else { return false }
+            guard case .transport(let failure, let url) = error as? NetworkError else { return false }
             let message = (error as? NetworkError)?.errorDescription ?? ""
-            return urlError.code == .cannotFindHost && !url.contains("SECRET") && !message.contains("SECRET")
-                && message.contains("api.example.com/items")
+            return failure.code == .hostNotFound && !url.contains("SECRET") && !message.contains("SECRET")
+                && message.contains("api.example.com/items") && message.contains("could not be resolved")
         }
     }
 

@@ -1,8 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import TestSupport
 import Testing
@@ -149,7 +146,7 @@ import Testing
             }
 
             switch error {
-            case .transport(let urlError, _)?: #expect([.networkConnectionLost, .timedOut].contains(urlError.code))
+            case .transport(let failure, _)?: #expect([.connectionLost, .timedOut].contains(failure.code))
             case .lengthMismatch(_, let declared, let received)?: #expect(received < declared)
             default: Issue.record("got \(String(describing: error))")
             }
@@ -231,8 +228,8 @@ import Testing
                 try await provider.download(cdn.url("/slow.jpg"), into: spool.spool)
             }
 
-            guard case .transport(let urlError, _)? = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(urlError.code == .timedOut)
+            guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(failure.code == .timedOut)
             #expect(spool.files().isEmpty)
         }
         await cdn.stop()
@@ -246,8 +243,8 @@ import Testing
                 try await provider.request(Endpoint<[String]>(url: api.url("/photos")))
             }
 
-            guard case .transport(let urlError, _)? = error else { Issue.record("got \(String(describing: error))"); return }
-            #expect(urlError.code == .timedOut)
+            guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+            #expect(failure.code == .timedOut)
         }
         await api.stop()
     }

@@ -126,6 +126,6 @@ import UnsplashAPI
         #expect(harness.fake.state.withLock { $0.remaining } == 2)
         #expect(await engine.stageDepths.apiInFlight == 0)
         sync.cancel()
-        await #expect(throws: CancellationError.self) { try await sync.value }
+        await #expect { try await sync.value } throws: { isSyncCancellation($0) }
     }
 }

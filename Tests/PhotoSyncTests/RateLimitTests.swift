@@ -32,7 +32,7 @@ import UnsplashAPI
         #expect(await sleeps.next() == .seconds(900))
         #expect(await engine.progress.activity == "waiting 900s for the rate limit")
         sync.cancel()
-        await #expect(throws: CancellationError.self) { try await sync.value }
+        await #expect { try await sync.value } throws: { isSyncCancellation($0) }
     }
 
     @Test func a403RateLimitIsWaitedOutAndTheSyncResumes() async throws {
@@ -67,7 +67,7 @@ import UnsplashAPI
         #expect(await sleeps.next() == .seconds(300))
         daemon.cancel()
         // THEN it stops as cancelled, with everything it did committed
-        await #expect(throws: CancellationError.self) { try await daemon.value }
+        await #expect { try await daemon.value } throws: { isSyncCancellation($0) }
         #expect(try harness.store.statistics().imagesStored == 15)
         #expect(await engine.progress.activity == "idle")
     }
@@ -84,6 +84,6 @@ import UnsplashAPI
         #expect(await sleeps.next() == .seconds(45))
         #expect(await engine.progress.activity == "waiting for the API")
         daemon.cancel()
-        await #expect(throws: CancellationError.self) { try await daemon.value }
+        await #expect { try await daemon.value } throws: { isSyncCancellation($0) }
     }
 }

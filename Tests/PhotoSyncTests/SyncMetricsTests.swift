@@ -38,14 +38,15 @@ import UnsplashAPI
     @Test func onlyRequestsCarryingTheKeyCountAsAPIRequests() async throws {
         let metrics = TestMetrics()
         let counting = APIRequestMetrics(factory: metrics)
-        var api = URLRequest(url: URL(string: "http://127.0.0.1:8080/photos")!)
-        api.setValue("Client-ID KEY", forHTTPHeaderField: "Authorization")
-        let image = URLRequest(url: URL(string: "http://127.0.0.1:8080/images/a.jpg")!)
+        let api = TransportRequest(
+            url: URL(string: "http://127.0.0.1:8080/photos")!, headers: ["Authorization": "Client-ID KEY"])
+        let image = TransportRequest(url: URL(string: "http://127.0.0.1:8080/images/a.jpg")!)
         for (request, status) in [(api, 200), (api, 200), (api, 403), (image, 200)] {
             try await counting.didReceive(Exchange(
                 request: request, statusCode: status, headers: [:], body: nil, byteCount: 0, duration: .zero, attempt: 1))
         }
-        await counting.didFail(api, error: URLError(.timedOut), duration: .zero)
+        await counting.didFail(
+            api, error: .transport(TransportError(.timedOut), url: "http://127.0.0.1:8080/photos"), duration: .zero)
 
         #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "200")]).totalValue == 2)
         #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "403")]).totalValue == 1)

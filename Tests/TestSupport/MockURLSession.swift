@@ -6,6 +6,9 @@ import Networking
 import Synchronization
 
 /// A ``URLSessionable`` that answers from a handler and records every request it was given.
+///
+/// Handlers speak Foundation's types, which tests find convenient to build; a `URLError` a
+/// handler throws reaches ``Provider`` as the ``TransportError`` it stands for.
 public final class MockURLSession: URLSessionable {
     public typealias Handler = @Sendable (URLRequest) async throws -> (Data, HTTPURLResponse)
 
@@ -29,10 +32,15 @@ public final class MockURLSession: URLSessionable {
     /// Every request received, in order.
     public var requests: [URLRequest] { recorded.withLock { $0 } }
 
-    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
+    public func stream(for request: TransportRequest) async throws(TransportError) -> (ResponseHead, ResponseBody) {
+        let request = URLRequest(request)
         recorded.withLock { $0.append(request) }
-        let (data, response) = try await handler(request)
-        return (ResponseHead(response), ResponseBody(data))
+        do {
+            let (data, response) = try await handler(request)
+            return (ResponseHead(response), ResponseBody(data))
+        } catch {
+            throw TransportError(error)
+        }
     }
 }
 

@@ -153,13 +153,13 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     }
 
     @Test func aCursorResolvesAgainstTheConfiguredBase() throws {
-        let endpoint = try UnsplashAPI(accessKey: "K").photos(atCursor: "/photos?page=2&per_page=30")
+        let endpoint = try UnsplashAPI(accessKey: "K").page(atCursor: "/photos?page=2&per_page=30", as: PhotoList.self)
         #expect(try endpoint.url().absoluteString == "https://api.unsplash.com/photos?page=2&per_page=30")
     }
 
     @Test func aForeignLinkIsNeverMadeACursor() {
         #expect(throws: UnsplashError.self) { try api.cursor(for: URL(string: "https://evil.example.com/photos?page=2")!) }
-        #expect(throws: UnsplashError.self) { try api.photos(atCursor: "//evil.example.com/photos?page=2") }
-        #expect(throws: UnsplashError.self) { try api.photos(atCursor: "https://evil.example.com/photos?page=2") }
+        #expect(throws: UnsplashError.self) { try api.page(atCursor: "//evil.example.com/photos?page=2", as: PhotoList.self) }
+        #expect(throws: UnsplashError.self) { try api.page(atCursor: "https://evil.example.com/photos?page=2", as: PhotoList.self) }
     }
 }

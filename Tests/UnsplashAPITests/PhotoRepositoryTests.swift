@@ -24,7 +24,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
         // GIVEN the API answering with a real page
         let session = MockURLSession(responses: [.json(try Fixture.page1.text, headers: pageHeaders)])
         // WHEN the first page is fetched
-        let page = try await makeRepository(session).firstPage(perPage: 30)
+        let page = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         // THEN the photos, the next page, the total and the budget come back
         #expect(page.photos.count == 10)
         #expect(page.next?.absoluteString == page2URL)
@@ -42,13 +42,13 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
 
     @Test func capsPerPageAtThirty() async throws {
         let session = MockURLSession(responses: [.json("[]")])
-        _ = try await makeRepository(session).firstPage(perPage: 100)
+        _ = try await makeRepository(session).firstPage(of: .feed, perPage: 100)
         #expect(session.requests.first?.url?.query == "page=1&per_page=30")
     }
 
     @Test func followsTheNextLinkAsGiven() async throws {
         let session = MockURLSession(responses: [.json(try Fixture.page2.text)])
-        let page = try await makeRepository(session).page(at: URL(string: page2URL)!)
+        let page = try await makeRepository(session).page(of: .feed, atCursor: page2URL)
         #expect(session.requests.first?.url?.absoluteString == page2URL)
         #expect(page.photos.count == 10)
         #expect(page.next == nil)
@@ -56,14 +56,14 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
 
     @Test func anEmptyPageEndsTheFeed() async throws {
         let session = MockURLSession(responses: [.json("[]", headers: ["Link": #"<https://api.unsplash.com/photos?page=1>; rel="first""#])])
-        let page = try await makeRepository(session).page(at: URL(string: page2URL)!)
+        let page = try await makeRepository(session).page(of: .feed, atCursor: page2URL)
         #expect(page.photos.isEmpty && page.next == nil)
     }
 
     @Test func refusesToSendTheKeyToAnotherOrigin() async {
         let session = MockURLSession(responses: [.json("[]")])
         await #expect {
-            _ = try await makeRepository(session).page(at: URL(string: "https://evil.example.com/photos?page=2")!)
+            _ = try await makeRepository(session).page(of: .feed, atCursor: "https://evil.example.com/photos?page=2")
         } throws: { error in
             guard case .foreignURL = error as? UnsplashError else { return false }
             return true
@@ -74,7 +74,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func aRejectedKeySaysWhichKeyIsNeeded() async {
         let session = MockURLSession(responses: [.json(#"{"errors":["OAuth error: The access token is invalid"]}"#, status: 401)])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .accessKeyRejected(let detail) = error as? UnsplashError else { return false }
             let message = (error as? UnsplashError)?.errorDescription ?? ""
@@ -89,7 +89,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
                   body: Data("Rate Limit Exceeded".utf8)),
         ])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .rateLimited(let limit, _) = error as? UnsplashError else { return false }
             return limit == RateLimit(limit: 50, remaining: 0)
@@ -99,7 +99,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func a429IsTheRateLimitToo() async {
         let session = MockURLSession(responses: [.http(status: 429, headers: ["Retry-After": "3600"])])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .rateLimited(_, let retryAfter) = error as? UnsplashError else { return false }
             return retryAfter == .seconds(3600)
@@ -109,7 +109,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func anotherForbiddenIsAnAPIError() async {
         let session = MockURLSession(responses: [.json(#"{"errors":["Missing permissions"]}"#, status: 403)])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .api(403, let messages, _) = error as? UnsplashError else { return false }
             return messages == ["Missing permissions"]
@@ -119,7 +119,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func anAnswerThatIsNotAPageIsADecodingError() async {
         let session = MockURLSession(responses: [.json(#"{"photos": []}"#)])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .network(.decoding(let type, _, _, _)) = error as? UnsplashError else { return false }
             return type == "PhotoList"
@@ -131,7 +131,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
             .http(status: 503, headers: ["X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "0"]),
             .json("[]"),
         ])
-        await #expect(throws: UnsplashError.self) { _ = try await makeRepository(session).firstPage(perPage: 30) }
+        await #expect(throws: UnsplashError.self) { _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30) }
         #expect(session.requests.count == 1, "a retry would be over the rate limit")
     }
 
@@ -140,19 +140,29 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
             .http(status: 503, headers: ["X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "7"]),
             .json("[]"),
         ])
-        _ = try await makeRepository(session).firstPage(perPage: 30)
+        _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         #expect(session.requests.count == 2)
     }
 
     @Test func transportFailuresAreNetworkErrors() async {
         let session = MockURLSession(responses: [.failure(.cannotConnectToHost)])
         await #expect {
-            _ = try await makeRepository(session).firstPage(perPage: 30)
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
             guard case .network(.transport) = error as? UnsplashError else { return false }
             return true
         }
         #expect(session.requests.count == 4)
+    }
+
+    @Test func aCancelledRequestIsCancellationNotAnOutage() async {
+        let session = MockURLSession(responses: [.failure(.cancelled)])
+        await #expect {
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
+        } throws: { error in
+            guard case .cancelled = error as? UnsplashError else { return false }
+            return true
+        }
     }
 
     @Test func tracksADownloadKeepingItsQuery() async throws {
@@ -181,7 +191,7 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     @Test func aLinkOnAnotherHostIsRefusedWithoutSendingTheKey() async throws {
         let session = MockURLSession(responses: [.json("[]")])
         await #expect {
-            _ = try await makeRepository(session).page(at: URL(string: "https://api.evil.example/photos?page=2")!)
+            _ = try await makeRepository(session).page(of: .feed, atCursor: "https://api.evil.example/photos?page=2")
         } throws: { error in
             guard case .foreignURL(let url, _) = error as? UnsplashError else { return false }
             return url.contains("api.evil.example")

@@ -83,28 +83,27 @@ struct Client {
     }
 
     private func send(_ url: URL, key: Key) async throws -> Answer {
-        var request = URLRequest(url: url)
-        request.setValue("v1", forHTTPHeaderField: "Accept-Version")
+        var request = TransportRequest(url: url, headers: ["Accept-Version": "v1"])
         let resolvedKey: String?
         switch key {
         case .useDefault: resolvedKey = defaultKey
         case .explicit(let explicit): resolvedKey = explicit
         }
         if let resolvedKey {
-            request.setValue("Client-ID \(resolvedKey)", forHTTPHeaderField: "Authorization")
+            request.headers["Authorization"] = "Client-ID \(resolvedKey)"
         }
         // Redirects are followed as a naive client follows them, headers and all: these tests
         // check what reaches the target, not a client's policy.
         for _ in 0..<10 {
             let (head, stream) = try await Self.transport.stream(for: request)
-            let body = try await stream.collect(upTo: 1 << 30, url: request.url?.absoluteString ?? "")
+            let body = try await stream.collect(upTo: 1 << 30, url: request.url.absoluteString)
             if [301, 302, 303, 307, 308].contains(head.statusCode), let location = head.headers["Location"],
                let target = URL(string: location, relativeTo: request.url)?.absoluteURL {
                 request.url = target
                 continue
             }
             let response = try #require(HTTPURLResponse(
-                url: request.url ?? url, statusCode: head.statusCode, httpVersion: "HTTP/1.1", headerFields: head.headers.dictionary))
+                url: request.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1", headerFields: head.headers.dictionary))
             return Answer(body: body, response: response)
         }
         throw URLError(.httpTooManyRedirects)

@@ -1,13 +1,11 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
-/// The production transport on Linux: AsyncHTTPClient (SwiftNIO) behind ``URLSessionable``.
+/// The production transport: AsyncHTTPClient (SwiftNIO) behind ``URLSessionable``.
 ///
 /// Why not `URLSession` there: FoundationNetworking's can deadlock when a task is cancelled as
 /// an answer completes (swift-corelibs-foundation #5412), follows redirects with the original
@@ -17,7 +15,8 @@ import NIOPosix
 /// - never follows a redirect itself (``Provider`` does, checking every hop);
 /// - fails a connection that does not open within ``Configuration/connectTimeout``, and an
 ///   answer that sends nothing for ``Configuration/readTimeout``, so a stalled server cannot
-///   stall the caller;
+///   stall the caller; a connection refused, or a TLS handshake that fails, fails at once;
+/// - says what failed with a ``TransportError``, told by the error's type (never its name);
 /// - goes through the proxies of ``ProxySettings``.
 ///
 /// One instance serves the whole process. Call ``shutdown()`` before it ends.
@@ -67,35 +66,37 @@ public final class AsyncHTTPClientSession: URLSessionable {
         }
     }
 
-    public func stream(for request: URLRequest) async throws -> (ResponseHead, ResponseBody) {
-        guard let url = request.url else { throw URLError(.badURL) }
+    public func stream(for request: TransportRequest) async throws(TransportError) -> (ResponseHead, ResponseBody) {
+        let url = request.url
         var outgoing = HTTPClientRequest(url: url.absoluteString)
-        outgoing.method = .init(rawValue: request.httpMethod ?? "GET")
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        for (name, value) in request.headers {
             outgoing.headers.add(name: name, value: value)
         }
         if let userAgent = configuration.userAgent, !outgoing.headers.contains(name: "User-Agent") {
             outgoing.headers.add(name: "User-Agent", value: userAgent)
         }
-        if let body = request.httpBody {
+        if let body = request.body {
             outgoing.body = .bytes(ByteBuffer(bytes: body))
         }
-        let client = configuration.proxies.proxy(for: url).flatMap { proxied[$0] } ?? direct
+        let proxy = configuration.proxies.proxy(for: url)
+        let client = proxy.flatMap { proxied[$0] } ?? direct
 
         let response: HTTPClientResponse
         do {
             // The deadline covers only the wait for the head; the read timeout bounds silences.
             response = try await client.execute(outgoing, deadline: .distantFuture)
         } catch {
-            throw Self.urlError(for: error)
+            throw Self.transportError(for: error, through: proxy)
         }
         var headers = Networking.HTTPHeaders()
         for (name, value) in response.headers {
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        let body = ResponseBody(response.body, chunk: { buffer in
-            buffer.withUnsafeReadableBytes { Data($0) }
-        }, mapError: Self.urlError(for:))
+        let body = ResponseBody(
+            response.body,
+            chunk: { buffer in buffer.withUnsafeReadableBytes { Data($0) } },
+            mapError: { Self.transportError(for: $0, through: nil) })
         return (ResponseHead(statusCode: Int(response.status.code), headers: headers, url: url), body)
     }
 
@@ -107,6 +108,11 @@ public final class AsyncHTTPClientSession: URLSessionable {
             proxy: proxy.map(Self.proxy),
             decompression: .disabled)
         settings.httpVersion = .automatic
+        // A connection that cannot be opened (refused, a TLS handshake that fails, a dead proxy)
+        // fails its requests at once, with its own error: retried, AsyncHTTPClient would wait
+        // out the whole connect timeout and hide that error. Provider's retry policy and the
+        // image queue's backoff decide when to try again.
+        settings.connectionPool.retryConnectionEstablishment = false
         // No distributed tracing here: with no tracer set, AsyncHTTPClient still made a no-op
         // span and its attributes for every request (about 2 % of a sync's CPU).
         settings.tracing.tracer = nil
@@ -123,43 +129,95 @@ public final class AsyncHTTPClientSession: URLSessionable {
         }
     }
 
-    /// AsyncHTTPClient's and SwiftNIO's errors in the `URLError` terms ``NetworkError`` and
-    /// ``RetryPolicy`` speak. Cancellation stays `CancellationError`.
-    static func urlError(for error: any Error) -> any Error {
+    /// What an AsyncHTTPClient, SwiftNIO or NIOSSL error means, told by its type and value.
+    ///
+    /// A connection that could not be opened through `proxy` is the proxy's failure, and names
+    /// it (host and port only: its credentials stay out of every message).
+    static func transportError(for error: any Error, through proxy: ProxySettings.Proxy?) -> TransportError {
+        let failure = transportError(for: error)
+        guard let proxy, failure.isConnecting else { return failure.error }
+        return TransportError(.proxyFailed, detail: "proxy \(proxy.host):\(proxy.port): \(failure.error)")
+    }
+
+    /// The error, and whether it happened while a connection was being opened.
+    private static func transportError(for error: any Error) -> (error: TransportError, isConnecting: Bool) {
         switch error {
-        case is CancellationError, is URLError, is NetworkError:
-            return error
+        case let error as TransportError:
+            return (error, false)
+        case is CancellationError:
+            return (TransportError(.cancelled), false)
         case let error as HTTPClientError:
-            switch error {
-            case .cancelled, .requestStreamCancelled: return CancellationError()
-            case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout,
-                 .tlsHandshakeTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
-                return URLError(.timedOut)
-            case .remoteConnectionClosed, .bodyLengthMismatch:
-                return URLError(.networkConnectionLost)
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return URLError(.badURL)
-            case .proxyAuthenticationRequired, .invalidProxyResponse:
-                return URLError(.cannotConnectToHost)
-            default:
-                return URLError(.badServerResponse)
-            }
+            return transportError(for: error)
         case let error as NIOConnectionError:
-            return URLError(error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
-                ? .cannotFindHost : .cannotConnectToHost)
-        case let error as ChannelError:
-            switch error {
-            case .connectTimeout: return URLError(.timedOut)
-            default: return URLError(.networkConnectionLost)
+            // Each address tried failed: the resolver, or every connection attempt.
+            if error.connectionErrors.isEmpty {
+                let reason = (error.dnsAAAAError ?? error.dnsAError).map { String(describing: $0) }
+                return (TransportError(.hostNotFound, detail: reason), true)
             }
-        case is IOError:
-            return URLError(.networkConnectionLost)
+            let attempts = error.connectionErrors.map(\.error)
+            if attempts.contains(where: { ($0 as? IOError)?.errnoCode == ECONNREFUSED }) {
+                return (TransportError(.connectionRefused), true)
+            }
+            let timedOut = attempts.contains { attempt in
+                if case .connectTimeout? = attempt as? ChannelError { return true }
+                return false
+            }
+            if timedOut { return (TransportError(.timedOut), true) }
+            return (TransportError(.cannotConnect, detail: attempts.first.map { String(describing: $0) }), true)
+        case let error as ChannelError:
+            if case .connectTimeout = error { return (TransportError(.timedOut), true) }
+            return (TransportError(.connectionLost), false)
+        case let error as IOError:
+            return transportError(errno: error.errnoCode)
         case let error as HTTPParserError:
             // The connection closing before the body's Content-Length is the common case.
-            return URLError(error == .invalidEOFState ? .networkConnectionLost : .badServerResponse)
+            if error == .invalidEOFState { return (TransportError(.connectionLost), false) }
+            return (TransportError(.invalidResponse, detail: String(describing: error)), false)
+        case let error as NIOSSLError:
+            // The peer closing the TCP connection without TLS's close_notify: the connection
+            // was cut, not the handshake refused.
+            if case .uncleanShutdown = error { return (TransportError(.connectionLost), false) }
+            return (TransportError(.tlsFailed, detail: String(describing: error)), false)
+        case let error as BoringSSLError:
+            return (TransportError(.tlsFailed, detail: String(describing: error)), false)
+        case let error as NIOSSLExtraError:
+            return (TransportError(.tlsFailed, detail: String(describing: error)), false)
+        case is NIOSSLCloseTimedOutError:
+            return (TransportError(.connectionLost), false)
         default:
-            if String(reflecting: type(of: error)).contains("NIOSSL") { return URLError(.secureConnectionFailed) }
-            return URLError(.unknown)
+            return (TransportError(.other, detail: String(reflecting: error)), false)
+        }
+    }
+
+    private static func transportError(for error: HTTPClientError) -> (error: TransportError, isConnecting: Bool) {
+        switch error {
+        case .cancelled, .requestStreamCancelled:
+            return (TransportError(.cancelled), false)
+        case .connectTimeout:
+            return (TransportError(.timedOut), true)
+        case .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout:
+            return (TransportError(.timedOut), false)
+        case .tlsHandshakeTimeout:
+            return (TransportError(.timedOut, detail: "during the TLS handshake"), false)
+        case .remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown:
+            return (TransportError(.connectionLost), false)
+        case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
+            return (TransportError(.unsupportedURL), false)
+        case .proxyAuthenticationRequired:
+            return (TransportError(.proxyFailed, detail: "the proxy asks for credentials"), false)
+        case .invalidProxyResponse, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+            return (TransportError(.proxyFailed, detail: String(describing: error)), true)
+        default:
+            return (TransportError(.invalidResponse, detail: String(describing: error)), false)
+        }
+    }
+
+    private static func transportError(errno: Int32) -> (error: TransportError, isConnecting: Bool) {
+        switch errno {
+        case ECONNREFUSED: (TransportError(.connectionRefused), true)
+        case ETIMEDOUT: (TransportError(.timedOut), false)
+        case EHOSTUNREACH, ENETUNREACH, ENETDOWN: (TransportError(.cannotConnect), true)
+        default: (TransportError(.connectionLost), false)
         }
     }
 }

@@ -78,7 +78,12 @@ public struct ProxySettings: Sendable, Equatable {
 
     private static func parse(_ variable: (name: String, value: String)) throws(ProxySettingsError) -> Proxy {
         let text = variable.value.contains("://") ? variable.value : "http://" + variable.value
-        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
+            // A proxy is a host and a port: a path, query or fragment is a mistyped value, such
+            // as `http//user:pw@host` (read as host `http` and path `//user:pw@host`).
+            ["", "/"].contains(components.percentEncodedPath), components.percentEncodedQuery == nil,
+            components.percentEncodedFragment == nil
+        else {
             throw .invalid(variable: variable.name, reason: "not a proxy URL")
         }
         let kind: Proxy.Kind

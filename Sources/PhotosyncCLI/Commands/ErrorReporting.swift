@@ -16,43 +16,9 @@ enum ErrorReporting {
         return code.exitCode
     }
 
-    /// The one table from cause to exit code. A ``SyncError`` is classified by the error of the
-    /// layer that caused it, with a few words saying where it came from.
+    /// The exit code and message of `error`: see ``CommandError/outcome``.
     static func classify(_ error: any Error) -> (PhotosyncExitCode, String?) {
-        switch error {
-        case is CancellationError:
-            return (.success, nil)
-        case let error as ConfigurationError:
-            return (error.exitCode, error.description)
-        case StoreError.invalidSearch:
-            return (.usage, error.localizedDescription)
-        case let error as StoreError:
-            return (.ioError, error.localizedDescription)
-        case let error as SpoolError:
-            return (.ioError, error.localizedDescription)
-        case let error as WriterLockError:
-            switch error {
-            case .held: return (.writerLockHeld, error.localizedDescription)
-            case .cannotLock: return (.ioError, error.localizedDescription)
-            }
-        case let error as SyncError:
-            switch error {
-            case .accessKeyRejected(let cause): return (.noPermission, cause.localizedDescription)
-            case .apiUnavailable(let cause): return (.unavailable, "the Unsplash API is unavailable: \(cause.localizedDescription)")
-            case .inconsistentPage(let contradiction): return (.unavailable, "the Unsplash API answered a page that contradicts itself: \(contradiction)")
-            case .sourceNotFound(let failure): return (.config, "\(failure); fix or remove it")
-            case .sourcesNotFound(let failures):
-                return (.config, failures.map(\.description).joined(separator: "; ") + "; the other sources are synced; fix or remove \(failures.count == 1 ? "it" : "them")")
-            case .store(let cause): return (classify(cause).0, error.localizedDescription)
-            case .spool(let cause): return classify(cause)
-            }
-        case let error as ProxySettingsError:
-            return (.config, error.localizedDescription)
-        case let error as CommandFailure:
-            return (error.code, error.message)
-        default:
-            return (PhotosyncExitCode(rawValue: 70), "internal error: \(error.localizedDescription)")
-        }
+        CommandError(error).outcome
     }
 
     /// Under journald the line carries the error priority (`<3>`), as the log lines carry theirs.
@@ -60,6 +26,108 @@ enum ErrorReporting {
         let priority = DaemonLogHandler.Format.detect(environment: environment) == .journal ? "<3>" : ""
         let line = priority + "photosync: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
         FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// Every way a command can end in failure, by the module whose error ended it.
+///
+/// ``outcome`` is the one table from cause to exit code: it switches exhaustively over each
+/// module's error, with no `default`, so a case added to any of them does not compile until it
+/// is given its exit code here.
+enum CommandError: Error {
+    case configuration(ConfigurationError)
+    case proxy(ProxySettingsError)
+    case store(StoreError)
+    case writerLock(WriterLockError)
+    case spool(SpoolError)
+    case sync(SyncError)
+    case command(CommandFailure)
+    /// SIGTERM or SIGINT stopped the command: a success.
+    case cancelled
+    /// An error no module declares: a bug.
+    case unexpected(String)
+
+    /// Sorts an error a command's body threw (argument parser's `run()` is untyped) by its type.
+    init(_ error: any Error) {
+        switch error {
+        case let error as CommandError: self = error
+        case let error as ConfigurationError: self = .configuration(error)
+        case let error as ProxySettingsError: self = .proxy(error)
+        case let error as StoreError: self = .store(error)
+        case let error as WriterLockError: self = .writerLock(error)
+        case let error as SpoolError: self = .spool(error)
+        case let error as SyncError: self = .sync(error)
+        case let error as CommandFailure: self = .command(error)
+        case is CancellationError: self = .cancelled
+        default: self = .unexpected(error.localizedDescription)
+        }
+    }
+
+    /// The exit code README documents for this failure, and the line to print (nil: none).
+    var outcome: (code: PhotosyncExitCode, message: String?) {
+        switch self {
+        case .configuration(let error):
+            (error.exitCode, error.description)
+        case .proxy(let error):
+            (.config, error.localizedDescription)
+        case .store(let error):
+            (Self.exitCode(for: error), error.localizedDescription)
+        case .writerLock(let error):
+            switch error {
+            case .held: (.writerLockHeld, error.localizedDescription)
+            case .cannotLock: (.ioError, error.localizedDescription)
+            }
+        case .spool(let error):
+            (.ioError, error.localizedDescription)
+        case .sync(let error):
+            Self.outcome(of: error)
+        case .command(let failure):
+            (failure.code, failure.message)
+        case .cancelled:
+            (.success, nil)
+        case .unexpected(let description):
+            (.internalError, "internal error: \(description)")
+        }
+    }
+
+    private static func exitCode(for error: StoreError) -> PhotosyncExitCode {
+        switch error {
+        case .invalidSearch:
+            .usage
+        case .missing, .cannotOpen, .notAPhotosyncDatabase, .newerSchema, .olderSchema, .unknownPhoto,
+            .unknownImageJob, .imageTooLarge, .imageSizeMismatch, .cannotReadImageFile, .cannotWriteImageFile,
+            .databaseFailure:
+            .ioError
+        }
+    }
+
+    /// A ``SyncError`` is mapped by the error of the layer that caused it, with a few words
+    /// saying where it came from.
+    private static func outcome(of error: SyncError) -> (code: PhotosyncExitCode, message: String?) {
+        switch error {
+        case .accessKeyRejected(let cause):
+            (.noPermission, cause.localizedDescription)
+        case .apiUnavailable(let cause):
+            (.unavailable, "the Unsplash API is unavailable: \(cause.localizedDescription)")
+        case .inconsistentPage(let contradiction):
+            (.unavailable, "the Unsplash API answered a page that contradicts itself: \(contradiction)")
+        case .sourceNotFound(let failure):
+            (.config, "\(failure); fix or remove it")
+        case .sourcesNotFound(let failures):
+            (
+                .config,
+                failures.map(\.description).joined(separator: "; ")
+                    + "; the other sources are synced; fix or remove \(failures.count == 1 ? "it" : "them")"
+            )
+        case .store(let cause):
+            (exitCode(for: cause), error.localizedDescription)
+        case .spool(let cause):
+            CommandError.spool(cause).outcome
+        case .cancelled:
+            (.success, nil)
+        case .unexpected(let description):
+            (.internalError, "internal error: \(description)")
+        }
     }
 }
 

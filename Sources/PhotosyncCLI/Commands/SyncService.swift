@@ -47,6 +47,8 @@ final class SyncService: Service, Sendable {
             outcome = .success(())
         } catch is CancellationError {
             outcome = .success(())
+        } catch SyncError.cancelled {
+            outcome = .success(())
         } catch {
             outcome = .failure(error)
         }

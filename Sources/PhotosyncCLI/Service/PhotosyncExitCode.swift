@@ -31,6 +31,8 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let noPermission = PhotosyncExitCode(rawValue: 77)
     /// 78 (`EX_CONFIG`): a setting, the configuration file or the access key file is unusable.
     public static let config = PhotosyncExitCode(rawValue: 78)
+    /// 70 (`EX_SOFTWARE`): an internal error, a bug.
+    public static let internalError = PhotosyncExitCode(rawValue: 70)
 
     /// The same status as argument-parser's `ExitCode`, to throw from `run()`.
     public var exitCode: ExitCode { ExitCode(rawValue) }
