@@ -114,9 +114,10 @@ struct RunCommand: AsyncParsableCommand {
                 metrics.record(progress)
             })
 
+        let variant = settings.variants.isEmpty ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ",")
         logger.info("photosync started", metadata: [
             "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
-            "variant": "\(settings.variants.isEmpty ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ","))", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
+            "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
         ])
         let sync = SyncService(engine: engine, once: once, maxPages: maxPages, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

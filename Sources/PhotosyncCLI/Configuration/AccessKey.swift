@@ -134,9 +134,8 @@ public struct AccessKeyOptions: ParsableArguments, Sendable {
 
     /// An empty or spaced `--access-key` is a usage error (exit 64), as any bad flag value is.
     public func validate() throws {
-        do { _ = try accessKey.map { key throws(ConfigurationError) in try AccessKey.validated(key, from: .flag) } } catch {
-            throw ValidationError(error.description)
-        }
+        guard let accessKey else { return }
+        do { _ = try AccessKey.validated(accessKey, from: .flag) } catch { throw ValidationError(error.description) }
     }
 
     /// The key from these flags, `environment` or systemd's credentials directory.
