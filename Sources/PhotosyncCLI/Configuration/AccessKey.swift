@@ -67,7 +67,8 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
         } else if let value = environment[environmentVariable] {
             (text, source) = (value, .environment)
         } else if let credential, SmallFile.exists(credential) {
-            (text, source) = (try read(credential, source: .credential(path: credential)), .credential(path: credential))
+            let credentialSource = AccessKeySource.credential(path: credential)
+            (text, source) = (try read(credential, source: credentialSource), credentialSource)
         } else {
             throw ConfigurationError(
                 .missingAccessKey, source: nil,
@@ -94,7 +95,9 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
         }
     }
 
-    fileprivate static func validated(_ raw: String, from source: AccessKeySource) throws(ConfigurationError) -> AccessKey {
+    fileprivate static func validated(_ raw: String, from source: AccessKeySource)
+        throws(ConfigurationError) -> AccessKey
+    {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else {
             throw ConfigurationError(.invalidAccessKey, source: "\(source)", message: "the access key is empty")

@@ -19,7 +19,8 @@ struct AllSettings: Sendable {
     /// Every declaration with the name of its property (`perPage`), in the order of the properties.
     static let properties: [(property: String, declaration: SettingDeclaration)] =
         Mirror(reflecting: declared).children.compactMap { child in
-            (Mirror(reflecting: child.value).children.first?.value as? SettingDeclaration).map { (child.label ?? "", $0) }
+            let declaration = Mirror(reflecting: child.value).children.first?.value as? SettingDeclaration
+            return declaration.map { (child.label ?? "", $0) }
         }
     static let list = properties.map(\.declaration)
 
@@ -55,12 +56,14 @@ struct AllSettings: Sendable {
             + "several as a list, or none for metadata only.",
         valueName: "size", default: { _ in engine.variants.map(\.rawValue) },
         defaultText: engine.variants.map(\.rawValue).joined(separator: ","),
-        completion: .list(ImageVariant.allCases.map(\.rawValue) + [SettingRules.noVariant]), rule: SettingRules.variants)
+        completion: .list(ImageVariant.allCases.map(\.rawValue) + [SettingRules.noVariant]),
+        rule: SettingRules.variants)
 
     let concurrency = Setting(
         "concurrency", flag: "--concurrency", .integer,
         summary: "Image downloads at once, \(SettingRules.span(1...16)).", valueName: "n",
-        default: { _ in engine.concurrency }, defaultText: "\(engine.concurrency)", rule: SettingRules.number(in: 1...16))
+        default: { _ in engine.concurrency }, defaultText: "\(engine.concurrency)",
+        rule: SettingRules.number(in: 1...16))
 
     // The upper bound keeps `Duration.seconds` and the clock's sleep far from overflowing.
     let pollInterval = Setting(
@@ -88,14 +91,16 @@ struct AllSettings: Sendable {
 
     let rateLimitReserve = Setting(
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
-        summary: "API requests to keep in reserve (the sync waits rather than spend them), \(SettingRules.span(0...1000)).",
+        summary: "API requests to keep in reserve (the sync waits rather than spend them), "
+            + "\(SettingRules.span(0...1000)).",
         valueName: "n", default: { _ in engine.rateLimitReserve }, defaultText: "\(engine.rateLimitReserve)",
         rule: SettingRules.number(in: 0...1000))
 
     // SQLite keeps a value in at most 2 GiB - 1 bytes.
     let maxImageMiB = Setting(
         "max_image_mib", flag: "--max-image-mib", .integer,
-        summary: "The largest image to accept, in MiB, \(SettingRules.span(1...2047)); a larger one is recorded as failed.",
+        summary: "The largest image to accept, in MiB, \(SettingRules.span(1...2047)); "
+            + "a larger one is recorded as failed.",
         valueName: "n", default: { _ in 256 }, defaultText: "256", rule: SettingRules.number(in: 1...2047))
 
     let metricsListen = Setting(

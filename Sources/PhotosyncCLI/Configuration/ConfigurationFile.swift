@@ -31,7 +31,8 @@ struct ConfigurationFile {
             case .missing:
                 throw ConfigurationError(.missingFile, source: path, message: "configuration file does not exist")
             case .unreadable(let reason):
-                throw ConfigurationError(.unreadableFile, source: path, message: "configuration file cannot be read: \(reason)")
+                throw ConfigurationError(
+                    .unreadableFile, source: path, message: "configuration file cannot be read: \(reason)")
             }
         }
         let hasNoContent = text.split(whereSeparator: \.isNewline).allSatisfy { line in
@@ -69,13 +70,15 @@ struct ConfigurationFile {
             case .sequence(let sequence):
                 let items = sequence.compactMap(\.scalar?.string)
                 guard items.count == sequence.count else {
-                    throw ConfigurationError(.malformedFile, source: path, message: "\(key) holds a list or a mapping inside a list")
+                    throw ConfigurationError(
+                        .malformedFile, source: path, message: "\(key) holds a list or a mapping inside a list")
                 }
                 values[key] = .list(items)
             case .alias:
                 // Yams puts the anchored node in an alias's place while parsing, so this is not
                 // met; were it, guessing would be worse than saying so.
-                throw ConfigurationError(.malformedFile, source: path, message: "\(key) is an alias, which photosync does not follow")
+                throw ConfigurationError(
+                    .malformedFile, source: path, message: "\(key) is an alias, which photosync does not follow")
             }
         }
     }
@@ -94,7 +97,8 @@ struct ConfigurationFile {
             lines[0] = "line \(match.1), column \(match.2): " + first[match.range.upperBound...]
         }
         return "not valid YAML: "
-            + lines.map { $0.trimmingCharacters(in: .whitespaces) }.map { $0.hasSuffix(":") ? String($0.dropLast()) : $0 }
+            + lines.map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.hasSuffix(":") ? String($0.dropLast()) : $0 }
             .filter { !$0.isEmpty }.joined(separator: ": ")
     }
 }

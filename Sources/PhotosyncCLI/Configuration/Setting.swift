@@ -28,7 +28,8 @@ struct SettingDeclaration: Sendable {
     /// The flag's help: the summary, the variable and the default.
     var help: ArgumentHelp {
         let note = type == .boolean ? " (true/false)" : type.isList ? " (comma-separated)" : ""
-        return ArgumentHelp("\(summary) Env: \(environmentVariable)\(note). Default: \(defaultText).", valueName: valueName)
+        return ArgumentHelp(
+            "\(summary) Env: \(environmentVariable)\(note). Default: \(defaultText).", valueName: valueName)
     }
 
     /// This setting's row in the README's configuration table.

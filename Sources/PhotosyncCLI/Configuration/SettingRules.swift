@@ -18,11 +18,14 @@ enum SettingRules {
             let host = url.host, !host.isEmpty
         else { throw SettingProblem("must be an absolute http or https URL (got \(quoted(text)))") }
         // Credentials in the URL would end up in every request log line.
-        guard url.user == nil, url.password == nil else { throw SettingProblem("must not contain a user name or password") }
+        guard url.user == nil, url.password == nil else {
+            throw SettingProblem("must not contain a user name or password")
+        }
         // Every request carries the access key: in cleartext only as far as this machine.
         guard Origin.insecurity(of: url) == nil else {
             throw SettingProblem(
-                "must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 (got \(quoted(text)))")
+                "must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 "
+                    + "(got \(quoted(text)))")
         }
         return url
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The checked values of the settings a command uses, each read as `settings.perPage`: a field
 /// for every property of ``AllSettings``, of that declaration's type.
 ///
@@ -14,12 +16,15 @@ struct Settings: Sendable, Equatable {
 
     subscript<Value>(dynamicMember declaration: KeyPath<AllSettings, Setting<Value>>) -> Value {
         let name = AllSettings.declared[keyPath: declaration].declaration.name
-        guard let value = values[name] as? Value else { preconditionFailure("\(name) is not resolved for this command") }
+        guard let value = values[name] as? Value else {
+            preconditionFailure("\(name) is not resolved for this command")
+        }
         return value
     }
 
     static func == (lhs: Settings, rhs: Settings) -> Bool {
-        lhs.values.count == rhs.values.count && lhs.values.allSatisfy { name, value in value.isEqual(to: rhs.values[name]) }
+        lhs.values.count == rhs.values.count
+            && lhs.values.allSatisfy { name, value in value.isEqual(to: rhs.values[name]) }
     }
 
     /// `$STATE_DIRECTORY/photosync.sqlite` under systemd's `StateDirectory=` (the first path when
@@ -67,10 +72,11 @@ struct SettingsResolver: Sendable {
         let file = try configurationFile(named: configPath)
         var values: [String: any Sendable & Equatable] = [:]
         for setting in AllSettings.list where scope == .run || setting.scope == scope {
+            // A list's variable is comma-separated, its items trimmed, as swift-configuration reads it.
             let variable = environment[setting.environmentVariable].map { text in
                 setting.type.isList
                     ? SettingInput.list(text.split(separator: ",", omittingEmptySubsequences: false).map {
-                        $0.trimmingCharacters(in: .whitespaces)
+                        $0.trimmingCharacters(in: .whitespacesAndNewlines)
                     }) : .text(text)
             }
             let (input, source): (SettingInput?, String) =
@@ -94,7 +100,8 @@ struct SettingsResolver: Sendable {
     /// Checks flag values alone, with no environment and no file, before a command runs, so
     /// that a bad one is a usage error (exit 64) reported by argument-parser.
     static func check(_ scope: SettingScope, flags: [String: SettingInput]) throws(ConfigurationError) {
-        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "").resolve(scope, flags: flags, configPath: nil)
+        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "")
+            .resolve(scope, flags: flags, configPath: nil)
     }
 
     /// The configuration file that applies, read and checked for unknown keys; nil when there is none.
@@ -107,7 +114,8 @@ struct SettingsResolver: Sendable {
             return try checked(.load(path: path))
         } catch where error.kind == .missingFile {
             let namedBy = flag != nil ? "--config" : "PHOTOSYNC_CONFIG"
-            throw ConfigurationError(.missingFile, source: path, message: "configuration file named by \(namedBy) does not exist")
+            throw ConfigurationError(
+                .missingFile, source: path, message: "configuration file named by \(namedBy) does not exist")
         }
     }
 
@@ -117,11 +125,13 @@ struct SettingsResolver: Sendable {
         let unknown = file.keys.filter { !names.contains($0) }
         guard let first = unknown.first else { return file }
         var message = "unknown setting \(SettingRules.quoted(first))"
-        if let suggestion = names.map({ ($0, Self.editDistance(first, $0)) }).filter({ $0.1 <= 2 }).min(by: { $0.1 < $1.1 }) {
-            message += " (did you mean \"\(suggestion.0)\"?)"
+        let distances = names.map { ($0, Self.editDistance(first, $0)) }.filter { $0.1 <= 2 }
+        if let suggestion = distances.min(by: { $0.1 < $1.1 })?.0 {
+            message += " (did you mean \"\(suggestion)\"?)"
         }
         if unknown.count > 1 {
-            message += " and \(unknown.count - 1) more: \(unknown.dropFirst().map(SettingRules.quoted).joined(separator: ", "))"
+            let others = unknown.dropFirst().map(SettingRules.quoted).joined(separator: ", ")
+            message += " and \(unknown.count - 1) more: \(others)"
         }
         throw ConfigurationError(.unknownSetting, source: file.path, message: message)
     }

@@ -19,7 +19,8 @@ struct DatabaseOptions: ParsableArguments, Sendable {
     /// The settings of every command, resolved as `run` resolves them. Other settings' values
     /// are neither read nor checked: a bad one stops `run`, not a command that does not use it.
     func resolve(environment: [String: String]) throws(ConfigurationError) -> Settings {
-        try SettingsResolver(environment: environment).resolve(.everyCommand, flags: flags(of: self), configPath: configPath)
+        try SettingsResolver(environment: environment)
+            .resolve(.everyCommand, flags: flags(of: self), configPath: configPath)
     }
 }
 
@@ -69,22 +70,27 @@ func flags(of options: some ParsableArguments) -> [String: SettingInput] {
             case let flag as Flag<Bool?>: flag.wrappedValue.map { .text("\($0)") }
             default: nil
             }
-        if let input, let setting = AllSettings.properties.first(where: { "_" + $0.property == child.label })?.declaration {
-            given[setting.name] = input
-        }
+        // argument-parser's wrappers are stored as `_name`.
+        let setting = AllSettings.properties.first { "_" + $0.property == child.label }?.declaration
+        if let input, let setting { given[setting.name] = input }
     }
     return given
 }
 
 private func check(_ scope: SettingScope, flagsOf options: some ParsableArguments) throws {
-    do { try SettingsResolver.check(scope, flags: flags(of: options)) } catch { throw ValidationError(error.description) }
+    do {
+        try SettingsResolver.check(scope, flags: flags(of: options))
+    } catch {
+        throw ValidationError(error.description)
+    }
 }
 
 extension Option {
     /// The flag of a setting that takes one value.
     init<Given>(_ declaration: KeyPath<AllSettings, Setting<Given>>) where Value == String? {
         let setting = AllSettings.declared[keyPath: declaration].declaration
-        self.init(name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help, completion: setting.completion)
+        self.init(
+            name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help, completion: setting.completion)
     }
 
     /// The flag of a list setting, repeated for several values.

@@ -79,7 +79,8 @@ extension ValueType where Given == [String] {
 
     static var names: Self {
         Self(type: .names) { input in
-            (input.single.map { [$0] } ?? input.list).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            (input.single.map { [$0] } ?? input.list)
+                .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
                 .map { $0.trimmingCharacters(in: .whitespaces) }
         }
     }
