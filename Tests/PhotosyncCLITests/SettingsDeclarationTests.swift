@@ -81,6 +81,25 @@ import Testing
         #expect(Array(table) == expected, "README's table should be:\n\(expected.joined(separator: "\n"))")
     }
 
+    /// The example file's commented-out values are the defaults, except `metrics_listen`'s,
+    /// which shows an address since its default is off.
+    @Test func exampleFileShowsEveryDefault() throws {
+        let example = try String(
+            contentsOf: Self.repository.appendingPathComponent("config/photosync.yaml"), encoding: .utf8)
+        let declared = Set(AllSettings.list.map(\.name))
+        // Uncomment `#key: value` and the `#  - item` lines of a list under it.
+        let uncommented = example.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("#"), case let text = line.dropFirst() else { return nil }
+            let key = text.prefix { $0 != ":" }
+            return declared.contains(String(key)) && key != "metrics_listen" || text.hasPrefix("  - ") ? String(text) : nil
+        }
+        let directory = TemporaryDirectory()
+        let file = directory.write("uncommented.yaml", uncommented.joined(separator: "\n") + "\n")
+        let state = ["STATE_DIRECTORY": "/var/lib/photosync"]
+        #expect(try resolveSettings(["--config", file], environment: state) == resolveSettings([], environment: state))
+        #expect(uncommented.count == AllSettings.list.count - 1 + 2, "\(uncommented)")
+    }
+
     @Test func exampleFileDocumentsEveryDeclaredSetting() throws {
         let example = try String(
             contentsOf: Self.repository.appendingPathComponent("config/photosync.yaml"), encoding: .utf8)
