@@ -97,13 +97,6 @@ struct SettingsResolver: Sendable {
         return Settings(checked: values)
     }
 
-    /// Checks flag values alone, with no environment and no file, before a command runs, so
-    /// that a bad one is a usage error (exit 64) reported by argument-parser.
-    static func check(_ scope: SettingScope, flags: [String: SettingInput]) throws(ConfigurationError) {
-        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "")
-            .resolve(scope, flags: flags, configPath: nil)
-    }
-
     /// The configuration file that applies, read and checked for unknown keys; nil when there is none.
     private func configurationFile(named flag: String?) throws(ConfigurationError) -> ConfigurationFile? {
         let variable = environment["PHOTOSYNC_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }

@@ -13,7 +13,6 @@ struct DatabaseOptions: ParsableArguments, Sendable {
 
     @Option(\.databasePath) var databasePath: String?
 
-    /// A bad flag value is a usage error (exit 64), reported by argument-parser.
     func validate() throws { try check(.everyCommand, flagsOf: self) }
 
     /// The settings of every command, resolved as `run` resolves them. Other settings' values
@@ -77,9 +76,12 @@ func flags(of options: some ParsableArguments) -> [String: SettingInput] {
     return given
 }
 
+/// Checks flag values alone, with no environment and no file, before a command runs, so that a
+/// bad one is a usage error (exit 64) reported by argument-parser.
 private func check(_ scope: SettingScope, flagsOf options: some ParsableArguments) throws {
     do {
-        try SettingsResolver.check(scope, flags: flags(of: options))
+        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "")
+            .resolve(scope, flags: flags(of: options), configPath: nil)
     } catch {
         throw ValidationError(error.description)
     }
