@@ -65,17 +65,11 @@ struct AllSettings: Sendable {
         default: { _ in engine.concurrency }, defaultText: "\(engine.concurrency)",
         rule: SettingRules.number(in: 1...16))
 
-    // The upper bound keeps `Duration.seconds` and the clock's sleep far from overflowing.
     let pollInterval = Setting(
         "poll_interval", flag: "--poll-interval", .integer,
         summary: "Seconds between polls of each source's head, 10-86400 (a day).", valueName: "seconds",
         default: { _ in Int(engine.pollInterval.components.seconds) },
-        defaultText: "\(engine.pollInterval.components.seconds)"
-    ) { seconds throws(SettingProblem) in
-        guard seconds >= 10 else { throw SettingProblem("must be at least 10 seconds (got \(seconds))") }
-        guard seconds <= 86_400 else { throw SettingProblem("must be at most 86400 seconds, a day (got \(seconds))") }
-        return Duration.seconds(seconds)
-    }
+        defaultText: "\(engine.pollInterval.components.seconds)", rule: SettingRules.pollInterval)
 
     let allowedImageHosts = Setting(
         "allowed_image_hosts", flag: "--allowed-image-host", .list(of: "a list of host names"),
@@ -86,8 +80,8 @@ struct AllSettings: Sendable {
     let downloadTracking = Setting(
         "download_tracking", flag: "--download-tracking", .boolean,
         summary: "Report each download to Unsplash's download_location, as its API guidelines require.",
-        default: { _ in engine.downloadTracking }, defaultText: engine.downloadTracking ? "on" : "off"
-    ) { $0 }
+        default: { _ in engine.downloadTracking }, defaultText: engine.downloadTracking ? "on" : "off",
+        rule: { $0 })
 
     let rateLimitReserve = Setting(
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
@@ -107,26 +101,11 @@ struct AllSettings: Sendable {
         "metrics_listen", flag: "--metrics-listen", .text,
         summary: "Serve Prometheus metrics at http://HOST:PORT/metrics while running "
             + "(no authentication: keep it on loopback).",
-        valueName: "host:port", default: { _ in "" }, defaultText: "off"
-    ) { text throws(SettingProblem) -> ListenAddress? in
-        if text.isEmpty { return nil }
-        guard let address = ListenAddress(text) else {
-            throw SettingProblem("must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 "
-                + "(got \(SettingRules.quoted(text)))")
-        }
-        return address
-    }
+        valueName: "host:port", default: { _ in "" }, defaultText: "off", rule: SettingRules.listenAddress)
 
     let logLevel = Setting(
         "log_level", flag: "--log-level", .text,
         summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
         valueName: "level", default: { _ in Logger.Level.info.rawValue }, defaultText: Logger.Level.info.rawValue,
-        completion: .list(Logger.Level.allCases.map(\.rawValue))
-    ) { text throws(SettingProblem) in
-        guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-            throw SettingProblem("must be one of \(names) (got \(SettingRules.quoted(text)))")
-        }
-        return level
-    }
+        completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Networking
 import UnsplashAPI
 
@@ -28,6 +29,31 @@ enum SettingRules {
                     + "(got \(quoted(text)))")
         }
         return url
+    }
+
+    // The upper bound keeps `Duration.seconds` and the clock's sleep far from overflowing.
+    static func pollInterval(_ seconds: Int) throws(SettingProblem) -> Duration {
+        guard seconds >= 10 else { throw SettingProblem("must be at least 10 seconds (got \(seconds))") }
+        guard seconds <= 86_400 else { throw SettingProblem("must be at most 86400 seconds, a day (got \(seconds))") }
+        return .seconds(seconds)
+    }
+
+    /// "" (off) or `HOST:PORT`.
+    static func listenAddress(_ text: String) throws(SettingProblem) -> ListenAddress? {
+        if text.isEmpty { return nil }
+        guard let address = ListenAddress(text) else {
+            throw SettingProblem(
+                "must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
+        }
+        return address
+    }
+
+    static func logLevel(_ text: String) throws(SettingProblem) -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw SettingProblem("must be one of \(names) (got \(quoted(text)))")
+        }
+        return level
     }
 
     /// What `--variant none` says: metadata only.
@@ -68,11 +94,12 @@ enum SettingRules {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:[]"))
         return try hosts.map { host throws(SettingProblem) in
             guard !host.isEmpty else { throw SettingProblem("must not contain an empty host name") }
-            let problem =
-                host.contains("://") ? "without a scheme"
-                : host.contains("/") ? "without a path"
-                : host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) ? nil
-                : "such as images.unsplash.com"
+            let problem: String? =
+                if host.contains("://") { "without a scheme" }
+                else if host.contains("/") { "without a path" }
+                else if !host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) {
+                    "such as images.unsplash.com"
+                } else { nil }
             if let problem { throw SettingProblem("must hold host names \(problem) (got \(quoted(host)))") }
             return host.lowercased()
         }

@@ -73,17 +73,21 @@ struct SettingsResolver: Sendable {
         var values: [String: any Sendable & Equatable] = [:]
         for setting in AllSettings.list where scope == .run || setting.scope == scope {
             // A list's variable is comma-separated, its items trimmed, as swift-configuration reads it.
-            let variable = environment[setting.environmentVariable].map { text in
-                setting.type.isList
-                    ? SettingInput.list(text.split(separator: ",", omittingEmptySubsequences: false).map {
-                        $0.trimmingCharacters(in: .whitespacesAndNewlines)
-                    }) : .text(text)
+            let variable = environment[setting.environmentVariable].map { text -> SettingInput in
+                guard setting.type.isList else { return .text(text) }
+                let items = text.split(separator: ",", omittingEmptySubsequences: false)
+                return .list(items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
             }
             let (input, source): (SettingInput?, String) =
-                if let given = flags[setting.name] { (given, setting.flag) }
-                else if let variable { (variable, setting.environmentVariable) }
-                else if let file, let written = file.values[setting.name] { (written, file.path) }
-                else { (SettingInput?.none, "default") }
+                if let given = flags[setting.name] {
+                    (given, setting.flag)
+                } else if let variable {
+                    (variable, setting.environmentVariable)
+                } else if let file, let written = file.values[setting.name] {
+                    (written, file.path)
+                } else {
+                    (nil, "default")
+                }
             do {
                 if let input {
                     values[setting.name] = try setting.read(input)
@@ -105,7 +109,8 @@ struct SettingsResolver: Sendable {
         }
         do {
             return try checked(.load(path: path))
-        } catch where error.kind == .missingFile {
+        } catch {
+            guard error.kind == .missingFile else { throw error }
             let namedBy = flag != nil ? "--config" : "PHOTOSYNC_CONFIG"
             throw ConfigurationError(
                 .missingFile, source: path, message: "configuration file named by \(namedBy) does not exist")
