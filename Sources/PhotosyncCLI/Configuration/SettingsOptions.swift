@@ -23,9 +23,9 @@ struct DatabaseOptions: ParsableArguments, Sendable {
     }
 }
 
-/// `run`'s flags: one for each setting, named as its declaration in ``AllSettings`` and named,
-/// described and completed by it. Every flag is optional, so an unset one lets the environment
-/// variable, the configuration file or the default through.
+/// `run`'s flags: one for each setting, on a property named as its declaration in ``AllSettings``,
+/// which gives the flag its name, help and completion. Every flag is optional, so an unset one
+/// lets the environment variable, the configuration file or the default through.
 struct SettingsOptions: ParsableArguments, Sendable {
     @OptionGroup var common: DatabaseOptions
     @Option(\.apiBase) var apiBase: String?
