@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import PhotosyncCLI
+@testable import PhotosyncCLI
 import Testing
 
 /// The error resolving fails with, or a test failure if it succeeds.
@@ -200,10 +200,37 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
 
     @Test func flagValuesSetAfterParsingNameTheFlag() throws {
         var options = try SettingsOptions.parse([])
-        options.pollInterval = 5
+        options.pollInterval = "5"
         #expect(throws: ConfigurationError(.invalidValue, source: "--poll-interval", message: "poll_interval must be at least 10 seconds (got 5)")) {
             try options.resolve(environment: [:], defaultConfigurationPath: "/nonexistent/photosync.yaml")
         }
+    }
+
+    @Test func flagOfTheWrongTypeIsAUsageError() throws {
+        let error = try #require(throws: (any Error).self) { try SettingsOptions.parse(["--per-page", "ten"]) }
+        #expect(SettingsOptions.exitCode(for: error) == .validationFailure)
+        #expect(SettingsOptions.message(for: error).contains("--per-page: per_page must be a whole number (got \"ten\")"))
+    }
+
+    /// An empty `--access-key` is a bad flag value like any other: exit 64, before anything runs.
+    @Test(arguments: ["", " ", "two words"])
+    func badAccessKeyFlagIsAUsageError(_ key: String) throws {
+        let error = try #require(throws: (any Error).self) { try AccessKeyOptions.parse(["--access-key", key]) }
+        #expect(AccessKeyOptions.exitCode(for: error) == .validationFailure)
+        #expect(AccessKeyOptions.message(for: error).hasPrefix("--access-key: the access key"))
+    }
+
+    /// A value that could only fail later (an overflowing sleep, an address that never binds)
+    /// stops photosync at startup instead.
+    @Test func outOfRangeOrMalformedValuesAreRefusedAtStartup() {
+        #expect(resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775807"])?.description
+            == "PHOTOSYNC_POLL_INTERVAL: poll_interval must be at most 86400 seconds, a day (got 9223372036854775807)")
+        #expect(resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775808"])?.message
+            == "poll_interval must be a whole number (got \"9223372036854775808\")")
+        #expect(resolutionError(environment: ["PHOTOSYNC_METRICS_LISTEN": "9464"])?.description
+            == "PHOTOSYNC_METRICS_LISTEN: metrics_listen must be HOST:PORT with an IP address or localhost, "
+            + "such as 127.0.0.1:9464 (got \"9464\")")
+        #expect(fileError("max_image_mib: 2048\n").0?.message == "max_image_mib must be between 1 and 2047 (got 2048)")
     }
 
     @Test func configurationErrorsExit78() {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import PhotosyncCLI
+@testable import PhotosyncCLI
 import Testing
 
 /// Parses `arguments` as the command line would and resolves them against `environment`; the
@@ -12,6 +12,11 @@ func resolveSettings(
     defaultConfigurationPath: String = "/nonexistent/photosync-tests/photosync.yaml"
 ) throws -> Settings {
     try SettingsOptions.parse(arguments).resolve(environment: environment, defaultConfigurationPath: defaultConfigurationPath)
+}
+
+extension Settings {
+    /// The image sizes as the setting is written: `regular,thumb`, or `none`.
+    var variant: String { self.variants.isEmpty ? "none" : self.variants.map(\.rawValue).joined(separator: ",") }
 }
 
 /// One setting, given a different value in each layer.
@@ -68,6 +73,21 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
               environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1"], environmentResult: "1",
               yaml: "rate_limit_reserve: 1000", fileResult: "1000",
               defaultResult: "10", read: { "\($0.rateLimitReserve)" }),
+        .init(key: "sources",
+              flag: ["--source", "user:ann", "--source", "feed"], flagResult: "user:ann feed",
+              environment: ["PHOTOSYNC_SOURCES": "topic:wallpapers, likes:bob"], environmentResult: "topic:wallpapers likes:bob",
+              yaml: "sources: [\"search:lake, blue\"]", fileResult: "search:lake, blue",
+              defaultResult: "feed", read: { $0.sources.map(\.description).joined(separator: " ") }),
+        .init(key: "max_image_mib",
+              flag: ["--max-image-mib", "1"], flagResult: "1",
+              environment: ["PHOTOSYNC_MAX_IMAGE_MIB": "2"], environmentResult: "2",
+              yaml: "max_image_mib: 2047", fileResult: "2047",
+              defaultResult: "256", read: { "\($0.maxImageMiB)" }),
+        .init(key: "metrics_listen",
+              flag: ["--metrics-listen", "127.0.0.1:9464"], flagResult: "127.0.0.1:9464",
+              environment: ["PHOTOSYNC_METRICS_LISTEN": "[::1]:0"], environmentResult: "[::1]:0",
+              yaml: "metrics_listen: localhost:80", fileResult: "localhost:80",
+              defaultResult: "off", read: { $0.metricsListen?.description ?? "off" }),
         .init(key: "log_level",
               flag: ["--log-level", "trace"], flagResult: "trace",
               environment: ["PHOTOSYNC_LOG_LEVEL": "debug"], environmentResult: "debug",
@@ -104,18 +124,31 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
     }
 
     @Test func nothingGivenMeansTheDocumentedDefaults() throws {
-        #expect(try resolveSettings([]) == Settings(
-            databasePath: "photosync.sqlite",
-            apiBase: URL(string: "https://api.unsplash.com")!,
-            perPage: 30,
-            variants: [.regular],
-            concurrency: 4,
-            pollInterval: .seconds(300),
-            allowedImageHosts: ["images.unsplash.com"],
-            downloadTracking: true,
-            rateLimitReserve: 10,
-            logLevel: .info
-        ))
+        let settings = try resolveSettings([])
+        #expect(settings.databasePath == "photosync.sqlite")
+        #expect(settings.apiBase == URL(string: "https://api.unsplash.com")!)
+        #expect(settings.sources == [.feed])
+        #expect(settings.perPage == 30)
+        #expect(settings.variants == [.regular])
+        #expect(settings.concurrency == 4)
+        #expect(settings.pollInterval == .seconds(300))
+        #expect(settings.allowedImageHosts == ["images.unsplash.com"])
+        #expect(settings.downloadTracking == true)
+        #expect(settings.rateLimitReserve == 10)
+        #expect(settings.maxImageMiB == 256)
+        #expect(settings.metricsListen == nil)
+        #expect(settings.logLevel == .info)
+    }
+
+    /// The read-only commands resolve the database as `run` does, and nothing else.
+    @Test func readOnlyCommandsResolveTheDatabaseAlone() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.write("photosync.yaml", "database: /file.sqlite\nper_page: 50\n")
+        let environment = ["PHOTOSYNC_CONCURRENCY": "99", "PHOTOSYNC_CONFIG": file]
+        #expect(try DatabaseOptions.parse([]).resolve(environment: environment).databasePath == "/file.sqlite")
+        #expect(try DatabaseOptions.parse(["--database", "/flag.sqlite"]).resolve(environment: environment).databasePath
+            == "/flag.sqlite")
+        #expect(throws: ConfigurationError.self) { try resolveSettings([], environment: environment) }
     }
 
     /// Several sizes as a list, repeated flags or comma-separated; none for metadata only.

@@ -43,7 +43,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            let settings = try SettingsResolver(environment: environment).resolve(self.settings)
+            let settings = try self.settings.resolve(environment: environment)
             let interactive = isatty(STDOUT_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             // In a terminal the progress line replaces the per-page info lines.
             let level = interactive && settings.logLevel == .info ? .notice : settings.logLevel
@@ -111,9 +111,10 @@ struct RunCommand: AsyncParsableCommand {
                 metrics.record(progress)
             })
 
+        let variant = settings.variants.isEmpty ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ",")
         logger.info("photosync started", metadata: [
             "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
-            "variant": "\(settings.variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
+            "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
         ])
         let sync = SyncService(engine: engine, once: once, maxPages: maxPages, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -39,10 +39,7 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
     /// Where it came from.
     public let source: AccessKeySource
 
-    public init(_ value: String, source: AccessKeySource) {
-        self.value = value
-        self.source = source
-    }
+    public init(_ value: String, source: AccessKeySource) { (self.value, self.source) = (value, source) }
 
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
@@ -57,32 +54,29 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
     ///   `.missingAccessKey` (exit 64) when no place has one; `.missingFile` or `.unreadableFile`
     ///   for an access key file that cannot be read; `.invalidAccessKey` (exit 78) when the
     ///   chosen value is empty or holds whitespace inside.
-    public static func resolve(
-        flag: String?,
-        file: String?,
-        environment: [String: String],
-        logger: Logger? = nil
-    ) throws(ConfigurationError) -> AccessKey {
-        let key: AccessKey
+    public static func resolve(flag: String?, file: String?, environment: [String: String], logger: Logger? = nil)
+        throws(ConfigurationError) -> AccessKey
+    {
+        let credential = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+            .map { ($0.hasSuffix("/") ? $0 : $0 + "/") + credentialName }
+        let (text, source): (String, AccessKeySource)
         if let flag {
-            key = try validated(flag, from: .flag)
+            (text, source) = (flag, .flag)
         } else if let file {
-            key = try validated(try read(file, source: .file(path: file)), from: .file(path: file))
+            (text, source) = (try read(file, source: .file(path: file)), .file(path: file))
         } else if let value = environment[environmentVariable] {
-            key = try validated(value, from: .environment)
-        } else if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-                  case let path = (directory.hasSuffix("/") ? directory : directory + "/") + credentialName,
-                  SmallFile.exists(path) {
-            key = try validated(try read(path, source: .credential(path: path)), from: .credential(path: path))
+            (text, source) = (value, .environment)
+        } else if let credential, SmallFile.exists(credential) {
+            let credentialSource = AccessKeySource.credential(path: credential)
+            (text, source) = (try read(credential, source: credentialSource), credentialSource)
         } else {
             throw ConfigurationError(
-                .missingAccessKey,
-                source: nil,
+                .missingAccessKey, source: nil,
                 message: "no Unsplash access key: pass --access-key-file PATH, set \(environmentVariable), "
                     + "or give the systemd unit LoadCredential=\(credentialName):PATH "
-                    + "(--access-key KEY works too, but shows the key to other users in the process list)"
-            )
+                    + "(--access-key KEY works too, but shows the key to other users in the process list)")
         }
+        let key = try validated(text, from: source)
         logger?.debug("access key found", metadata: ["source": "\(key.source)"])
         return key
     }
@@ -95,23 +89,27 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
             case .missing:
                 throw ConfigurationError(.missingFile, source: "\(source)", message: "access key file does not exist")
             case .unreadable(let reason):
-                throw ConfigurationError(.unreadableFile, source: "\(source)", message: "access key file cannot be read: \(reason)")
+                throw ConfigurationError(
+                    .unreadableFile, source: "\(source)", message: "access key file cannot be read: \(reason)")
             }
         }
     }
 
-    private static func validated(_ raw: String, from source: AccessKeySource) throws(ConfigurationError) -> AccessKey {
+    fileprivate static func validated(_ raw: String, from source: AccessKeySource)
+        throws(ConfigurationError) -> AccessKey
+    {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !value.isEmpty else {
             throw ConfigurationError(.invalidAccessKey, source: "\(source)", message: "the access key is empty")
         }
         // A second line or a space means the wrong file (or two keys); the key cannot be sent as is.
-        guard !value.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || $0.properties.generalCategory == .control }) else {
+        let isBlank = { (scalar: Unicode.Scalar) in
+            CharacterSet.whitespacesAndNewlines.contains(scalar) || scalar.properties.generalCategory == .control
+        }
+        guard !value.unicodeScalars.contains(where: isBlank) else {
             throw ConfigurationError(
-                .invalidAccessKey,
-                source: "\(source)",
-                message: "the access key must be a single word, without spaces or line breaks"
-            )
+                .invalidAccessKey, source: "\(source)",
+                message: "the access key must be a single word, without spaces or line breaks")
         }
         return AccessKey(value, source: source)
     }
@@ -123,23 +121,25 @@ public struct AccessKeyOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("access-key"),
         help: ArgumentHelp(
-            "Unsplash access key. Visible to other users in the process list: prefer --access-key-file, UNSPLASH_ACCESS_KEY or a systemd credential.",
-            valueName: "key"
-        )
-    )
+            "Unsplash access key. Visible to other users in the process list: prefer --access-key-file, "
+                + "UNSPLASH_ACCESS_KEY or a systemd credential.", valueName: "key"))
     public var accessKey: String?
 
     @Option(
         name: .customLong("access-key-file"),
         help: ArgumentHelp(
-            "File holding the Unsplash access key. Otherwise: UNSPLASH_ACCESS_KEY, then $CREDENTIALS_DIRECTORY/access-key (systemd LoadCredential=access-key:PATH).",
-            valueName: "path"
-        ),
-        completion: .file()
-    )
+            "File holding the Unsplash access key. Otherwise: UNSPLASH_ACCESS_KEY, then "
+                + "$CREDENTIALS_DIRECTORY/access-key (systemd LoadCredential=access-key:PATH).", valueName: "path"),
+        completion: .file())
     public var accessKeyFile: String?
 
     public init() {}
+
+    /// An empty or spaced `--access-key` is a usage error (exit 64), as any bad flag value is.
+    public func validate() throws {
+        guard let accessKey else { return }
+        do { _ = try AccessKey.validated(accessKey, from: .flag) } catch { throw ValidationError(error.description) }
+    }
 
     /// The key from these flags, `environment` or systemd's credentials directory.
     /// See ``AccessKey/resolve(flag:file:environment:logger:)``.

@@ -3,129 +3,109 @@ import Logging
 import PhotoSync
 import UnsplashAPI
 
-/// Every setting of `photosync`, each declared once (see ``Setting``).
+/// The engine's defaults, which the settings default to.
+private let engine = SyncConfiguration.standard
+
+/// Every setting of `photosync`, each declared once.
 ///
-/// Adding a setting: declare it here and list it in ``declarations``, give ``Settings`` a field
-/// for its value and ``SettingsOptions`` a flag built from the declaration; the tests then
-/// check its precedence, its errors, the README's row and the example file's entry. Limits
-/// that are the API's (page size, image sizes, base URL, image host) come from `UnsplashAPI`,
-/// and the engine's defaults from ``SyncConfiguration/standard``.
-enum AllSettings {
-    static let database = Setting<String>.string(
-        SettingKey("database", flag: "--database"), \.databasePath,
-        summary: "SQLite database file.", valueName: "path",
-        default: { Settings.defaultDatabasePath(environment: $0) },
-        defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite",
-        completion: .file(),
-        flag: { $0.databasePath },
-        rule: SettingRules.databasePath)
+/// Adding a setting is one declaration here (its place among the properties is its place in
+/// `--help`, the README and the example file), a one-line flag in ``SettingsOptions`` (or
+/// ``DatabaseOptions`` for a setting of every command) named as the property, and its tests.
+/// ``Settings`` then has a field of the same name. Limits that are the API's (page size, image
+/// sizes, base URL, image host) come from `UnsplashAPI`, and the engine's defaults from
+/// ``SyncConfiguration/standard``.
+struct AllSettings: Sendable {
+    static let declared = AllSettings()
+    /// Every declaration with the name of its property (`perPage`), in the order of the properties.
+    static let properties: [(property: String, declaration: SettingDeclaration)] =
+        Mirror(reflecting: declared).children.compactMap { child in
+            let declaration = Mirror(reflecting: child.value).children.first?.value as? SettingDeclaration
+            return declaration.map { (child.label ?? "", $0) }
+        }
+    static let list = properties.map(\.declaration)
 
-    static let apiBase = Setting<URL>.string(
-        SettingKey("api_base", flag: "--api-base"), \.apiBase,
-        summary: "Unsplash API base URL.", valueName: "url",
+    let databasePath = Setting(
+        "database", flag: "--database", .text, scope: .everyCommand, summary: "SQLite database file.",
+        valueName: "path", default: Settings.defaultDatabasePath(environment:),
+        defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file()
+    ) { path throws(SettingProblem) in
+        guard !path.isEmpty else { throw SettingProblem("must not be empty") }
+        return path
+    }
+
+    let apiBase = Setting(
+        "api_base", flag: "--api-base", .text, summary: "Unsplash API base URL.", valueName: "url",
         default: { _ in UnsplashAPI.defaultBaseURL.absoluteString },
-        defaultText: UnsplashAPI.defaultBaseURL.absoluteString,
-        flag: { $0.apiBase },
-        rule: SettingRules.apiBase)
+        defaultText: UnsplashAPI.defaultBaseURL.absoluteString, rule: SettingRules.apiBase)
 
-    static let sources = Setting<[PhotoSource]>.stringList(
-        SettingKey("sources", flag: "--source"), \.sources,
+    let sources = Setting(
+        "sources", flag: "--source", .list(of: "a list of sources"),
         summary: "What to mirror: \(PhotoSource.validForms); repeat for several.", valueName: "source",
-        what: "a list of sources",
-        default: [PhotoSource.feed.description], defaultText: PhotoSource.feed.description,
-        flag: { $0.sources },
-        rule: SettingRules.sources)
+        default: { _ in engine.sources.map(\.description) },
+        defaultText: engine.sources.map(\.description).joined(separator: ", "), rule: SettingRules.sources)
 
-    static let perPage = Setting<Int>.int(
-        SettingKey("per_page", flag: "--per-page"), \.perPage,
-        summary: "Photos per page of each source, \(UnsplashAPI.perPageRange.lowerBound)-\(UnsplashAPI.perPageRange.upperBound).",
-        valueName: "n",
-        default: SyncConfiguration.standard.perPage,
-        flag: { $0.perPage },
-        rule: { value throws(SettingProblem) in try SettingRules.number(value, in: UnsplashAPI.perPageRange) })
+    let perPage = Setting(
+        "per_page", flag: "--per-page", .integer,
+        summary: "Photos per page of each source, \(SettingRules.span(UnsplashAPI.perPageRange)).", valueName: "n",
+        default: { _ in engine.perPage }, defaultText: "\(engine.perPage)",
+        rule: SettingRules.number(in: UnsplashAPI.perPageRange))
 
-    static let variants = Setting<[ImageVariant]>.names(
-        SettingKey("variant", flag: "--variant"), \.variants,
-        summary: "Image sizes to download: \(SettingRules.sentence(ImageVariant.allCases.map(\.rawValue), or: "or")), "
+    let variants = Setting(
+        "variant", flag: "--variant", .names,
+        summary: "Image sizes to download: \(SettingRules.sentence(ImageVariant.allCases.map(\.rawValue))), "
             + "several as a list, or none for metadata only.",
-        valueName: "size",
-        default: SyncConfiguration.standard.variants.map(\.rawValue),
-        defaultText: SyncConfiguration.standard.variants.map(\.rawValue).joined(separator: ","),
+        valueName: "size", default: { _ in engine.variants.map(\.rawValue) },
+        defaultText: engine.variants.map(\.rawValue).joined(separator: ","),
         completion: .list(ImageVariant.allCases.map(\.rawValue) + [SettingRules.noVariant]),
-        flag: { $0.variants },
         rule: SettingRules.variants)
 
-    static let concurrency = Setting<Int>.int(
-        SettingKey("concurrency", flag: "--concurrency"), \.concurrency,
-        summary: "Image downloads at once, \(Settings.concurrencyRange.lowerBound)-\(Settings.concurrencyRange.upperBound).",
-        valueName: "n",
-        default: SyncConfiguration.standard.concurrency,
-        flag: { $0.concurrency },
-        rule: { value throws(SettingProblem) in try SettingRules.number(value, in: Settings.concurrencyRange) })
+    let concurrency = Setting(
+        "concurrency", flag: "--concurrency", .integer,
+        summary: "Image downloads at once, \(SettingRules.span(1...16)).", valueName: "n",
+        default: { _ in engine.concurrency }, defaultText: "\(engine.concurrency)",
+        rule: SettingRules.number(in: 1...16))
 
-    static let pollInterval = Setting<Duration>.int(
-        SettingKey("poll_interval", flag: "--poll-interval"), \.pollInterval,
-        summary: "Seconds between polls of each source's head, at least \(Settings.minimumPollIntervalSeconds).",
-        valueName: "seconds",
-        default: Int(SyncConfiguration.standard.pollInterval.components.seconds),
-        flag: { $0.pollInterval },
-        rule: SettingRules.pollInterval(seconds:))
+    let pollInterval = Setting(
+        "poll_interval", flag: "--poll-interval", .integer,
+        summary: "Seconds between polls of each source's head, 10-86400 (a day).", valueName: "seconds",
+        default: { _ in Int(engine.pollInterval.components.seconds) },
+        defaultText: "\(engine.pollInterval.components.seconds)", rule: SettingRules.pollInterval)
 
-    static let allowedImageHosts = Setting<[String]>.stringList(
-        SettingKey("allowed_image_hosts", flag: "--allowed-image-host"), \.allowedImageHosts,
+    let allowedImageHosts = Setting(
+        "allowed_image_hosts", flag: "--allowed-image-host", .list(of: "a list of host names"),
         summary: "Host images may be downloaded from; repeat for several.", valueName: "host",
-        what: "a list of host names",
-        default: SyncConfiguration.standard.allowedImageHosts.sorted(),
-        defaultText: SyncConfiguration.standard.allowedImageHosts.sorted().joined(separator: ", "),
-        flag: { $0.allowedImageHosts },
-        rule: SettingRules.imageHosts)
+        default: { _ in engine.allowedImageHosts.sorted() },
+        defaultText: engine.allowedImageHosts.sorted().joined(separator: ", "), rule: SettingRules.imageHosts)
 
-    static let downloadTracking = Setting<Bool>.bool(
-        SettingKey("download_tracking", flag: "--download-tracking"), \.downloadTracking,
+    let downloadTracking = Setting(
+        "download_tracking", flag: "--download-tracking", .boolean,
         summary: "Report each download to Unsplash's download_location, as its API guidelines require.",
-        default: SyncConfiguration.standard.downloadTracking,
-        defaultText: SyncConfiguration.standard.downloadTracking ? "on" : "off",
-        flag: { $0.downloadTracking })
+        default: { _ in engine.downloadTracking }, defaultText: engine.downloadTracking ? "on" : "off",
+        rule: { $0 })
 
-    static let rateLimitReserve = Setting<Int>.int(
-        SettingKey("rate_limit_reserve", flag: "--rate-limit-reserve"), \.rateLimitReserve,
+    let rateLimitReserve = Setting(
+        "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
         summary: "API requests to keep in reserve (the sync waits rather than spend them), "
-            + "\(Settings.rateLimitReserveRange.lowerBound)-\(Settings.rateLimitReserveRange.upperBound).",
-        valueName: "n",
-        default: SyncConfiguration.standard.rateLimitReserve,
-        flag: { $0.rateLimitReserve },
-        rule: { value throws(SettingProblem) in try SettingRules.number(value, in: Settings.rateLimitReserveRange) })
+            + "\(SettingRules.span(0...1000)).",
+        valueName: "n", default: { _ in engine.rateLimitReserve }, defaultText: "\(engine.rateLimitReserve)",
+        rule: SettingRules.number(in: 0...1000))
 
-    static let maxImageMiB = Setting<Int>.int(
-        SettingKey("max_image_mib", flag: "--max-image-mib"), \.maxImageMiB,
-        summary: "The largest image to accept, in MiB, "
-            + "\(Settings.maxImageMiBRange.lowerBound)-\(Settings.maxImageMiBRange.upperBound); a larger one is recorded as failed.",
-        valueName: "n",
-        default: 256,
-        flag: { $0.maxImageMiB },
-        rule: { value throws(SettingProblem) in try SettingRules.number(value, in: Settings.maxImageMiBRange) })
+    // SQLite keeps a value in at most 2 GiB - 1 bytes.
+    let maxImageMiB = Setting(
+        "max_image_mib", flag: "--max-image-mib", .integer,
+        summary: "The largest image to accept, in MiB, \(SettingRules.span(1...2047)); "
+            + "a larger one is recorded as failed.",
+        valueName: "n", default: { _ in 256 }, defaultText: "256", rule: SettingRules.number(in: 1...2047))
 
-    static let metricsListen = Setting<ListenAddress?>.string(
-        SettingKey("metrics_listen", flag: "--metrics-listen"), \.metricsListen,
-        summary: "Serve Prometheus metrics at http://HOST:PORT/metrics while running (no authentication: keep it on loopback).",
-        valueName: "host:port",
-        // Empty: off.
-        default: { _ in "" }, defaultText: "off",
-        flag: { $0.metricsListen },
-        rule: SettingRules.listenAddress)
+    let metricsListen = Setting(
+        "metrics_listen", flag: "--metrics-listen", .text,
+        summary: "Serve Prometheus metrics at http://HOST:PORT/metrics while running "
+            + "(no authentication: keep it on loopback).",
+        valueName: "host:port", default: { _ in "" }, defaultText: "off", rule: SettingRules.listenAddress)
 
-    static let logLevel = Setting<Logger.Level>.string(
-        SettingKey("log_level", flag: "--log-level"), \.logLevel,
-        summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue), or: "or")).",
-        valueName: "level",
-        default: { _ in Logger.Level.info.rawValue }, defaultText: Logger.Level.info.rawValue,
-        completion: .list(Logger.Level.allCases.map(\.rawValue)),
-        flag: { $0.logLevel },
-        rule: SettingRules.logLevel)
-
-    /// In the order of `--help`, the README and the example file.
-    static let declarations: [any SettingDeclaration] = [
-        database, apiBase, sources, perPage, variants, concurrency, pollInterval,
-        allowedImageHosts, downloadTracking, rateLimitReserve, maxImageMiB, metricsListen, logLevel,
-    ]
+    let logLevel = Setting(
+        "log_level", flag: "--log-level", .text,
+        summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
+        valueName: "level", default: { _ in Logger.Level.info.rawValue }, defaultText: Logger.Level.info.rawValue,
+        completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
 }

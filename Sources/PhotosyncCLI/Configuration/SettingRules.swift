@@ -3,58 +3,57 @@ import Logging
 import Networking
 import UnsplashAPI
 
-/// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
-struct SettingProblem: Error, Equatable {
-    let text: String
-    init(_ text: String) { self.text = text }
-}
-
-/// The checks every source of a setting goes through; each returns the value to keep.
+/// The checks of settings too long to sit in their declaration; each returns the value to keep.
 enum SettingRules {
-    static func databasePath(_ path: String) throws(SettingProblem) -> String {
-        guard !path.isEmpty else { throw SettingProblem("must not be empty") }
-        return path
+    static func number(in range: ClosedRange<Int>) -> @Sendable (Int) throws(SettingProblem) -> Int {
+        { value throws(SettingProblem) in
+            guard range.contains(value) else {
+                throw SettingProblem("must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
+            }
+            return value
+        }
     }
 
     static func apiBase(_ text: String) throws(SettingProblem) -> URL {
-        guard let url = URL(string: text),
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
-        else {
-            throw SettingProblem("must be an absolute http or https URL (got \(quoted(text)))")
-        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else { throw SettingProblem("must be an absolute http or https URL (got \(quoted(text)))") }
         // Credentials in the URL would end up in every request log line.
         guard url.user == nil, url.password == nil else {
             throw SettingProblem("must not contain a user name or password")
         }
         // Every request carries the access key: in cleartext only as far as this machine.
         guard Origin.insecurity(of: url) == nil else {
-            throw SettingProblem("must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 (got \(quoted(text)))")
+            throw SettingProblem(
+                "must use https; plain http is allowed only for loopback addresses such as 127.0.0.1 "
+                    + "(got \(quoted(text)))")
         }
         return url
+    }
+
+    // The upper bound keeps `Duration.seconds` and the clock's sleep far from overflowing.
+    static func pollInterval(_ seconds: Int) throws(SettingProblem) -> Duration {
+        guard seconds >= 10 else { throw SettingProblem("must be at least 10 seconds (got \(seconds))") }
+        guard seconds <= 86_400 else { throw SettingProblem("must be at most 86400 seconds, a day (got \(seconds))") }
+        return .seconds(seconds)
     }
 
     /// "" (off) or `HOST:PORT`.
     static func listenAddress(_ text: String) throws(SettingProblem) -> ListenAddress? {
         if text.isEmpty { return nil }
         guard let address = ListenAddress(text) else {
-            throw SettingProblem("must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
+            throw SettingProblem(
+                "must be HOST:PORT with an IP address or localhost, such as 127.0.0.1:9464 (got \(quoted(text)))")
         }
         return address
     }
 
-    static func number(_ value: Int, in range: ClosedRange<Int>) throws(SettingProblem) -> Int {
-        guard range.contains(value) else {
-            throw SettingProblem("must be between \(range.lowerBound) and \(range.upperBound) (got \(value))")
+    static func logLevel(_ text: String) throws(SettingProblem) -> Logger.Level {
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw SettingProblem("must be one of \(names) (got \(quoted(text)))")
         }
-        return value
-    }
-
-    static func pollInterval(seconds: Int) throws(SettingProblem) -> Duration {
-        guard seconds >= Settings.minimumPollIntervalSeconds else {
-            throw SettingProblem("must be at least \(Settings.minimumPollIntervalSeconds) seconds (got \(seconds))")
-        }
-        return .seconds(seconds)
+        return level
     }
 
     /// What `--variant none` says: metadata only.
@@ -83,67 +82,39 @@ enum SettingRules {
         var sources: [PhotoSource] = []
         for text in texts {
             let source: PhotoSource
-            do {
-                source = try PhotoSource(parsing: text)
-            } catch {
-                throw SettingProblem(error.description)
-            }
+            do { source = try PhotoSource(parsing: text) } catch { throw SettingProblem(error.description) }
             if !sources.contains(source) { sources.append(source) }
         }
         return sources
     }
 
-    static func logLevel(_ text: String) throws(SettingProblem) -> Logger.Level {
-        guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-            throw SettingProblem("must be one of \(names) (got \(quoted(text)))")
-        }
-        return level
-    }
-
     /// Host names compare case-insensitively, so they are kept lowercased.
     static func imageHosts(_ hosts: [String]) throws(SettingProblem) -> [String] {
         guard !hosts.isEmpty else { throw SettingProblem("must name at least one host") }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:[]"))
         return try hosts.map { host throws(SettingProblem) in
-            if host.isEmpty {
-                throw SettingProblem("must not contain an empty host name")
-            }
-            if host.contains("://") {
-                throw SettingProblem("must hold host names without a scheme (got \(quoted(host)))")
-            }
-            if host.contains("/") {
-                throw SettingProblem("must hold host names without a path (got \(quoted(host)))")
-            }
-            let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-_:[]"))
-            guard host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) else {
-                throw SettingProblem("must hold host names such as images.unsplash.com (got \(quoted(host)))")
-            }
+            guard !host.isEmpty else { throw SettingProblem("must not contain an empty host name") }
+            let problem: String? =
+                if host.contains("://") { "without a scheme" }
+                else if host.contains("/") { "without a path" }
+                else if !host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) {
+                    "such as images.unsplash.com"
+                } else { nil }
+            if let problem { throw SettingProblem("must hold host names \(problem) (got \(quoted(host)))") }
             return host.lowercased()
         }
     }
 
+    /// "1-30", for a summary.
+    static func span(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)-\(range.upperBound)" }
+
     /// "a, b or c".
-    static func sentence(_ items: [String], or conjunction: String) -> String {
-        guard items.count > 1 else { return items.joined() }
-        return items.dropLast().joined(separator: ", ") + " \(conjunction) " + items[items.count - 1]
+    static func sentence(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.joined() }
+        return items.dropLast().joined(separator: ", ") + " or " + last
     }
 
-    /// `text` in double quotes, with quotes, backslashes and control characters escaped so a
-    /// message stays on one line.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    /// `text` in double quotes, with quotes, backslashes and control characters escaped (as
+    /// Swift's own literals escape them) so a message stays on one line.
+    static func quoted(_ text: String) -> String { text.debugDescription }
 }

@@ -1,95 +1,149 @@
 import Foundation
-import Logging
-import UnsplashAPI
 
-/// Everything `photosync` can be configured with, after resolution and validation.
+/// The checked values of the settings a command uses, each read as `settings.perPage`: a field
+/// for every property of ``AllSettings``, of that declaration's type.
 ///
-/// Build one with ``SettingsResolver`` (or ``SettingsOptions/resolve(environment:defaultConfigurationPath:)``),
-/// which layers flags over environment variables over the configuration file over the defaults.
-/// A value held here has passed validation. Each field's flag, variable, file key, default,
-/// limits and rule are declared once, in ``AllSettings``.
-public struct Settings: Sendable, Equatable {
-    /// Path of the SQLite database. Default: ``defaultDatabasePath(environment:)``.
-    public var databasePath: String
-    /// Base URL of the Unsplash API, absolute http(s).
-    public var apiBase: URL
-    /// What to mirror, each once, in the order given.
-    public var sources: [PhotoSource]
-    /// Photos requested per page of each source, within `UnsplashAPI.perPageRange`.
-    public var perPage: Int
-    /// The image sizes to download, each once; empty mirrors metadata only.
-    public var variants: [ImageVariant]
-    /// ``variants`` as the setting is written: `regular,thumb`, or `none`.
-    public var variant: String {
-        variants.isEmpty ? SettingRules.noVariant : variants.map(\.rawValue).joined(separator: ",")
-    }
-    /// Image downloads in flight at once, within ``concurrencyRange``.
-    public var concurrency: Int
-    /// Time between two polls of each source's head, at least ``minimumPollIntervalSeconds``.
-    public var pollInterval: Duration
-    /// Host names (optionally `host:port`, lowercased) images may be downloaded from. Never empty.
-    public var allowedImageHosts: [String]
-    /// Whether to call each photo's `download_location`, as Unsplash's guidelines require.
-    public var downloadTracking: Bool
-    /// API requests kept in reserve: the sync waits for the next rate-limit window rather than
-    /// spend them. Within ``rateLimitReserveRange``.
-    public var rateLimitReserve: Int
-    /// The largest image accepted, in MiB (1 MiB = 1,048,576 bytes), within ``maxImageMiBRange``.
-    /// A larger one is not downloaded, and is recorded as failed with its size.
-    public var maxImageMiB: Int
-    /// Where `run` serves Prometheus metrics (`/metrics`); nil serves none.
-    var metricsListen: ListenAddress?
-    /// The lowest level logged.
-    public var logLevel: Logger.Level
+/// The only way to one is ``SettingsResolver``, which validates every value, defaults included.
+/// `run` resolves every setting; the read-only commands only those of
+/// ``SettingScope/everyCommand``, and reading another setting from theirs is a programming
+/// error that stops the process.
+@dynamicMemberLookup
+struct Settings: Sendable, Equatable {
+    private let values: [String: any Sendable & Equatable]
 
-    /// The given values, and the declared default of every value not given.
-    public init(
-        databasePath: String,
-        apiBase: URL? = nil,
-        sources: [PhotoSource]? = nil,
-        perPage: Int? = nil,
-        variants: [ImageVariant]? = nil,
-        concurrency: Int? = nil,
-        pollInterval: Duration? = nil,
-        allowedImageHosts: [String]? = nil,
-        downloadTracking: Bool? = nil,
-        rateLimitReserve: Int? = nil,
-        maxImageMiB: Int? = nil,
-        metricsListen: String? = nil,
-        logLevel: Logger.Level? = nil
-    ) {
-        self.databasePath = databasePath
-        self.apiBase = apiBase ?? AllSettings.apiBase.standard
-        self.sources = sources ?? AllSettings.sources.standard
-        self.perPage = perPage ?? AllSettings.perPage.standard
-        self.variants = variants ?? AllSettings.variants.standard
-        self.concurrency = concurrency ?? AllSettings.concurrency.standard
-        self.pollInterval = pollInterval ?? AllSettings.pollInterval.standard
-        self.allowedImageHosts = allowedImageHosts ?? AllSettings.allowedImageHosts.standard
-        self.downloadTracking = downloadTracking ?? AllSettings.downloadTracking.standard
-        self.rateLimitReserve = rateLimitReserve ?? AllSettings.rateLimitReserve.standard
-        self.maxImageMiB = maxImageMiB ?? AllSettings.maxImageMiB.standard
-        self.metricsListen = metricsListen.flatMap(ListenAddress.init) ?? AllSettings.metricsListen.standard
-        self.logLevel = logLevel ?? AllSettings.logLevel.standard
+    /// Only the resolver builds settings: every value has passed its setting's rule.
+    fileprivate init(checked values: [String: any Sendable & Equatable]) { self.values = values }
+
+    subscript<Value>(dynamicMember declaration: KeyPath<AllSettings, Setting<Value>>) -> Value {
+        let name = AllSettings.declared[keyPath: declaration].declaration.name
+        guard let value = values[name] as? Value else {
+            preconditionFailure("\(name) is not resolved for this command")
+        }
+        return value
     }
 
-    public static let concurrencyRange = 1...16
-    public static let rateLimitReserveRange = 0...1000
-    /// SQLite keeps a value in at most 2 GiB - 1 bytes.
-    public static let maxImageMiBRange = 1...2047
-    /// The shortest poll interval, in seconds: anything faster only burns the rate limit.
-    public static let minimumPollIntervalSeconds = 10
-
-    /// The file name used when no database path is configured.
-    public static let defaultDatabaseFileName = "photosync.sqlite"
+    static func == (lhs: Settings, rhs: Settings) -> Bool {
+        lhs.values.count == rhs.values.count
+            && lhs.values.allSatisfy { name, value in value.isEqual(to: rhs.values[name]) }
+    }
 
     /// `$STATE_DIRECTORY/photosync.sqlite` under systemd's `StateDirectory=` (the first path when
     /// it lists several, separated by colons); otherwise `photosync.sqlite`, relative to the
     /// working directory.
-    public static func defaultDatabasePath(environment: [String: String]) -> String {
+    static func defaultDatabasePath(environment: [String: String]) -> String {
         guard let first = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else {
-            return defaultDatabaseFileName
+            return "photosync.sqlite"
         }
-        return first.hasSuffix("/") ? first + defaultDatabaseFileName : first + "/" + defaultDatabaseFileName
+        return first.hasSuffix("/") ? first + "photosync.sqlite" : first + "/photosync.sqlite"
+    }
+}
+
+extension Equatable {
+    fileprivate func isEqual(to other: Any?) -> Bool { self == other as? Self }
+}
+
+/// Turns flags, environment variables, the configuration file and the defaults into ``Settings``.
+///
+/// Each setting is taken from the first place that gives it: its flag, then its `PHOTOSYNC_*`
+/// environment variable, then the configuration file, then its default; whichever it is, the
+/// value goes through the setting's rule. The configuration file is `--config PATH`, else
+/// `PHOTOSYNC_CONFIG`, else ``defaultConfigurationPath`` when that file exists, else none.
+/// Nothing here reads the process environment or `/etc` unless told to: both are injected.
+struct SettingsResolver: Sendable {
+    static let systemConfigurationPath = "/etc/photosync/photosync.yaml"
+
+    /// Where `PHOTOSYNC_*`, `PHOTOSYNC_CONFIG` and `STATE_DIRECTORY` are read.
+    var environment: [String: String]
+    /// The configuration file used when none is named, if it exists.
+    var defaultConfigurationPath = systemConfigurationPath
+
+    /// Resolves and validates the settings `scope` names: all of them for `run`, the database's
+    /// path alone for ``SettingScope/everyCommand``.
+    ///
+    /// - Parameters:
+    ///   - flags: the flags given, by setting name (see ``SettingsOptions``).
+    ///   - configPath: `--config`, if given.
+    /// - Throws: ``ConfigurationError`` for the first problem found: the configuration file is
+    ///   missing (when named), unreadable, not valid YAML or sets an unknown key; or a value has
+    ///   the wrong type or breaks its rule. The error names the flag, variable or file it came from.
+    func resolve(_ scope: SettingScope = .run, flags: [String: SettingInput], configPath: String?)
+        throws(ConfigurationError) -> Settings
+    {
+        let file = try configurationFile(named: configPath)
+        var values: [String: any Sendable & Equatable] = [:]
+        for setting in AllSettings.list where scope == .run || setting.scope == scope {
+            // A list's variable is comma-separated, its items trimmed, as swift-configuration reads it.
+            let variable = environment[setting.environmentVariable].map { text -> SettingInput in
+                guard setting.type.isList else { return .text(text) }
+                let items = text.split(separator: ",", omittingEmptySubsequences: false)
+                return .list(items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            }
+            let (input, source): (SettingInput?, String) =
+                if let given = flags[setting.name] {
+                    (given, setting.flag)
+                } else if let variable {
+                    (variable, setting.environmentVariable)
+                } else if let file, let written = file.values[setting.name] {
+                    (written, file.path)
+                } else {
+                    (nil, "default")
+                }
+            do {
+                if let input {
+                    values[setting.name] = try setting.read(input)
+                } else {
+                    values[setting.name] = try setting.standard(environment)
+                }
+            } catch {
+                throw ConfigurationError(.invalidValue, source: source, message: "\(setting.name) \(error.text)")
+            }
+        }
+        return Settings(checked: values)
+    }
+
+    /// The configuration file that applies, read and checked for unknown keys; nil when there is none.
+    private func configurationFile(named flag: String?) throws(ConfigurationError) -> ConfigurationFile? {
+        let variable = environment["PHOTOSYNC_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path = flag ?? variable else {
+            return SmallFile.exists(defaultConfigurationPath) ? try checked(.load(path: defaultConfigurationPath)) : nil
+        }
+        do {
+            return try checked(.load(path: path))
+        } catch {
+            guard error.kind == .missingFile else { throw error }
+            let namedBy = flag != nil ? "--config" : "PHOTOSYNC_CONFIG"
+            throw ConfigurationError(
+                .missingFile, source: path, message: "configuration file named by \(namedBy) does not exist")
+        }
+    }
+
+    /// A misspelled key would otherwise be silently ignored.
+    private func checked(_ file: ConfigurationFile) throws(ConfigurationError) -> ConfigurationFile {
+        let names = AllSettings.list.map(\.name)
+        let unknown = file.keys.filter { !names.contains($0) }
+        guard let first = unknown.first else { return file }
+        var message = "unknown setting \(SettingRules.quoted(first))"
+        let distances = names.map { ($0, Self.editDistance(first, $0)) }.filter { $0.1 <= 2 }
+        if let suggestion = distances.min(by: { $0.1 < $1.1 })?.0 {
+            message += " (did you mean \"\(suggestion)\"?)"
+        }
+        if unknown.count > 1 {
+            let others = unknown.dropFirst().map(SettingRules.quoted).joined(separator: ", ")
+            message += " and \(unknown.count - 1) more: \(others)"
+        }
+        throw ConfigurationError(.unknownSetting, source: file.path, message: message)
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let b = Array(b)
+        var row = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var diagonal = row[0]
+            row[0] = i + 1
+            for (j, cb) in b.enumerated() {
+                (diagonal, row[j + 1]) = (row[j + 1], min(row[j + 1] + 1, row[j] + 1, diagonal + (ca == cb ? 0 : 1)))
+            }
+        }
+        return row[b.count]
     }
 }

@@ -1,97 +1,113 @@
 import ArgumentParser
-import Configuration
 
-/// The command-line flags for every setting, for `@OptionGroup` in `run`, `query` and `status`.
-///
-/// Every flag is optional, so an unset flag lets the environment variable, the configuration
-/// file or the default through (see ``SettingsResolver``). `validate()` checks the flags given,
-/// so a bad flag value is a usage error (exit 64) reported by argument-parser.
-public struct SettingsOptions: ParsableArguments, Sendable {
-    /// Shared with `query` and `status`, which read the database `run` writes.
-    static let configHelp = ArgumentHelp(
-        "YAML configuration file. Env: PHOTOSYNC_CONFIG. Default: /etc/photosync/photosync.yaml if it exists.",
-        valueName: "path")
-    static var databaseHelp: ArgumentHelp { AllSettings.database.help }
-
+/// `--config` and the flags of the settings every command uses (``SettingScope/everyCommand``):
+/// the read-only commands' options, and part of ``SettingsOptions``.
+struct DatabaseOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("config"),
-        help: SettingsOptions.configHelp,
-        completion: .file(extensions: ["yaml", "yml"])
-    )
-    public var configPath: String?
+        help: ArgumentHelp(
+            "YAML configuration file. Env: PHOTOSYNC_CONFIG. Default: \(SettingsResolver.systemConfigurationPath) "
+                + "if it exists.", valueName: "path"),
+        completion: .file(extensions: ["yaml", "yml"]))
+    var configPath: String?
 
-    @Option(name: .customLong(AllSettings.database.longName), help: AllSettings.database.help, completion: .file())
-    public var databasePath: String?
+    @Option(\.databasePath) var databasePath: String?
 
-    @Option(name: .customLong(AllSettings.apiBase.longName), help: AllSettings.apiBase.help)
-    public var apiBase: String?
+    func validate() throws { try check(.everyCommand, flagsOf: self) }
 
-    @Option(name: .customLong(AllSettings.sources.longName), help: AllSettings.sources.help)
-    public var sources: [String] = []
-
-    @Option(name: .customLong(AllSettings.perPage.longName), help: AllSettings.perPage.help)
-    public var perPage: Int?
-
-    @Option(name: .customLong(AllSettings.variants.longName), help: AllSettings.variants.help, completion: AllSettings.variants.completion)
-    public var variants: [String] = []
-
-    @Option(name: .customLong(AllSettings.concurrency.longName), help: AllSettings.concurrency.help)
-    public var concurrency: Int?
-
-    @Option(name: .customLong(AllSettings.pollInterval.longName), help: AllSettings.pollInterval.help)
-    public var pollInterval: Int?
-
-    @Option(name: .customLong(AllSettings.allowedImageHosts.longName), help: AllSettings.allowedImageHosts.help)
-    public var allowedImageHosts: [String] = []
-
-    @Flag(name: .customLong(AllSettings.downloadTracking.longName), inversion: .prefixedNo, help: AllSettings.downloadTracking.help)
-    public var downloadTracking: Bool?
-
-    @Option(name: .customLong(AllSettings.rateLimitReserve.longName), help: AllSettings.rateLimitReserve.help)
-    public var rateLimitReserve: Int?
-
-    @Option(name: .customLong(AllSettings.maxImageMiB.longName), help: AllSettings.maxImageMiB.help)
-    public var maxImageMiB: Int?
-
-    @Option(name: .customLong(AllSettings.metricsListen.longName), help: AllSettings.metricsListen.help)
-    public var metricsListen: String?
-
-    @Option(name: .customLong(AllSettings.logLevel.longName), help: AllSettings.logLevel.help, completion: AllSettings.logLevel.completion)
-    public var logLevel: String?
-
-    public init() {}
-
-    /// Rejects flag values that could never be valid (`--per-page 50`), before anything else runs.
-    public mutating func validate() throws {
-        do {
-            _ = try SettingsResolver.flagsOnly.resolve(flags: configValues, configPath: nil)
-        } catch {
-            throw ValidationError(error.description)
-        }
+    /// The settings of every command, resolved as `run` resolves them. Other settings' values
+    /// are neither read nor checked: a bad one stops `run`, not a command that does not use it.
+    func resolve(environment: [String: String]) throws(ConfigurationError) -> Settings {
+        try SettingsResolver(environment: environment)
+            .resolve(.everyCommand, flags: flags(of: self), configPath: configPath)
     }
+}
 
-    /// The settings these flags, `environment` and the configuration file give.
-    ///
-    /// - Parameters:
-    ///   - environment: usually `ProcessInfo.processInfo.environment`.
-    ///   - defaultConfigurationPath: the file read when neither `--config` nor
-    ///     `PHOTOSYNC_CONFIG` names one, if it exists.
-    /// - Throws: ``ConfigurationError``; see ``SettingsResolver/resolve(_:)``.
-    public func resolve(
-        environment: [String: String],
-        defaultConfigurationPath: String = SettingsResolver.systemConfigurationPath
+/// `run`'s flags: one for each setting, on a property named as its declaration in ``AllSettings``,
+/// which gives the flag its name, help and completion. Every flag is optional, so an unset one
+/// lets the environment variable, the configuration file or the default through.
+struct SettingsOptions: ParsableArguments, Sendable {
+    @OptionGroup var common: DatabaseOptions
+    @Option(\.apiBase) var apiBase: String?
+    @Option(\.sources) var sources: [String] = []
+    @Option(\.perPage) var perPage: String?
+    @Option(\.variants) var variants: [String] = []
+    @Option(\.concurrency) var concurrency: String?
+    @Option(\.pollInterval) var pollInterval: String?
+    @Option(\.allowedImageHosts) var allowedImageHosts: [String] = []
+    @Flag(\.downloadTracking) var downloadTracking: Bool?
+    @Option(\.rateLimitReserve) var rateLimitReserve: String?
+    @Option(\.maxImageMiB) var maxImageMiB: String?
+    @Option(\.metricsListen) var metricsListen: String?
+    @Option(\.logLevel) var logLevel: String?
+
+    func validate() throws { try check(.run, flagsOf: self) }
+
+    /// Every setting from these flags, `environment` and the configuration file; see
+    /// ``SettingsResolver/resolve(_:flags:configPath:)``.
+    func resolve(
+        environment: [String: String], defaultConfigurationPath: String = SettingsResolver.systemConfigurationPath
     ) throws(ConfigurationError) -> Settings {
-        try SettingsResolver(environment: environment, defaultConfigurationPath: defaultConfigurationPath).resolve(self)
+        try SettingsResolver(environment: environment, defaultConfigurationPath: defaultConfigurationPath)
+            .resolve(flags: flags(of: self), configPath: common.configPath)
+    }
+}
+
+/// The flags given in `options` and its groups, by setting name. argument-parser finds its
+/// properties by reflection; so does this, matching each flag's property to the declaration of
+/// the same name (a test checks that every flag reaches its own setting).
+func flags(of options: some ParsableArguments) -> [String: SettingInput] {
+    var given: [String: SettingInput] = [:]
+    for child in Mirror(reflecting: options).children {
+        if let group = child.value as? OptionGroup<DatabaseOptions> {
+            given.merge(flags(of: group.wrappedValue)) { $1 }
+        }
+        let input: SettingInput? =
+            switch child.value {
+            case let option as Option<String?>: option.wrappedValue.map(SettingInput.text)
+            case let option as Option<[String]>: option.wrappedValue.isEmpty ? nil : .list(option.wrappedValue)
+            case let flag as Flag<Bool?>: flag.wrappedValue.map { .text("\($0)") }
+            default: nil
+            }
+        // argument-parser's wrappers are stored as `_name`.
+        let setting = AllSettings.properties.first { "_" + $0.property == child.label }?.declaration
+        if let input, let setting { given[setting.name] = input }
+    }
+    return given
+}
+
+/// Checks flag values alone, with no environment and no file, before a command runs, so that a
+/// bad one is a usage error (exit 64) reported by argument-parser.
+private func check(_ scope: SettingScope, flagsOf options: some ParsableArguments) throws {
+    do {
+        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "")
+            .resolve(scope, flags: flags(of: options), configPath: nil)
+    } catch {
+        throw ValidationError(error.description)
+    }
+}
+
+extension Option {
+    /// The flag of a setting that takes one value.
+    init<Given>(_ declaration: KeyPath<AllSettings, Setting<Given>>) where Value == String? {
+        let setting = AllSettings.declared[keyPath: declaration].declaration
+        self.init(
+            name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help, completion: setting.completion)
     }
 
-    /// The flags that were given, keyed like the configuration file.
-    var configValues: [AbsoluteConfigKey: ConfigValue] {
-        var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        for setting in AllSettings.declarations {
-            if let content = setting.flagValue(in: self) {
-                values[setting.key.absoluteKey] = ConfigValue(content, isSecret: false)
-            }
-        }
-        return values
+    /// The flag of a list setting, repeated for several values.
+    init<Given>(wrappedValue: [String], _ declaration: KeyPath<AllSettings, Setting<Given>>) where Value == [String] {
+        let setting = AllSettings.declared[keyPath: declaration].declaration
+        self.init(
+            wrappedValue: wrappedValue, name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help,
+            completion: setting.completion)
+    }
+}
+
+extension Flag where Value == Bool? {
+    /// The `--NAME` / `--no-NAME` pair of a boolean setting.
+    init(_ declaration: KeyPath<AllSettings, Setting<Bool>>) {
+        let setting = AllSettings.declared[keyPath: declaration].declaration
+        self.init(name: .customLong(String(setting.flag.dropFirst(2))), inversion: .prefixedNo, help: setting.help)
     }
 }

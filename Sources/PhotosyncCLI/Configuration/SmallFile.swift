@@ -22,12 +22,10 @@ enum SmallFile {
         return stat(path, &info) == 0
     }
 
-    static func contents(of path: String) throws(ReadError) -> Data {
+    /// The file's text, which must be UTF-8 and at most ``sizeLimit`` bytes.
+    static func text(of path: String) throws(ReadError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw code == ENOENT ? .missing : .unreadable(reason(code))
-        }
+        guard fd >= 0 else { throw errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))) }
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -35,26 +33,13 @@ enum SmallFile {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw .unreadable(reason(code))
+                if errno == EINTR { continue }
+                throw .unreadable(String(cString: strerror(errno)))
             }
             data.append(contentsOf: buffer[0..<count])
-            if data.count > sizeLimit {
-                throw .unreadable("larger than \(sizeLimit / 1024) KiB")
-            }
+            if data.count > sizeLimit { throw .unreadable("larger than \(sizeLimit / 1024) KiB") }
         }
-        return data
-    }
-
-    /// The file's text, which must be UTF-8.
-    static func text(of path: String) throws(ReadError) -> String {
-        let data = try contents(of: path)
         guard let text = String(data: data, encoding: .utf8) else { throw .unreadable("not UTF-8 text") }
         return text
-    }
-
-    private static func reason(_ code: Int32) -> String {
-        String(cString: strerror(code))
     }
 }
