@@ -48,10 +48,13 @@ enum GalleryError: Error, Equatable {
     case badParameter(String)
     /// A search FTS5 cannot parse.
     case badSearch(String)
+    /// The image was stored again while its bytes were being sent: the answer is cut short.
+    case imageChanged(photoID: String, variant: String)
 
     var message: String {
         switch self {
         case .badParameter(let text): text
+        case .imageChanged(let photoID, let variant): "the \(variant) image of photo \(photoID) changed while it was sent"
         case .badSearch(let text): "the search '\(text)' cannot be understood: use words, \"quoted phrases\", prefix* and AND, OR, NOT"
         }
     }

@@ -235,7 +235,7 @@ import UnsplashAPI
             let (status, all) = try await api("")
             #expect(status == .ok)
             // The very objects of `list --json`, from the one encoder both use.
-            let expected = try reader.photos(matching: PhotoQuery()).map(PhotoListingJSON.object)
+            let expected = try await reader.catalog.photos(matching: PhotoQuery()).map(PhotoListingJSON.object)
             #expect(all == .array(expected))
             #expect(ids(all) == ["three", "two", "one"])
             #expect(expected[1]["image"]?["sha256"] != nil, "the stored image is in the object")

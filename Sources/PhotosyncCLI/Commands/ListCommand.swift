@@ -22,7 +22,7 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors { try listing.list(text: nil, from: database) }
+        try await reportingErrors { try await listing.list(text: nil, from: database) }
     }
 }
 
@@ -50,7 +50,7 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors { try listing.list(text: text, from: database) }
+        try await reportingErrors { try await listing.list(text: text, from: database) }
     }
 }
 
@@ -108,9 +108,9 @@ struct ListingOptions: ParsableArguments {
     }
 
     /// Prints the photos these options select from `database`.
-    func list(text: String?, from database: DatabaseOptions) throws {
+    func list(text: String?, from database: DatabaseOptions) async throws {
         let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-        write(try store.photos(matching: try query(text: text)))
+        write(try await store.catalog.photos(matching: try query(text: text)))
     }
 
     /// Prints `photos` in the chosen format.
