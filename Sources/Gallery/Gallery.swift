@@ -1,10 +1,10 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Mustache
 import NIOCore
 import PhotoStore
-import UnsplashAPI
 
 /// `photosync serve`: a read-only web gallery over a photosync database.
 ///
@@ -50,16 +50,15 @@ public struct Gallery: Sendable {
     public func router() -> Router<BasicRequestContext> {
         // HEAD answers every route as GET would, with the same headers and no body (curl -I).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.get("/") { request, _ in try await self.gridResponse(FormQuery(request.uri.query)) }
-        router.get("/photos/:id") { request, context in
-            try await self.photoResponse(id: try context.parameters.require("id"), FormQuery(request.uri.query))
+        router.get("/") { request, _ in try await self.gridResponse(request.uri) }
+        router.get("/photos/:id") { _, context in
+            try await self.photoResponse(id: try context.parameters.require("id"))
         }
         router.get("/images/:id") { request, context in
             try await self.imageResponse(
-                id: try context.parameters.require("id"), variant: FormQuery(request.uri.query)["variant"],
-                ifNoneMatch: request.headers[values: .ifNoneMatch])
+                id: try context.parameters.require("id"), request.uri, ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
-        router.get("/api/photos") { request, _ in await self.apiResponse(FormQuery(request.uri.query)) }
+        router.get("/api/photos") { request, _ in await self.apiResponse(request.uri) }
         router.get("/healthz") { _, _ in await self.healthResponse() }
         return router
     }
@@ -78,14 +77,16 @@ public struct Gallery: Sendable {
 
     // MARK: - Pages
 
-    func gridResponse(_ form: FormQuery) async throws -> Response {
+    func gridResponse(_ uri: URI) async throws -> Response {
+        let form: GalleryForm
         let page: Int
-        do {
-            page = try form.integer("page", in: 1...1_000_000) ?? 1
-        } catch let error as GalleryError {
+        do throws(GalleryError) {
+            form = try GalleryForm(uri)
+            page = try GalleryForm.integer(form.page, named: "page", in: 1...1_000_000) ?? 1
+        } catch {
             return problem(.badRequest, title: "Bad request", message: error.message)
         }
-        let query = form["q"], user = form["user"], source = form["source"]
+        let query = form.q, user = form.user, source = form.source
         let search = SearchState(query: query, user: user, source: source, knownSources: try await knownSources())
         var view = GridPage(
             title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user, sources: search.sources,
@@ -129,7 +130,7 @@ public struct Gallery: Sendable {
         return names.isEmpty ? [PhotoQuery.feedSource] : names
     }
 
-    func photoResponse(id: String, _ form: FormQuery) async throws -> Response {
+    func photoResponse(id: String) async throws -> Response {
         guard let photo = try await store.catalog.photo(id: id) else {
             return problem(.notFound, title: "No such photo", message: "There is no photo \(id) in this database.")
         }
@@ -168,7 +169,13 @@ public struct Gallery: Sendable {
     /// read, as the client takes them: memory stays the same whatever the image's size, and a
     /// slow client holds no snapshot open. Should the image be stored again under the stream,
     /// the connection is closed rather than mixing two images' bytes.
-    func imageResponse(id: String, variant: String?, ifNoneMatch: [String]) async throws -> Response {
+    func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws -> Response {
+        let variant: String?
+        do throws(GalleryError) {
+            variant = try GalleryForm(uri).variant
+        } catch {
+            return problem(.badRequest, title: "Bad request", message: error.message)
+        }
         guard let image = try await store.archive.storedImage(photoID: id, variant: variant) else {
             return problem(.notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
         }
@@ -208,22 +215,26 @@ public struct Gallery: Sendable {
 
     // MARK: - API
 
-    func apiResponse(_ form: FormQuery) async -> Response {
-        do {
-            let query = form["q"]
-            let photos = try await store.catalog.photos(matching: PhotoQuery(
-                text: query, username: form["user"], source: form["source"],
-                sort: query == nil ? .newest : .relevance,
-                limit: try form.integer("limit", in: 0...Self.apiLimit) ?? pageSize,
-                offset: try form.integer("offset", in: 0...Int(Int32.max)) ?? 0))
-            return json(.ok, .array(photos.map(PhotoListingJSON.object)))
-        } catch let error as GalleryError {
-            return json(.badRequest, .object(["error": .string(error.message)]))
+    func apiResponse(_ uri: URI) async -> Response {
+        let query: PhotoQuery
+        do throws(GalleryError) {
+            let form = try GalleryForm(uri)
+            query = PhotoQuery(
+                text: form.q, username: form.user, source: form.source, sort: form.q == nil ? .newest : .relevance,
+                limit: try GalleryForm.integer(form.limit, named: "limit", in: 0...Self.apiLimit) ?? pageSize,
+                offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0)
         } catch {
-            if case StoreError.invalidSearch(let text)? = error as? StoreError {
-                return json(.badRequest, .object(["error": .string(GalleryError.badSearch(text).message)]))
+            return json(.badRequest, APIProblem(error: error.message))
+        }
+        do {
+            return json(.ok, try await store.catalog.photos(matching: query).map(PhotoListingJSON.object))
+        } catch {
+            if case .invalidSearch(let text) = error {
+                return json(.badRequest, APIProblem(error: GalleryError.badSearch(text).message))
             }
-            return json(.internalServerError, .object(["error": .string("the database could not be read: \(error.localizedDescription)")]))
+            return json(
+                .internalServerError,
+                APIProblem(error: "the database could not be read: \(error.localizedDescription)"))
         }
     }
 
@@ -258,9 +269,14 @@ public struct Gallery: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+    private func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: PhotoListingJSON.encode(value))))
     }
+}
+
+/// What `/api/photos` answers when it cannot answer the photos: `{"error": "..."}`.
+struct APIProblem: Encodable {
+    var error: String
 }

@@ -147,7 +147,9 @@ enum PhotoListing {
 
     /// The fields `list --json` prints for a photo: the gallery's `/api/photos` shares them.
     static func jsonObject(_ photo: PhotoSummary) -> JSONValue {
-        PhotoListingJSON.object(photo)
+        // The gallery's encoder makes the object; export's manifest nests it in JSON of its own.
+        let encoded = PhotoListingJSON.encode(PhotoListingJSON.object(photo))
+        return (try? JSONDecoder().decode(JSONValue.self, from: encoded)) ?? .null
     }
 
     static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"
