@@ -107,7 +107,8 @@ public struct ImageArchive: Sendable {
     /// is no longer stored as `image` says (removed, or stored again with other bytes), the
     /// sequence ends early: compare the bytes received with ``StoredImage/byteCount``.
     public func chunks(of image: StoredImage, photoID: String, chunkSize: Int = 512 << 10) -> ImageChunks {
-        ImageChunks(database: database, photoID: photoID, image: image, chunkSize: max(1, min(chunkSize, Int(Int32.max))))
+        ImageChunks(
+            database: database, photoID: photoID, image: image, chunkSize: max(1, min(chunkSize, Int(Int32.max))))
     }
 
     /// The stored image's bytes in memory, chosen as by ``storedImage(photoID:variant:)``; nil
@@ -154,7 +155,9 @@ public struct ImageArchive: Sendable {
     // MARK: - SQL
 
     /// The job's row id, or nil when its image is already stored.
-    private static func imageIDToStore(photoID: String, variant: String, path: String, in db: Database) throws -> Int64? {
+    private static func imageIDToStore(
+        photoID: String, variant: String, path: String, in db: Database
+    ) throws -> Int64? {
         guard
             let job = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT id, status FROM image WHERE photo_id = ? AND variant = ?"),
@@ -169,9 +172,8 @@ public struct ImageArchive: Sendable {
     /// Stores one image's bytes and marks its job stored, inside the caller's transaction.
     /// Returns false, changing nothing, when it was already stored.
     private static func store(_ image: ImageToStore, path: String, in db: Database) throws -> Bool {
-        guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db) else {
-            return false
-        }
+        guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db)
+        else { return false }
         switch image.bytes {
         case .data(let data):
             try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")

@@ -212,7 +212,11 @@ public struct PhotoCatalog: Sendable {
                 photos: row["photos"],
                 plusPhotos: row["plus_photos"],
                 state: SyncLedger.syncState(row),
-                failure: (row["error"] as String?).map { SourceFailure(message: $0, since: (row["error_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0)) })
+                failure: (row["error"] as String?).map { message in
+                    SourceFailure(
+                        message: message,
+                        since: (row["error_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
+                })
         }
     }
 }

@@ -51,15 +51,13 @@ public struct SyncLedger: Sendable {
             // them anew for each photo (the INSERT also compiles the search trigger) was half the
             // page walk's CPU.
             for photo in photos {
-                let known = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT sequence, first_seen_at, download_tracked_at FROM photo WHERE id = ?"),
-                    arguments: [photo.id])
+                let known = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
                 if let known {
-                    var row = PhotoRow(photo, sequence: known["sequence"], seenAt: now)
-                    row.firstSeenAt = known["first_seen_at"]
-                    row.downloadTrackedAt = known["download_tracked_at"]
-                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = row.sequence }
-                    try row.update(db, columns: PhotoRow.replacedByPageCommits)
+                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
+                    // Only the API's columns are written: the sequence and first sighting stay.
+                    try PhotoRow(photo, sequence: known, seenAt: now)
+                        .update(db, columns: PhotoRow.replacedByPageCommits)
                 } else {
                     try PhotoRow(photo, sequence: nextSequence, seenAt: now).insert(db)
                     insertedNow.insert(photo.id)
@@ -163,7 +161,9 @@ public struct SyncLedger: Sendable {
     /// download was not tracked yet, in the order they were first stored, at most `limit`.
     public func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
         try await database.read("listing downloads to track") { db in
-            try DownloadTrackingRow.fetchAll(db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit])
+            try DownloadTrackingRow.fetchAll(
+                db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]
+            )
                 .map(\.job)
         }
     }
