@@ -11,7 +11,12 @@ public struct PhotoCatalog: Sendable {
     /// recently fetched stored variant when nil); nil when no such photo exists.
     public func photo(id: String, variant: String? = nil) async throws(StoreError) -> StoredPhoto? {
         try await database.read("reading photo \(id)") { db in
-            guard let photo = try PhotoRow.fetchOne(db, key: id) else { return nil }
+            // By SQL rather than by key: a key lookup first reads the table's schema, which on the
+            // fresh connection of `photosync query` costs more than the lookup itself.
+            guard
+                let photo = try PhotoRow.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM photo WHERE id = ?"), arguments: [id])
+            else { return nil }
             let image = try StoredImageRow.fetchOne(db, photoID: id, variant: variant)?.image
             return photo.stored(image: image)
         }
