@@ -88,8 +88,10 @@ let package = Package(
         .target(
             name: "Gallery",
             dependencies: [
-                "PhotoStore", "UnsplashAPI",
+                "PhotoStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // `URI`, whose query the routes decode.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,10 +1,10 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Mustache
 import NIOCore
 import PhotoStore
-import UnsplashAPI
 
 /// `photosync serve`: a read-only web gallery over a photosync database.
 ///
@@ -50,17 +50,16 @@ public struct Gallery: Sendable {
     public func router() -> Router<BasicRequestContext> {
         // HEAD answers every route as GET would, with the same headers and no body (curl -I).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.get("/") { request, _ in try self.gridResponse(FormQuery(request.uri.query)) }
-        router.get("/photos/:id") { request, context in
-            try self.photoResponse(id: try context.parameters.require("id"), FormQuery(request.uri.query))
+        router.get("/") { request, _ in try await self.gridResponse(request.uri) }
+        router.get("/photos/:id") { _, context in
+            try await self.photoResponse(id: try context.parameters.require("id"))
         }
         router.get("/images/:id") { request, context in
-            try self.imageResponse(
-                id: try context.parameters.require("id"), variant: FormQuery(request.uri.query)["variant"],
-                ifNoneMatch: request.headers[values: .ifNoneMatch])
+            try await self.imageResponse(
+                id: try context.parameters.require("id"), request.uri, ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
-        router.get("/api/photos") { request, _ in self.apiResponse(FormQuery(request.uri.query)) }
-        router.get("/healthz") { _, _ in self.healthResponse() }
+        router.get("/api/photos") { request, _ in await self.apiResponse(request.uri) }
+        router.get("/healthz") { _, _ in await self.healthResponse() }
         return router
     }
 
@@ -78,31 +77,35 @@ public struct Gallery: Sendable {
 
     // MARK: - Pages
 
-    func gridResponse(_ form: FormQuery) throws -> Response {
+    func gridResponse(_ uri: URI) async throws -> Response {
+        let form: GalleryForm
         let page: Int
-        do {
-            page = try form.integer("page", in: 1...1_000_000) ?? 1
-        } catch let error as GalleryError {
+        do throws(GalleryError) {
+            form = try GalleryForm(uri)
+            page = try GalleryForm.integer(form.page, named: "page", in: 1...1_000_000) ?? 1
+        } catch {
             return problem(.badRequest, title: "Bad request", message: error.message)
         }
-        let query = form["q"], user = form["user"], source = form["source"]
-        let search = SearchState(query: query, user: user, source: source, knownSources: try knownSources())
+        let query = form.q, user = form.user, source = form.source
+        let search = SearchState(query: query, user: user, source: source, knownSources: try await knownSources())
         var view = GridPage(
             title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user, sources: search.sources,
             message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
         let photos: [PhotoSummary]
         do {
             // One more than a page tells whether there is an older page.
-            photos = try store.photos(matching: PhotoQuery(
+            photos = try await store.catalog.photos(matching: PhotoQuery(
                 text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
                 limit: pageSize + 1, offset: (page - 1) * pageSize))
-        } catch StoreError.invalidSearch(let text) {
+        } catch {
+            // Matching the case in the catch clause crashes Swift 6.3's SIL verifier.
+            guard case .invalidSearch(let text) = error else { throw error }
             view.message = GalleryError.badSearch(text).message
             view.empty = true
             return html(.badRequest, render(view, "grid"))
         }
         let shown = Array(photos.prefix(pageSize))
-        let images = try store.storedImages(photoIDs: shown.map(\.id))
+        let images = try await store.archive.storedImages(photoIDs: shown.map(\.id))
         view.tiles = shown.map { photo in
             let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
             return Tile(
@@ -121,20 +124,21 @@ public struct Gallery: Sendable {
     }
 
     /// The sources the filter offers.
-    private func knownSources() throws -> [String] {
+    private func knownSources() async throws -> [String] {
         if let fixedSources { return fixedSources }
-        let names = try store.sourceStatistics().map(\.name)
+        let names = try await store.catalog.sourceStatistics().map(\.name)
         return names.isEmpty ? [PhotoQuery.feedSource] : names
     }
 
-    func photoResponse(id: String, _ form: FormQuery) throws -> Response {
-        guard let photo = try store.photo(id: id) else {
+    func photoResponse(id: String) async throws -> Response {
+        guard let photo = try await store.catalog.photo(id: id) else {
             return problem(.notFound, title: "No such photo", message: "There is no photo \(id) in this database.")
         }
-        let images = try store.storedImages(photoIDs: [id])[id] ?? []
+        let images = try await store.archive.storedImages(photoIDs: [id])[id] ?? []
         let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
         let details = PhotoDetails(json: photo.json)
-        let search = SearchState(query: nil, user: nil, source: nil, knownSources: try knownSources())
+        let search = SearchState(query: nil, user: nil, source: nil, knownSources: try await knownSources())
+        let photoSources = try await store.catalog.sources(ofPhoto: photo.id)
         // The largest stored variant: this is the page for looking at the photo.
         let shown = images.last
         let view = PhotoPage(
@@ -150,7 +154,7 @@ public struct Gallery: Sendable {
             created: photo.createdAt.map { $0.formatted(.iso8601.year().month().day()) },
             likes: photo.likes.map(String.init),
             location: details.location, exif: details.exif,
-            photoSources: try store.sources(ofPhoto: photo.id).map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
+            photoSources: photoSources.map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
             variants: images.map { image in
                 VariantLink(name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant), size: GalleryLinks.byteCount(image.byteCount))
             })
@@ -160,8 +164,19 @@ public struct Gallery: Sendable {
     // MARK: - Images
 
     /// The bytes with their type, length and SHA-256 as `ETag`; 304 when the client has them.
-    func imageResponse(id: String, variant: String?, ifNoneMatch: [String]) throws -> Response {
-        guard let image = try store.storedImage(photoID: id, variant: variant) else {
+    ///
+    /// The bytes are streamed from SQLite's blob a chunk at a time, each chunk in its own short
+    /// read, as the client takes them: memory stays the same whatever the image's size, and a
+    /// slow client holds no snapshot open. Should the image be stored again under the stream,
+    /// the connection is closed rather than mixing two images' bytes.
+    func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws -> Response {
+        let variant: String?
+        do throws(GalleryError) {
+            variant = try GalleryForm(uri).variant
+        } catch {
+            return problem(.badRequest, title: "Bad request", message: error.message)
+        }
+        guard let image = try await store.archive.storedImage(photoID: id, variant: variant) else {
             return problem(.notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
         }
         let etag = "\"\(image.sha256)\""
@@ -172,13 +187,22 @@ public struct Gallery: Sendable {
         if Self.matches(etag, ifNoneMatch) {
             return Response(status: .notModified, headers: headers)
         }
-        // The variant is named, so a newer variant stored meanwhile cannot swap the bytes.
-        guard let bytes = try store.imageData(photoID: id, variant: image.variant) else {
-            return problem(.notFound, title: "No such image", message: "No \(image.variant) image of photo \(id) is stored.")
-        }
         headers[.contentType] = image.contentType
-        headers[.contentLength] = String(bytes.count)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        headers[.contentLength] = String(image.byteCount)
+        // The chunks name the variant, so a newer variant stored meanwhile cannot swap the bytes.
+        let chunks = store.archive.chunks(of: image, photoID: id)
+        let body = ResponseBody(contentLength: Int(image.byteCount)) { writer in
+            var sent: Int64 = 0
+            for try await chunk in chunks {
+                try await writer.write(ByteBuffer(bytes: chunk))
+                sent += Int64(chunk.count)
+            }
+            guard sent == image.byteCount else {
+                throw GalleryError.imageChanged(photoID: id, variant: image.variant)
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// RFC 9110's weak comparison: `*`, or any listed tag equal to `etag` with or without `W/`.
@@ -191,27 +215,32 @@ public struct Gallery: Sendable {
 
     // MARK: - API
 
-    func apiResponse(_ form: FormQuery) -> Response {
-        do {
-            let query = form["q"]
-            let photos = try store.photos(matching: PhotoQuery(
-                text: query, username: form["user"], source: form["source"],
-                sort: query == nil ? .newest : .relevance,
-                limit: try form.integer("limit", in: 0...Self.apiLimit) ?? pageSize,
-                offset: try form.integer("offset", in: 0...Int(Int32.max)) ?? 0))
-            return json(.ok, .array(photos.map(PhotoListingJSON.object)))
-        } catch let error as GalleryError {
-            return json(.badRequest, .object(["error": .string(error.message)]))
-        } catch StoreError.invalidSearch(let text) {
-            return json(.badRequest, .object(["error": .string(GalleryError.badSearch(text).message)]))
+    func apiResponse(_ uri: URI) async -> Response {
+        let query: PhotoQuery
+        do throws(GalleryError) {
+            let form = try GalleryForm(uri)
+            query = PhotoQuery(
+                text: form.q, username: form.user, source: form.source, sort: form.q == nil ? .newest : .relevance,
+                limit: try GalleryForm.integer(form.limit, named: "limit", in: 0...Self.apiLimit) ?? pageSize,
+                offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0)
         } catch {
-            return json(.internalServerError, .object(["error": .string("the database could not be read: \(error.localizedDescription)")]))
+            return json(.badRequest, APIProblem(error: error.message))
+        }
+        do {
+            return json(.ok, try await store.catalog.photos(matching: query).map(PhotoListingJSON.object))
+        } catch {
+            if case .invalidSearch(let text) = error {
+                return json(.badRequest, APIProblem(error: GalleryError.badSearch(text).message))
+            }
+            return json(
+                .internalServerError,
+                APIProblem(error: "the database could not be read: \(error.localizedDescription)"))
         }
     }
 
-    func healthResponse() -> Response {
+    func healthResponse() async -> Response {
         do {
-            _ = try store.photos(matching: PhotoQuery(limit: 1))
+            _ = try await store.catalog.photos(matching: PhotoQuery(limit: 1))
             return text(.ok, "ok\n")
         } catch {
             return text(.serviceUnavailable, "the database cannot be read: \(error.localizedDescription)\n")
@@ -240,9 +269,14 @@ public struct Gallery: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+    private func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: PhotoListingJSON.encode(value))))
     }
+}
+
+/// What `/api/photos` answers when it cannot answer the photos: `{"error": "..."}`.
+struct APIProblem: Encodable {
+    var error: String
 }

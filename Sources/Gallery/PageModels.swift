@@ -92,12 +92,12 @@ enum GalleryLinks {
     static func photo(_ id: String) -> String { "/photos/" + Attribution.pathSegment(id) }
 
     static func image(_ id: String, variant: String) -> String {
-        "/images/" + Attribution.pathSegment(id) + "?" + FormQuery.encode([("variant", variant)])
+        "/images/" + Attribution.pathSegment(id) + "?" + GalleryLinks.query([("variant", variant)])
     }
 
     /// The grid with these filters; page 1 is left out of the link.
     static func grid(query: String?, user: String?, source: String?, page: Int = 1) -> String {
-        let parameters = FormQuery.encode([("q", query), ("user", user), ("source", source), ("page", page > 1 ? String(page) : nil)])
+        let parameters = GalleryLinks.query([("q", query), ("user", user), ("source", source), ("page", page > 1 ? String(page) : nil)])
         return parameters.isEmpty ? "/" : "/?" + parameters
     }
 
@@ -111,6 +111,15 @@ enum GalleryLinks {
     }
 
     static let placeholderColor = "#d8d8d8"
+
+    /// `pairs` encoded as a query, for links that keep the current filters; empty values are left out.
+    static func query(_ pairs: [(String, String?)]) -> String {
+        let allowed = Attribution.unreserved
+        return pairs.compactMap { name, value in
+            guard let value, !value.isEmpty else { return nil }
+            return name + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }.joined(separator: "&")
+    }
 
     static func byteCount(_ bytes: Int64) -> String {
         ByteCount.text(bytes)

@@ -1,5 +1,4 @@
 import Foundation
-import UnsplashAPI
 
 /// What a photo's stored JSON says beyond the columns: where it was taken and with what camera.
 /// Unsplash's feed often leaves these out; a photo fetched on its own has them.
@@ -15,37 +14,92 @@ struct PhotoDetails: Equatable {
     }
 
     init(json: Data) {
-        let value = (try? JSONDecoder().decode(JSONValue.self, from: json)) ?? .null
-        func text(_ value: JSONValue?) -> String? {
-            switch value {
-            case .string(let text)?: text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : text
-            case .int(let number)?: String(number)
-            case .double(let number)?: String(number)
-            default: nil
-            }
-        }
-        let place = value["location"]
+        let stored = (try? JSONDecoder().decode(StoredDetails.self, from: json)) ?? StoredDetails()
+        let place = stored.location
         var parts: [String] = []
-        for key in ["name", "city", "country"] {
+        for part in [place?.name, place?.city, place?.country].compactMap({ $0?.text }) {
             // Unsplash's `name` is often "City, Country" already: no part twice.
-            if let part = text(place?[key]), !parts.contains(where: { $0.localizedCaseInsensitiveContains(part) }) {
+            if !parts.contains(where: { $0.localizedCaseInsensitiveContains(part) }) {
                 parts.append(part)
             }
         }
         location = parts.isEmpty ? nil : parts.joined(separator: ", ")
 
-        let exif = value["exif"]
+        let exif = stored.exif
         var facts: [Fact] = []
-        let camera = [text(exif?["make"]), text(exif?["model"])].compactMap { $0 }
+        let camera = [exif?.make?.text, exif?.model?.text].compactMap { $0 }
         if !camera.isEmpty {
             // Models often repeat the make ("Canon" + "Canon EOS R5").
-            let name = camera.count == 2 && camera[1].localizedCaseInsensitiveContains(camera[0]) ? camera[1] : camera.joined(separator: " ")
+            let name =
+                camera.count == 2 && camera[1].localizedCaseInsensitiveContains(camera[0])
+                ? camera[1] : camera.joined(separator: " ")
             facts.append(Fact(name: "Camera", value: name))
         }
-        if let exposure = text(exif?["exposure_time"]) { facts.append(Fact(name: "Exposure", value: exposure + " s")) }
-        if let aperture = text(exif?["aperture"]) { facts.append(Fact(name: "Aperture", value: "ƒ/" + aperture)) }
-        if let focal = text(exif?["focal_length"]) { facts.append(Fact(name: "Focal length", value: focal + " mm")) }
-        if let iso = text(exif?["iso"]) { facts.append(Fact(name: "ISO", value: iso)) }
+        if let exposure = exif?.exposureTime?.text { facts.append(Fact(name: "Exposure", value: exposure + " s")) }
+        if let aperture = exif?.aperture?.text { facts.append(Fact(name: "Aperture", value: "ƒ/" + aperture)) }
+        if let focal = exif?.focalLength?.text { facts.append(Fact(name: "Focal length", value: focal + " mm")) }
+        if let iso = exif?.iso?.text { facts.append(Fact(name: "ISO", value: iso)) }
         self.exif = facts
+    }
+}
+
+/// The parts of Unsplash's photo JSON the details read. A part of another shape than expected
+/// is left out, never failing the rest.
+private struct StoredDetails: Decodable {
+    var location: Location?
+    var exif: Exif?
+
+    struct Location: Decodable {
+        var name: Text?
+        var city: Text?
+        var country: Text?
+    }
+
+    struct Exif: Decodable {
+        var make: Text?
+        var model: Text?
+        var exposureTime: Text?
+        var aperture: Text?
+        var focalLength: Text?
+        var iso: Text?
+
+        enum CodingKeys: String, CodingKey {
+            case make, model, aperture, iso
+            case exposureTime = "exposure_time"
+            case focalLength = "focal_length"
+        }
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        location = try? container.decodeIfPresent(Location.self, forKey: .location)
+        exif = try? container.decodeIfPresent(Exif.self, forKey: .exif)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case location, exif
+    }
+}
+
+/// A JSON string (not blank) or number, as text; nil for any other value.
+private struct Text: Decodable {
+    var text: String?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(String.self) {
+            text = value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : value
+        } else if (try? container.decode(Bool.self)) != nil {
+            // JSON's true and false are not facts a person reads as text.
+            text = nil
+        } else if let value = try? container.decode(Int64.self) {
+            text = String(value)
+        } else if let value = try? container.decode(Double.self) {
+            text = String(value)
+        } else {
+            text = nil
+        }
     }
 }

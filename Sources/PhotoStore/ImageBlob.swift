@@ -83,6 +83,19 @@ enum ImageBlob {
         return size
     }
 
+    /// `count` bytes of the blob of `image_data` row `rowID` from `offset`, which must lie within
+    /// it. Must run inside a read transaction.
+    static func read(rowID: Int64, offset: Int64, count: Int, in db: Database) throws -> Data {
+        let blob = try open(rowID: rowID, writable: false, in: db)
+        defer { sqlite3_blob_close(blob) }
+        var chunk = Data(count: count)
+        let code = chunk.withUnsafeMutableBytes { buffer in
+            sqlite3_blob_read(blob, buffer.baseAddress, Int32(count), Int32(offset))
+        }
+        try check(code, in: db)
+        return chunk
+    }
+
     private static func open(rowID: Int64, writable: Bool, in db: Database) throws -> OpaquePointer {
         var blob: OpaquePointer?
         let code = sqlite3_blob_open(db.sqliteConnection, "main", "image_data", "bytes", rowID, writable ? 1 : 0, &blob)

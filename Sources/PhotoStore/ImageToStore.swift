@@ -1,6 +1,6 @@
 import Foundation
 
-/// A downloaded image ready to be stored with its job: for ``PhotoStore/storeImages(_:)``.
+/// A downloaded image ready to be stored with its job: for ``ImageArchive/storeImages(_:failures:)``.
 public struct ImageToStore: Sendable, Equatable {
     /// Where the bytes are: in memory, or in a file that holds exactly `byteCount` bytes.
     public enum Bytes: Sendable, Equatable {
@@ -33,7 +33,7 @@ public struct ImageToStore: Sendable, Equatable {
     }
 }
 
-/// A failed download attempt to record with a batch: see ``PhotoStore/recordImageFailure(photoID:variant:error:retryAt:)``.
+/// A failed download attempt to record with a batch: see ``ImageQueue/recordImageFailure(photoID:variant:error:retryAt:)``.
 public struct ImageAttemptFailure: Sendable, Equatable {
     public var photoID: String
     public var variant: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One photo as the API sent it: the input of `PhotoStore.commitPage`.
+/// One photo as the API sent it: the input of `SyncLedger.commitPage`.
 ///
 /// Plain data, independent of the Unsplash DTOs, so the store can change without the API
 /// layer and back.
@@ -25,7 +25,7 @@ public struct PhotoRecord: Sendable, Equatable {
     /// An Unsplash+ photo: its image needs a paid licence, so none is fetched (nor tracked).
     public var isPlus: Bool
     /// The photo's original JSON, stored verbatim. It must be valid JSON: the store reads other
-    /// image variants from it (`enqueueMissingImages`).
+    /// image variants from it (`ImageQueue.enqueueMissingImages`).
     public var json: Data
 
     public init(

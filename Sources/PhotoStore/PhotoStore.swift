@@ -6,18 +6,35 @@ import Glibc
 import Darwin
 #endif
 
-/// The photosync database: photos, their image download queue and bytes, and the sync cursors.
+/// The photosync database: opening, migrating and checking the file, and the parts that each
+/// own one concern of it, over one connection.
+///
+/// - ``ledger``: what the sync engine records of its walk: pages, cursors, sources, rejected
+///   photos, download tracking.
+/// - ``imageQueue``: the images waiting to be downloaded, and those given up on.
+/// - ``archive``: image bytes in and out: stored in batches, streamed, verified.
+/// - ``catalog``: what a person looks up: listing, search, one photo, statistics.
 ///
 /// The database is an SQLite file in WAL mode, so `photosync query` and `status` read while
-/// `run` writes. Every method is synchronous, runs in one transaction, and throws only
-/// `StoreError`. Whatever one call changes commits together or not at all: a page's photos with
-/// the cursor that records them, an image's bytes with its job's status.
+/// `run` writes. Every method runs in one transaction and throws only `StoreError`. Whatever one
+/// call changes commits together or not at all: a page's photos with the cursor that records
+/// them, an image's bytes with its job's status. Readers are `async`: they run on GRDB's reader
+/// queues, never on the calling thread.
 public final class PhotoStore: Sendable {
     /// The file this store was opened on; every `StoreError` names it.
     public let path: String
     /// A `DatabasePool` for `run` (WAL: readers never wait for the writer); a single read-only
     /// connection for the commands that only read.
     let pool: any DatabaseWriter
+
+    /// Pages, cursors, sources, rejected photos and download tracking.
+    public let ledger: SyncLedger
+    /// The image download queue.
+    public let imageQueue: ImageQueue
+    /// Image bytes: storing, streaming, verifying.
+    public let archive: ImageArchive
+    /// Listing, search, photo lookup and statistics.
+    public let catalog: PhotoCatalog
 
     /// How long a writer waits for another connection's lock before failing.
     static let busyTimeout: TimeInterval = 5
@@ -37,7 +54,9 @@ public final class PhotoStore: Sendable {
     ///
     /// - Parameter onProgress: told before and after work that takes a while on a large
     ///   database: building the search index of a database from before search (once).
-    public convenience init(path: String, onProgress: (@Sendable (OpeningProgress) -> Void)? = nil) throws {
+    public convenience init(
+        path: String, onProgress: (@Sendable (OpeningProgress) -> Void)? = nil
+    ) throws(StoreError) {
         try Self.createOwnerOnlyFile(at: path)
         try Self.checkIdentityBeforeWriting(path: path)
         let pool = try Self.openPool(path: path, readonly: false)
@@ -81,7 +100,7 @@ public final class PhotoStore: Sendable {
     /// - Throws: `StoreError.missing` when there is no file at `path` (none is created),
     ///   `.notAPhotosyncDatabase` for any other kind of file, `.olderSchema` when the database
     ///   needs a migration (which only `init(path:)` performs), `.newerSchema`, `.cannotOpen`.
-    public static func openExisting(path: String) throws -> PhotoStore {
+    public static func openExisting(path: String) throws(StoreError) -> PhotoStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missing(path: path)
         }
@@ -102,12 +121,17 @@ public final class PhotoStore: Sendable {
     private init(path: String, pool: any DatabaseWriter) {
         self.path = path
         self.pool = pool
+        let database = StoreDatabase(path: path, writer: pool)
+        ledger = SyncLedger(database: database)
+        imageQueue = ImageQueue(database: database)
+        archive = ImageArchive(database: database)
+        catalog = PhotoCatalog(database: database)
     }
 
     /// Creating the file ourselves, before SQLite does, is what makes it 0600 from its first
     /// instant: O_EXCL never touches an existing file, and the mode does not depend on the
     /// process-wide umask being strict.
-    private static func createOwnerOnlyFile(at path: String) throws {
+    private static func createOwnerOnlyFile(at path: String) throws(StoreError) {
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             close(descriptor)
@@ -118,7 +142,7 @@ public final class PhotoStore: Sendable {
         throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
     }
 
-    private static func openPool(path: String, readonly: Bool) throws -> DatabasePool {
+    private static func openPool(path: String, readonly: Bool) throws(StoreError) -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "PhotoStore"
         configuration.readonly = readonly
@@ -148,7 +172,7 @@ public final class PhotoStore: Sendable {
 
     /// Checks the file with a plain connection, which neither opening nor reading writes to:
     /// opening the pool would switch the file to WAL, a write, before any check could run.
-    private static func checkIdentityBeforeWriting(path: String) throws {
+    private static func checkIdentityBeforeWriting(path: String) throws(StoreError) {
         var configuration = Configuration()
         configuration.label = "PhotoStore.identity"
         configuration.busyMode = .timeout(busyTimeout)
@@ -164,7 +188,9 @@ public final class PhotoStore: Sendable {
 
     /// Refuses files that photosync did not create before anything is written into them, and
     /// schemas this build cannot use.
-    private static func checkIdentity(of reader: some DatabaseReader, path: String, requireCurrentSchema: Bool) throws {
+    private static func checkIdentity(
+        of reader: some DatabaseReader, path: String, requireCurrentSchema: Bool
+    ) throws(StoreError) {
         let migrator = Schema.migrator
         do {
             try reader.read { db in
@@ -193,53 +219,13 @@ public final class PhotoStore: Sendable {
 
     /// Copies the WAL into the database file and truncates it, so that the WAL does not sit at
     /// its high-water mark between polls. For idle moments: it waits for readers to finish.
-    public func checkpoint() throws {
+    public func checkpoint() throws(StoreError) {
         do {
             try pool.writeWithoutTransaction { db in
                 _ = try db.checkpoint(.truncate)
             }
         } catch {
             throw StoreError(error, path: path, operation: "checkpointing the write-ahead log")
-        }
-    }
-
-    // MARK: - Transactions
-
-    /// Runs `body` in a write transaction, reporting any failure as a `StoreError`.
-    func write<T>(_ operation: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.write(body)
-        } catch {
-            throw StoreError(error, path: path, operation: operation())
-        }
-    }
-
-    /// Runs `body` in a read transaction: one consistent snapshot, never blocked by the writer.
-    func read<T>(_ operation: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try pool.read(body)
-        } catch {
-            throw StoreError(error, path: path, operation: operation())
-        }
-    }
-}
-
-extension StoreError {
-    /// Wraps any error thrown under the store as a `StoreError`, keeping those that already are.
-    init(_ error: any Error, path: String, operation: String) {
-        if let error = error as? StoreError {
-            self = error
-        } else if let error = error as? DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_NOTADB:
-                self = .notAPhotosyncDatabase(path: path)
-            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
-                self = .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
-            default:
-                self = .databaseFailure(path: path, operation: operation, reason: error.message ?? "\(error)")
-            }
-        } else {
-            self = .databaseFailure(path: path, operation: operation, reason: "\(error)")
         }
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 
-/// A stored image's metadata; its bytes are read with `writeImage` or `imageData`.
+/// A stored image's metadata; its bytes are read with `ImageArchive`.
 public struct StoredImage: Sendable, Equatable {
     public var variant: String
     public var contentType: String
     public var byteCount: Int64
-    /// Lowercase hex SHA-256 of the bytes, as given to `storeImage`.
+    /// Lowercase hex SHA-256 of the bytes, as given to `ImageArchive.storeImages`.
     public var sha256: String
     public var fetchedAt: Date
 

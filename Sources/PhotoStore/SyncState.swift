@@ -14,13 +14,13 @@ public enum CursorChange: Sendable, Equatable {
     case catchUp(next: URL?, baseline: Int64)
 }
 
-/// What `PhotoStore.commitPage` learned while committing.
+/// What `SyncLedger.commitPage` learned while committing.
 public struct PageCommit: Sendable, Equatable {
     /// For each photo of the page that existed before the commit, its sequence. Photos the
     /// commit inserted are absent, even when the page lists them twice.
     public var existingSequences: [String: Int64]
     /// For each photo of the page the source had listed before the commit, the id of that
-    /// membership (compare with a catch-up's baseline, ``PhotoStore/maxMembership()``).
+    /// membership (compare with a catch-up's baseline, ``SyncLedger/maxMembership()``).
     public var existingMemberships: [String: Int64]
     /// The page's rejected elements that no earlier commit had recorded: each is reported once.
     public var newlyRejected: [RejectedPhoto]
@@ -39,7 +39,7 @@ public struct SyncState: Sendable, Equatable {
     public var backfillComplete: Bool
     /// The next catch-up page; a catch-up is in progress exactly when this is non-nil.
     public var catchUpNext: URL?
-    /// The newest membership (``PhotoStore/maxMembership()``) when the catch-up in progress
+    /// The newest membership (``SyncLedger/maxMembership()``) when the catch-up in progress
     /// began; nil when none is.
     public var catchUpBaseline: Int64?
     /// When a page was last committed.

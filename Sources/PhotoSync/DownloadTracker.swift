@@ -41,7 +41,7 @@ final class DownloadTracker: Sendable {
         self.logger = logger
         self.concurrency = max(1, concurrency)
         recorder = GroupCommit { photoIDs in
-            try storing { try store.markDownloadsTracked(photoIDs: photoIDs, at: now()) }
+            try storing { try store.ledger.markDownloadsTracked(photoIDs: photoIDs, at: now()) }
         }
     }
 
@@ -77,7 +77,9 @@ final class DownloadTracker: Sendable {
     /// before the next is read, so no request is sent twice.
     func trackPending() async throws {
         while true {
-            let jobs = try storing { try store.pendingDownloadTracking(limit: concurrency * 8) }
+            let jobs = try await readingStore { () async throws(StoreError) in
+                try await store.ledger.pendingDownloadTracking(limit: concurrency * 8)
+            }
             guard !jobs.isEmpty else { return }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var pending = jobs[...]

@@ -28,7 +28,9 @@ struct ImageBacklog: Sendable {
     /// Returns once fewer than ``limit`` images wait for their first download.
     /// Throws ``SyncError/store(_:)``, or `CancellationError` when cancelled.
     func waitForRoom() async throws {
-        while try storing({ try store.unattemptedImageCount(variants: variants) }) >= limit {
+        while try await readingStore({ () async throws(StoreError) in
+            try await store.imageQueue.unattemptedImageCount(variants: variants)
+        }) >= limit {
             await imagesSettled.wait()
             try Task.checkCancellation()
         }

@@ -63,8 +63,8 @@ final class ImageJobFeed: Sendable {
                 claims.settledDuringRead = []
                 return claims.claimed.count
             }
-            let candidates = try storing {
-                try store.dueImageJobs(variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
+            let candidates = try await readingStore { () async throws(StoreError) in
+                try await store.imageQueue.dueImageJobs(variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
             }
             // A job settled after the read began may be in it as still pending: it is done.
             let fresh = claims.withLock { claims in
@@ -80,7 +80,11 @@ final class ImageJobFeed: Sendable {
                 continue
             }
             if walkHasEnded && claimedCount == 0 {
-                guard retriesWithinRun, let retry = try storing({ try store.nextImageRetry(variants: variants) }) else { return }
+                guard retriesWithinRun,
+                    let retry = try await readingStore({ () async throws(StoreError) in
+                        try await store.imageQueue.nextImageRetry(variants: variants)
+                    })
+                else { return }
                 // Anything due by `due` was read above, and left out only when its photo settled
                 // another job during the read (with several variants): read again.
                 if retry <= due {

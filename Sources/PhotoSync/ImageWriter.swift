@@ -73,7 +73,7 @@ struct ImageWriter: Sendable {
         let store = store
         let toStore = images.map(\.image)
         let failed = failures.map(\.failure)
-        let stored = try await transactions.run { try storing { try store.storeImages(toStore, failures: failed) } }
+        let stored = try await transactions.run { try storing { try store.archive.storeImages(toStore, failures: failed) } }
 
         var storedCount = 0
         var storedBytes: Int64 = 0

@@ -75,7 +75,7 @@ struct PageWalker: Sendable {
                         report.complete = false
                     }
                 } catch SyncError.sourceNotFound(let failure) {
-                    try storing { try store.recordSourceFailure(failure.source, message: failure.detail, at: now()) }
+                    try storing { try store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now()) }
                     backoff.failed(failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
                     logger.error("\(failure.description); the other sources go on")
                     report.notFound.append(failure)
@@ -120,7 +120,10 @@ struct PageWalker: Sendable {
     /// Fetches and commits the next page of `walk`. Returns whether it has more to do this round.
     private func step(_ walk: inout SourceWalk, maxPages: Int?) async throws -> Bool {
         if !walk.backfillComplete {
-            let state = try storing { try store.syncState(source: walk.name) }
+            let name = walk.name
+            let state = try await readingStore { () async throws(StoreError) in
+                try await store.ledger.syncState(source: name)
+            }
             if state.backfillComplete {
                 // Straight on to the head: a turn is a page.
                 walk.backfillComplete = true
@@ -133,7 +136,7 @@ struct PageWalker: Sendable {
             let cursor = state.backfillNext
             let page = try await fetchPage(walk.source, at: cursor)
             if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage, source: walk.source) {
-                try storing { try store.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
+                try storing { try store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
                 throw SyncError.inconsistentPage(PageContradiction(
                     walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
             }
@@ -152,8 +155,15 @@ struct PageWalker: Sendable {
         if let catchUp = walk.catchUp {
             (cursor, baseline) = catchUp
         } else {
-            let state = try storing { try store.syncState(source: name) }
-            (cursor, baseline) = (state.catchUpNext, try state.catchUpBaseline ?? storing { try store.maxMembership() })
+            let state = try await readingStore { () async throws(StoreError) in
+                try await store.ledger.syncState(source: name)
+            }
+            if let stateBaseline = state.catchUpBaseline {
+                baseline = stateBaseline
+            } else {
+                baseline = try await readingStore { () async throws(StoreError) in try await store.ledger.maxMembership() }
+            }
+            cursor = state.catchUpNext
             await progress.update { $0.activity = "catching up with the head" }
         }
         try await backlog.waitForRoom()
@@ -269,7 +279,7 @@ struct PageWalker: Sendable {
         }
         var change: CursorChange?
         let commit = try storing {
-            try store.commitPage(
+            try store.ledger.commitPage(
                 records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
                 moreVariants: Array(variants.dropFirst()), source: source, now: now()
             ) { commit in

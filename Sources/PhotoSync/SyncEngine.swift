@@ -130,7 +130,7 @@ public final class SyncEngine: Sendable {
                 }
                 await progressTracker.update { $0.activity = "idle" }
                 checkpointWhileIdle()
-                try await clock.sleep(for: try nextWake())
+                try await clock.sleep(for: try await nextWake())
             } catch let error as SyncError {
                 switch error {
                 case .apiUnavailable, .inconsistentPage:
@@ -243,9 +243,9 @@ public final class SyncEngine: Sendable {
         } catch {
             throw SyncError.spool(error)
         }
-        try storing { try store.activateSources(configuration.sources.map(\.description)) }
+        try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
         for variant in configuration.variants.map(\.rawValue) {
-            let created = try storing { try store.enqueueMissingImages(variant: variant) }
+            let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }
             if created > 0 {
                 logger.info("queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
             }
@@ -263,9 +263,12 @@ public final class SyncEngine: Sendable {
     }
 
     /// The wait until the next poll, or sooner when a failed image falls due for another try.
-    private func nextWake() throws -> Duration {
+    private func nextWake() async throws -> Duration {
         var wait = configuration.pollInterval
-        if let retry = try storing({ try store.nextImageRetry(variants: configuration.variants.map(\.rawValue)) }) {
+        let variants = configuration.variants.map(\.rawValue)
+        if let retry = try await readingStore({ () async throws(StoreError) in
+            try await store.imageQueue.nextImageRetry(variants: variants)
+        }) {
             let untilRetry = Duration.seconds(max(1, retry.timeIntervalSince(now())))
             wait = min(wait, untilRetry)
         }

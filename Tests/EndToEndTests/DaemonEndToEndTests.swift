@@ -35,11 +35,11 @@ extension EndToEnd {
             #expect(socket.received.contains("STOPPING=1"))
 
             let store = try world.store()
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             #expect(stats.photos > 0)
             #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
-            for id in try store.photoIDs(withStoredImage: true) {
-                #expect(try store.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+            for id in try await store.catalog.photoIDs(withStoredImage: true) {
+                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
             }
             #expect(!result.stderr.contains(PhotosyncEndToEndTests.key))
         }

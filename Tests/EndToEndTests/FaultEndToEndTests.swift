@@ -97,7 +97,7 @@ extension EndToEnd {
             let feed = await stub.photoIDs()
             let sponsored = Set(await stub.sponsoredPhotoIDs())
             let store = try world.store()
-            let stored = try store.photoIDs()
+            let stored = try await store.catalog.photoIDs()
             let storedSet = Set(stored)
             #expect(stored.count == storedSet.count)
             let missing = Set(feed).subtracting(storedSet)
@@ -114,10 +114,10 @@ extension EndToEnd {
                 #expect(rejectedJSON.contains { $0.contains(damaged) }, "\(damaged) is neither stored nor rejected")
             }
             // AND every image is stored, byte for byte what the server sent
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             #expect(stats.imagesStored == stats.photos && stats.imagesFailed == 0 && stats.imagesPending == 0)
             for id in stored {
-                #expect(try store.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
             }
             // AND once known, the budget was never exceeded
             #expect(await stub.maximumRequestsOverBudget == 0, "first over budget in \(overBudgetIn ?? "-")")
@@ -209,7 +209,7 @@ extension EndToEnd {
                 #expect(try Self.integrityCheck(world.database) == "ok", "round \(round)")
 
                 let store = try world.store()
-                for id in try store.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
+                for id in try await store.catalog.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
                     fetchesOfStored[id] = await stub.imageRequestCount(photoID: id)
                 }
                 for id in try Self.trackedPhotoIDs(world.database) where trackingsRecorded[id] == nil {
@@ -225,12 +225,12 @@ extension EndToEnd {
             // THEN the database is complete and sound
             let ids = await stub.photoIDs()
             let store = try world.store()
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count))
             #expect(stats.imagesFailed == 0 && stats.imagesPending == 0 && stats.backfillComplete)
             #expect(try Self.integrityCheck(world.database) == "ok")
             for id in ids {
-                #expect(try store.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                 #expect(await stub.downloadTrackingCount(photoID: id) >= 1, "\(id) never tracked")
             }
             // AND no image stored before a kill was fetched again, no recorded tracking sent again
@@ -270,19 +270,19 @@ extension EndToEnd {
             let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             let store = try world.store()
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             // A commit may end the run before its log line is written: at least what was logged.
             #expect(stats.photos >= Int64(newPhotos))
             #expect(stats.imagesStored >= Int64(storedImages.count))
             for id in storedImages {
-                #expect(try store.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
             }
             #expect(try Self.integrityCheck(world.database) == "ok")
 
             // AND with room again, a run completes without fetching a stored image again
             let again = try await world.sync()
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(try world.store().statistics().imagesStored == 300)
+            #expect(try await world.store().catalog.statistics().imagesStored == 300)
             for id in storedImages {
                 #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was stored, then fetched again")
             }
@@ -347,10 +347,10 @@ extension EndToEnd {
                 #expect(verify.status == 0, "round \(round): \(verify.stdout)\(verify.stderr)")
                 #expect(try Self.integrityCheck(world.database) == "ok")
                 let store = try world.store()
-                let stats = try store.statistics()
+                let stats = try await store.catalog.statistics()
                 #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
-                for id in try store.photoIDs(withStoredImage: true) {
-                    let image = try #require(try store.photo(id: id)?.image)
+                for id in try await store.catalog.photoIDs(withStoredImage: true) {
+                    let image = try #require(try await store.catalog.photo(id: id)?.image)
                     #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                     #expect(image.byteCount == Int64(world.stub.imageBytes(photoID: id, variant: "regular").count), "\(id)")
                 }

@@ -30,7 +30,7 @@ extension EndToEnd {
             var served = false
             defer { if !served { serve.signal(SIGKILL) } }
             let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
-            let inZurich = try world.store().photos(matching: PhotoQuery(text: "zurich")).map(\.id)
+            let inZurich = try await world.store().catalog.photos(matching: PhotoQuery(text: "zurich")).map(\.id)
             try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
 
             // WHEN Chromium opens the grid, searches with the box, and clicks the first result
@@ -71,7 +71,7 @@ extension EndToEnd {
             // AND the photo page credits its photographer, linking to Unsplash with the utm parameters
             let first = try #require(sight.searchTiles.first)
             #expect(sight.photoURL == base + "photos/" + first)
-            let photo = try #require(try world.store().photo(id: first))
+            let photo = try #require(try await world.store().catalog.photo(id: first))
             #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
             #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
             #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
@@ -102,7 +102,7 @@ extension EndToEnd {
             let page = String(decoding: body, as: UTF8.self)
             #expect(page.components(separatedBy: "class=\"tile\"").count - 1 == 30)
             #expect(page.contains("src=\"/images/"))
-            #expect(try PhotoStore.openExisting(path: database).statistics().imagesStored == 45)
+            #expect(try await PhotoStore.openExisting(path: database).catalog.statistics().imagesStored == 45)
 
             // AND Ctrl-C stops it with exit 0
             demo.signal(SIGINT)

@@ -37,7 +37,7 @@ extension EndToEnd {
             let metrics = Self.samples(String(decoding: body, as: UTF8.self))
             #expect(metrics["photosync_pages_fetched_total"] == 3, "2 pages of 30, then the head check")
             #expect(metrics["photosync_images_stored_total"] == 60)
-            #expect(metrics["photosync_image_bytes_stored_total"] == Double(try world.store().statistics().bytesStored))
+            #expect(metrics["photosync_image_bytes_stored_total"] == Double(try await world.store().catalog.statistics().bytesStored))
             #expect(metrics["photosync_images_failed_total"] ?? 0 == 0)
             #expect(metrics["photosync_downloads_tracked_total"] == 60)
             #expect(metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")

@@ -55,11 +55,11 @@ extension EndToEnd {
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("synced:"))
             let store = try world.store()
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             #expect(stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0 && stats.imagesFailed == 0)
             #expect(stats.backfillComplete)
             for id in await world.stub.photoIDs() {
-                let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
+                let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
                 #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
                 #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
                 #expect(await world.stub.downloadTrackingCount(photoID: id) == 1)
@@ -93,7 +93,7 @@ extension EndToEnd {
             first.signal(SIGKILL)
             let killed = await first.result()
             #expect(killed.status != 0)
-            let storedBeforeKill = try Set(world.store().photoIDs(withStoredImage: true))
+            let storedBeforeKill = try Set(await world.store().catalog.photoIDs(withStoredImage: true))
             let ids = await world.stub.photoIDs()
             #expect(storedBeforeKill.count < ids.count, "the kill came too late to test anything")
 
@@ -103,7 +103,7 @@ extension EndToEnd {
 
             // THEN nothing is missing or duplicated, and no stored image was fetched again
             #expect(second.status == 0, "\(second.stderr)")
-            let stats = try world.store().statistics()
+            let stats = try await world.store().catalog.statistics()
             #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count) && stats.imagesFailed == 0)
             var refetched = 0
             for id in ids {
@@ -204,7 +204,7 @@ extension EndToEnd {
             let world = try await World.start(photos: 40)
             defer { Task { await world.stop() } }
             #expect(try await world.sync().status == 0)
-            let before = try world.store().statistics()
+            let before = try await world.store().catalog.statistics()
             await world.stub.addPhotos(count: 5)
 
             let result = try await world.sync(key: "my-secret-key-by-mistake")
@@ -216,7 +216,7 @@ extension EndToEnd {
             #expect(lastLine.contains("Access Key, not its Secret key"))
             #expect(result.stderr.components(separatedBy: "photosync: ").count == 2)
             #expect(!result.stderr.contains("my-secret-key-by-mistake"))
-            #expect(try world.store().statistics() == before)
+            #expect(try await world.store().catalog.statistics() == before)
         }
 
         @Test func underJournaldEveryLineCarriesItsPriority() async throws {

@@ -44,18 +44,18 @@ extension EndToEnd {
             let premium = Set(await world.stub.premiumPhotoIDs())
             #expect(!all.isDisjoint(with: premium), "the sources should hold Unsplash+ photos")
             let store = try world.store()
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             // Each photo once, whichever sources list it.
             #expect(stats.photos == Int64(all.count))
             #expect(stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0 && stats.imagesPending == 0)
             #expect(stats.plusPhotos == Int64(all.intersection(premium).count))
             for id in all {
                 if premium.contains(id) {
-                    #expect(try store.photo(id: id)?.image == nil)
+                    #expect(try await store.catalog.photo(id: id)?.image == nil)
                     #expect(await world.stub.imageRequestCount(photoID: id) == 0)
                     #expect(await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
                 } else {
-                    let image = try #require(try store.photo(id: id)?.image, "photo \(id) has no image")
+                    let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
                     #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
                     #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
                     #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id) was not tracked exactly once")
@@ -107,7 +107,7 @@ extension EndToEnd {
             let store = try world.store()
             var committedPages: [String: Int] = [:]
             for source in sources {
-                let state = try store.syncState(source: source)
+                let state = try await store.ledger.syncState(source: source)
                 let ids = try #require(await world.stub.photoIDs(ofSource: source))
                 if state.backfillComplete {
                     committedPages[source] = (ids.count + 9) / 10
@@ -138,7 +138,7 @@ extension EndToEnd {
                 let left = pages - (committedPages[source] ?? 0)
                 #expect(fetched <= left + 1, "\(source): \(fetched) requests after the restart, for \(left) pages not stored")
             }
-            let stats = try world.store().statistics()
+            let stats = try await world.store().catalog.statistics()
             #expect(stats.imagesPending == 0 && stats.imagesFailed == 0)
         }
 
@@ -176,7 +176,7 @@ extension EndToEnd {
             let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
             #expect(lines.count == 1 && lines.first?.contains("user:nobody-here") == true && lines.first?.contains("Couldn't find User") == true,
                     "\(result.stderr)")
-            #expect(try world.store().statistics().photos == 60, "the feed was synced all the same")
+            #expect(try await world.store().catalog.statistics().photos == 60, "the feed was synced all the same")
             let status = try await Self.statusSources(world)
             #expect(status["user:nobody-here"]?["error"] as? String != nil)
             #expect(status["feed"]?["backfill_complete"] as? Bool == true)
@@ -209,13 +209,13 @@ extension EndToEnd {
             let ids = Set(try #require(await world.stub.photoIDs(ofSource: "feed")) + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
             for id in ids.subtracting(premium) {
                 for variant in ["regular", "thumb"] {
-                    let image = try #require(try store.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
+                    let image = try #require(try await store.catalog.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
                     #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
                 }
                 #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
                 #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id): tracked once, whatever the variants")
             }
-            #expect(try store.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
+            #expect(try await store.catalog.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
         }
 
         @Test func variantNoneMirrorsMetadataOnly() async throws {
@@ -225,7 +225,7 @@ extension EndToEnd {
             let result = try await world.sync(["--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none"])
 
             #expect(result.status == 0, "\(result.stderr)")
-            let stats = try world.store().statistics()
+            let stats = try await world.store().catalog.statistics()
             #expect(stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0)
             #expect(await world.stub.imageRequestCounts().isEmpty, "no image was fetched")
             let tracked = await world.stub.requests().filter { $0.path.hasSuffix("/download") }

@@ -30,7 +30,7 @@ extension EndToEnd {
                 let result = try await withDeadline(.seconds(5), failure: StopHung(round: round)) { await daemon.result() }
                 #expect(result.status == 0, "round \(round): \(result.stderr)")
             }
-            #expect(try world.store().statistics().photos > 0)
+            #expect(try await world.store().catalog.statistics().photos > 0)
             #expect(try FileManager.default.contentsOfDirectory(atPath: world.database + ".downloads").isEmpty)
         }
 
@@ -63,11 +63,11 @@ extension EndToEnd {
             #expect(result.status == 75, "\(result.stderr)")
             #expect(result.stdout.contains("failed"), "\(result.stdout)")
             let store = try PhotoStore.openExisting(path: database)
-            let stats = try store.statistics()
+            let stats = try await store.catalog.statistics()
             #expect(stats.imagesFailed >= 6 && stats.imagesPending == 0)
             #expect(stats.imagesStored + stats.imagesFailed == Int64(ids.count))
-            for id in try store.photoIDs(withStoredImage: true) {
-                #expect(try store.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"))
+            for id in try await store.catalog.photoIDs(withStoredImage: true) {
+                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"))
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: database + ".downloads").isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)

@@ -23,14 +23,14 @@ struct GalleryFixture {
 
     /// Stores `photos` as one page, each with a job for `variant`.
     func commit(_ photos: [PhotoRecord], variant: String = "regular") throws {
-        try writer.commitPage(photos, variant: variant, cursor: .backfill(next: nil), now: Date(timeIntervalSince1970: 1_700_000_000))
+        try writer.ledger.commitPage(photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)) { _ in .backfill(next: nil) }
     }
 
     /// Stores `bytes` as the `variant` image of `photoID`; returns their SHA-256.
     @discardableResult
     func storeImage(_ photoID: String, variant: String = "regular", bytes: Data, contentType: String = "image/jpeg") throws -> String {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        try writer.storeImage(
+        try writer.archive.storeImage(
             photoID: photoID, variant: variant, contentType: contentType, data: bytes, sha256: sha256,
             fetchedAt: Date(timeIntervalSince1970: 1_700_000_100))
         return sha256

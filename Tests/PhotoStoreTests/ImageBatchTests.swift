@@ -23,8 +23,8 @@ struct ImageBatchTests {
     }
 
     @Test("many images and failures commit in one transaction, each image with its status")
-    func oneTransaction() throws {
-        try withStore { store, directory in
+    func oneTransaction() async throws {
+        try await withStore { store, directory in
             try store.commit(["a", "b", "c", "d", "e"].map { Sample.photo($0) })
             let big = Sample.bytes(count: 1_500_000)
             let file = directory.appendingPathComponent("c.download")
@@ -32,7 +32,7 @@ struct ImageBatchTests {
             let counter = CommitCounter()
             store.pool.add(transactionObserver: counter, extent: .observerLifetime)
 
-            let stored = try store.storeImages(
+            let stored = try store.archive.storeImages(
                 [image("a", .data(Data("a-bytes".utf8))), image("b", .data(Data("b-bytes".utf8))),
                  image("c", .file(file, byteCount: Int64(big.count)))],
                 failures: [
@@ -42,35 +42,35 @@ struct ImageBatchTests {
 
             #expect(stored == [true, true, true])
             #expect(counter.count == 1)
-            #expect(try store.imageData(photoID: "c", variant: variant) == big)
-            #expect(try store.imageCounts(variant: variant) == ImageCounts(stored: 3, pending: 1, failed: 1))
+            #expect(try await store.archive.imageData(photoID: "c", variant: variant) == big)
+            #expect(try await store.imageQueue.imageCounts(variants: [variant]) == ImageCounts(stored: 3, pending: 1, failed: 1))
             // (The sample hash is not the bytes' own, so only bytes against status is checked.)
-            #expect(try store.verify().problems.filter { $0.kind != .sha256Mismatch }.isEmpty)
+            #expect(try await store.archive.verify().problems.filter { $0.kind != .sha256Mismatch }.isEmpty)
             // Storing again changes nothing and says so.
-            #expect(try store.storeImages([image("a", .data(Data("other".utf8)))]) == [false])
-            #expect(try store.imageData(photoID: "a", variant: variant) == Data("a-bytes".utf8))
+            #expect(try store.archive.storeImages([image("a", .data(Data("other".utf8)))]) == [false])
+            #expect(try await store.archive.imageData(photoID: "a", variant: variant) == Data("a-bytes".utf8))
         }
     }
 
     @Test("when one image of a batch cannot be stored, nothing of the batch is: no bytes without status")
-    func allOrNothing() throws {
-        try withStore { store, directory in
+    func allOrNothing() async throws {
+        try await withStore { store, directory in
             try store.commit(["a", "b", "c"].map { Sample.photo($0) })
             let short = directory.appendingPathComponent("b.download")
             try Sample.bytes(count: 10).write(to: short)
 
             #expect(throws: StoreError.imageSizeMismatch(file: short.path, expected: 20, actual: 10)) {
-                try store.storeImages(
+                try store.archive.storeImages(
                     [image("a", .data(Data("a-bytes".utf8))), image("b", .file(short, byteCount: 20))],
                     failures: [ImageAttemptFailure(photoID: "c", variant: variant, error: "503", retryAt: Instant.t(60))])
             }
 
-            #expect(try store.imageCounts(variant: variant) == ImageCounts(stored: 0, pending: 3, failed: 0))
-            #expect(try store.imageData(photoID: "a", variant: variant) == nil)
-            let orphans = try store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM image_data") }
+            #expect(try await store.imageQueue.imageCounts(variants: [variant]) == ImageCounts(stored: 0, pending: 3, failed: 0))
+            #expect(try await store.archive.imageData(photoID: "a", variant: variant) == nil)
+            let orphans = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM image_data") }
             #expect(orphans == 0)
-            #expect(try store.verify().problems.isEmpty)
-            #expect(try store.unattemptedImageCount(variant: variant) == 3, "the failure was rolled back too")
+            #expect(try await store.archive.verify().problems.isEmpty)
+            #expect(try await store.imageQueue.unattemptedImageCount(variants: [variant]) == 3, "the failure was rolled back too")
         }
     }
 }

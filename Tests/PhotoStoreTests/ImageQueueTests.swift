@@ -8,105 +8,105 @@ struct ImageQueueTests {
     let variant = Sample.variant
 
     @Test("a committed photo's image is due at once, and once stored is never due again")
-    func pendingThenStored() throws {
-        try withStore { store, _ in
+    func pendingThenStored() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
 
-            #expect(try store.dueImageJobs(variant: variant, now: Instant.t0, limit: 10) == [
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10) == [
                 ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 0),
                 ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b"), attempts: 0),
             ])
-            #expect(try store.dueImageJobs(variant: variant, now: Instant.t0, limit: 1).map(\.photoID) == ["a"])
-            #expect(try store.nextImageRetry(variant: variant) == .distantPast)
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 1).map(\.photoID) == ["a"])
+            #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == .distantPast)
 
             #expect(try store.storeSample("a", data: Data("first".utf8)))
 
-            #expect(try store.dueImageJobs(variant: variant, now: .distantFuture, limit: 10).map(\.photoID) == ["b"])
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(\.photoID) == ["b"])
             #expect(try store.storeSample("a", data: Data("second".utf8)) == false)
-            #expect(try store.imageData(photoID: "a", variant: variant) == Data("first".utf8))
-            let statistics = try store.statistics()
+            #expect(try await store.archive.imageData(photoID: "a", variant: variant) == Data("first".utf8))
+            let statistics = try await store.catalog.statistics()
             #expect(statistics.imagesStored == 1 && statistics.imagesPending == 1 && statistics.imagesFailed == 0)
             #expect(statistics.bytesStored == Int64("first".utf8.count))
         }
     }
 
     @Test("photos are listed in the order first stored, optionally only those with a stored image")
-    func listsPhotoIDs() throws {
-        try withStore { store, _ in
+    func listsPhotoIDs() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("b"), Sample.photo("a"), Sample.photo("c")])
             #expect(try store.storeSample("a", data: Data("bytes".utf8)))
-            #expect(try store.photoIDs() == ["b", "a", "c"])
-            #expect(try store.photoIDs(withStoredImage: true) == ["a"])
+            #expect(try await store.catalog.photoIDs() == ["b", "a", "c"])
+            #expect(try await store.catalog.photoIDs(withStoredImage: true) == ["a"])
         }
     }
 
     @Test("a recommitted photo refreshes a pending job's URL but never reopens a stored one")
-    func recommitRefreshesPendingURL() throws {
-        try withStore { store, _ in
+    func recommitRefreshesPendingURL() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.storeSample("a")
 
             try store.commit([Sample.photo("a", revision: 1), Sample.photo("b", revision: 1)], next: 3)
 
-            #expect(try store.dueImageJobs(variant: variant, now: .distantFuture, limit: 10) == [
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10) == [
                 ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b", revision: 1), attempts: 0),
             ])
-            #expect(try store.photo(id: "a")?.image?.variant == variant)
+            #expect(try await store.catalog.photo(id: "a")?.image?.variant == variant)
         }
     }
 
     @Test("a photo without a URL for the variant gets no job")
-    func noURLNoJob() throws {
-        try withStore { store, _ in
+    func noURLNoJob() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a", variants: ["raw"])])
 
-            #expect(try store.dueImageJobs(variant: variant, now: .distantFuture, limit: 10).isEmpty)
-            #expect(try store.nextImageRetry(variant: variant) == nil)
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).isEmpty)
+            #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == nil)
         }
     }
 
     @Test("a failure with a retry time keeps the job pending but not due before that time")
-    func failureWithRetry() throws {
-        try withStore { store, _ in
+    func failureWithRetry() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a")])
 
-            try store.recordImageFailure(photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
+            try store.imageQueue.recordImageFailure(photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
 
-            #expect(try store.dueImageJobs(variant: variant, now: Instant.t(59), limit: 10).isEmpty)
-            #expect(try store.nextImageRetry(variant: variant) == Instant.t(60))
-            #expect(try store.dueImageJobs(variant: variant, now: Instant.t(60), limit: 10) == [
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(59), limit: 10).isEmpty)
+            #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == Instant.t(60))
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(60), limit: 10) == [
                 ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 1),
             ])
-            #expect(try store.statistics().imagesPending == 1)
-            #expect(try store.failedImages(limit: 10).isEmpty)
+            #expect(try await store.catalog.statistics().imagesPending == 1)
+            #expect(try await store.imageQueue.failedImages(limit: 10).isEmpty)
         }
     }
 
     @Test("a failure without a retry time fails the job: never due, counted and listed")
-    func failureGivesUp() throws {
-        try withStore { store, _ in
+    func failureGivesUp() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.recordImageFailure(photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
+            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
 
-            try store.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
-            #expect(try store.dueImageJobs(variant: variant, now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
-            #expect(try store.failedImages(limit: 10) == [
+            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
+            #expect(try await store.imageQueue.failedImages(limit: 10) == [
                 ImageFailure(photoID: "b", variant: variant, attempts: 2, lastError: "HTTP 404"),
             ])
-            let statistics = try store.statistics()
+            let statistics = try await store.catalog.statistics()
             #expect(statistics.imagesFailed == 1 && statistics.imagesPending == 1 && statistics.imagesStored == 0)
         }
     }
 
     @Test("failures and stores for a job that does not exist are refused")
-    func unknownJob() throws {
-        try withStore { store, _ in
+    func unknownJob() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a")])
             let path = store.path
 
             #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: "small")) {
-                try store.recordImageFailure(photoID: "a", variant: "small", error: "x", retryAt: nil)
+                try store.imageQueue.recordImageFailure(photoID: "a", variant: "small", error: "x", retryAt: nil)
             }
             #expect(throws: StoreError.unknownImageJob(path: path, photoID: "zz", variant: variant)) {
                 try store.storeSample("zz")
@@ -115,55 +115,55 @@ struct ImageQueueTests {
     }
 
     @Test("switching variant queues the new variant for stored photos, from their JSON, once")
-    func enqueueMissingVariant() throws {
-        try withStore { store, _ in
+    func enqueueMissingVariant() async throws {
+        try await withStore { store, _ in
             try store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", variants: ["raw", "regular"]),
             ])
             try store.storeSample("a")
 
-            #expect(try store.enqueueMissingImages(variant: "small") == 2)
+            #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 2)
 
-            #expect(try store.dueImageJobs(variant: "small", now: Instant.t0, limit: 10) == [
+            #expect(try await store.imageQueue.dueImageJobs(variants: ["small"], now: Instant.t0, limit: 10) == [
                 ImageJob(photoID: "a", variant: "small", sourceURL: Sample.imageURL("a", variant: "small"), attempts: 0),
                 ImageJob(photoID: "b", variant: "small", sourceURL: Sample.imageURL("b", variant: "small"), attempts: 0),
             ])
-            #expect(try store.enqueueMissingImages(variant: "small") == 0)
-            #expect(try store.enqueueMissingImages(variant: variant) == 0)
-            #expect(try store.statistics().imagesPending == 4)
+            #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 0)
+            #expect(try store.imageQueue.enqueueMissingImages(variant: variant) == 0)
+            #expect(try await store.catalog.statistics().imagesPending == 4)
         }
     }
 
     @Test("downloads are tracked once per photo with a stored image and a download location")
-    func downloadTracking() throws {
-        try withStore { store, _ in
+    func downloadTracking() async throws {
+        try await withStore { store, _ in
             try store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false),
             ])
             try store.storeSample("a")
             try store.storeSample("c")
 
-            #expect(try store.pendingDownloadTracking(limit: 10) == [
+            #expect(try await store.ledger.pendingDownloadTracking(limit: 10) == [
                 DownloadTrackingJob(photoID: "a", downloadLocation: "https://api.example.com/photos/a/download"),
             ])
 
-            try store.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
-            try store.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
+            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
+            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
 
-            #expect(try store.pendingDownloadTracking(limit: 10).isEmpty)
-            #expect(try store.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
+            #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
+            #expect(try await store.catalog.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
             #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
-                try store.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
+                try store.ledger.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
             }
-            #expect(try store.photo(id: "b")?.downloadTrackedAt == nil, "a batch with an unknown photo marks none")
+            #expect(try await store.catalog.photo(id: "b")?.downloadTrackedAt == nil, "a batch with an unknown photo marks none")
         }
     }
 
     @Test("the tracking queue finds each photo's images by its id, not by scanning stored images")
-    func trackingQueuePlan() throws {
-        try withStore { store, _ in
-            let plan = try store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PhotoStore.pendingDownloadTrackingSQL, arguments: [64]).map { $0["detail"] as String }
+    func trackingQueuePlan() async throws {
+        try await withStore { store, _ in
+            let plan = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]).map { $0["detail"] as String }
             }
             #expect(plan.contains { $0.contains("SEARCH image USING INDEX sqlite_autoindex_image_1 (photo_id=?)") }, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
@@ -171,12 +171,12 @@ struct ImageQueueTests {
     }
 
     @Test("marking a download tracked leaves the photo's search entry alone")
-    func trackingDoesNotReindex() throws {
-        try withStore { store, _ in
+    func trackingDoesNotReindex() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.storeSample("a")
             try store.storeSample("b")
-            let changes = try store.totalChanges { try store.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30)) }
+            let changes = try store.totalChanges { try store.ledger.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30)) }
             // Two rows updated; under v4's trigger the search index was rewritten too (22).
             #expect(changes == 2)
         }

@@ -20,34 +20,34 @@ struct ListingTests {
     }
 
     @Test("filters by photographer, orientation and creation date, and sorts and pages")
-    func filtersSortsAndPages() throws {
-        try withStore { store, _ in
+    func filtersSortsAndPages() async throws {
+        try await withStore { store, _ in
             try store.commit(Self.records())
-            func ids(_ query: PhotoQuery) throws -> [String] { try store.photos(matching: query).map(\.id) }
+            func ids(_ query: PhotoQuery) async throws -> [String] { try await store.catalog.photos(matching: query).map(\.id) }
 
-            #expect(try ids(PhotoQuery()) == ["square", "port", "land"])
-            #expect(try ids(PhotoQuery(sort: .oldest)) == ["land", "port", "square"])
-            #expect(try ids(PhotoQuery(sort: .likes)) == ["port", "square", "land"])
-            #expect(try ids(PhotoQuery(username: "BOB")) == ["square", "port"])
-            #expect(try ids(PhotoQuery(orientation: .landscape)) == ["land"])
-            #expect(try ids(PhotoQuery(orientation: .portrait)) == ["port"])
-            #expect(try ids(PhotoQuery(orientation: .squarish)) == ["square"])
-            #expect(try ids(PhotoQuery(since: Instant.t(86_400))) == ["square", "port"])
-            #expect(try ids(PhotoQuery(until: Instant.t(86_400))) == ["land"])
-            #expect(try ids(PhotoQuery(limit: 1, offset: 1)) == ["port"])
-            #expect(try ids(PhotoQuery(username: "nobody")).isEmpty)
+            #expect(try await ids(PhotoQuery()) == ["square", "port", "land"])
+            #expect(try await ids(PhotoQuery(sort: .oldest)) == ["land", "port", "square"])
+            #expect(try await ids(PhotoQuery(sort: .likes)) == ["port", "square", "land"])
+            #expect(try await ids(PhotoQuery(username: "BOB")) == ["square", "port"])
+            #expect(try await ids(PhotoQuery(orientation: .landscape)) == ["land"])
+            #expect(try await ids(PhotoQuery(orientation: .portrait)) == ["port"])
+            #expect(try await ids(PhotoQuery(orientation: .squarish)) == ["square"])
+            #expect(try await ids(PhotoQuery(since: Instant.t(86_400))) == ["square", "port"])
+            #expect(try await ids(PhotoQuery(until: Instant.t(86_400))) == ["land"])
+            #expect(try await ids(PhotoQuery(limit: 1, offset: 1)) == ["port"])
+            #expect(try await ids(PhotoQuery(username: "nobody")).isEmpty)
         }
     }
 
     @Test("a listed photo carries its stored image, and none when it has none")
-    func carriesTheStoredImage() throws {
-        try withStore { store, _ in
+    func carriesTheStoredImage() async throws {
+        try await withStore { store, _ in
             try store.commit(Self.records())
             let bytes = Data([0xFF, 0xD8, 0xFF, 1, 2, 3])
-            try store.storeImage(
+            try store.archive.storeImage(
                 photoID: "port", variant: Sample.variant, contentType: "image/jpeg", data: bytes,
                 sha256: String(repeating: "ab", count: 32), fetchedAt: Instant.t(10))
-            let listed = try store.photos(matching: PhotoQuery())
+            let listed = try await store.catalog.photos(matching: PhotoQuery())
             #expect(listed.first { $0.id == "port" }?.image?.byteCount == 6)
             #expect(listed.first { $0.id == "port" }?.image?.sha256 == String(repeating: "ab", count: 32))
             #expect(listed.first { $0.id == "land" }?.image == nil)
@@ -55,10 +55,10 @@ struct ListingTests {
     }
 
     @Test("a value is bound, never spliced into the SQL")
-    func valuesAreBound() throws {
-        try withStore { store, _ in
+    func valuesAreBound() async throws {
+        try await withStore { store, _ in
             try store.commit(Self.records())
-            #expect(try store.photos(matching: PhotoQuery(username: "ann' OR '1'='1")).isEmpty)
+            #expect(try await store.catalog.photos(matching: PhotoQuery(username: "ann' OR '1'='1")).isEmpty)
         }
     }
 }

@@ -17,15 +17,15 @@ struct MigrationTests {
     }
 
     @Test("absolute cursors become path and query, so another API base can resume them")
-    func absoluteCursorsBecomeRelative() throws {
-        try withTemporaryDirectory { directory in
+    func absoluteCursorsBecomeRelative() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
             try version1Database(
                 at: path,
                 backfillNext: "https://api.unsplash.com/photos?order_by=latest&page=7&per_page=30",
                 catchUpNext: "http://127.0.0.1:8080/photos?page=2&per_page=30")
 
-            let state = try PhotoStore(path: path).syncState()
+            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
 
             #expect(state.backfillNext?.absoluteString == "/photos?order_by=latest&page=7&per_page=30")
             #expect(state.catchUpNext?.absoluteString == "/photos?page=2&per_page=30")
@@ -34,12 +34,12 @@ struct MigrationTests {
     }
 
     @Test("a cursor of no known shape restarts its walk from page 1 rather than skipping pages")
-    func unknownCursorRestarts() throws {
-        try withTemporaryDirectory { directory in
+    func unknownCursorRestarts() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
             try version1Database(at: path, backfillNext: "https://api.unsplash.com", catchUpNext: "garbage")
 
-            let state = try PhotoStore(path: path).syncState()
+            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
 
             #expect(state.backfillNext == nil && !state.backfillComplete)
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
@@ -47,12 +47,12 @@ struct MigrationTests {
     }
 
     @Test("cursors already relative, and a finished backfill, are kept as they are")
-    func relativeCursorsKept() throws {
-        try withTemporaryDirectory { directory in
+    func relativeCursorsKept() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path
             try version1Database(at: path, backfillNext: "/photos?page=3&per_page=30", catchUpNext: nil)
 
-            let state = try PhotoStore(path: path).syncState()
+            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
 
             #expect(state.backfillNext?.absoluteString == "/photos?page=3&per_page=30")
             #expect(state.catchUpNext == nil)

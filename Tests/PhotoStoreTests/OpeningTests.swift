@@ -6,25 +6,25 @@ import Testing
 @Suite("Opening a store")
 struct OpeningTests {
     @Test("a fresh file is migrated, and reopening it migrates nothing and keeps the data")
-    func migratesOnceAndReopens() throws {
-        try withTemporaryDirectory { directory in
+    func migratesOnceAndReopens() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             try PhotoStore(path: path).commit([Sample.photo("a")])
 
             let reopened = try PhotoStore(path: path)
 
-            let applied = try reopened.pool.read { db in try Schema.migrator.appliedMigrations(db) }
+            let applied = try await reopened.pool.read { db in try Schema.migrator.appliedMigrations(db) }
             #expect(applied == Schema.migrator.migrations)
-            let stateRows = try reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state") }
+            let stateRows = try await reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state") }
             #expect(stateRows == 1)
-            #expect(try reopened.photo(id: "a")?.likes == 1)
-            #expect(try reopened.syncState().backfillNext == Sample.pageURL(2))
+            #expect(try await reopened.catalog.photo(id: "a")?.likes == 1)
+            #expect(try await reopened.ledger.syncState(source: "feed").backfillNext == Sample.pageURL(2))
         }
     }
 
     @Test("the database file and its -wal and -shm are readable by their owner only")
-    func ownerOnlyFileMode() throws {
-        try withTemporaryDirectory { directory in
+    func ownerOnlyFileMode() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             let store = try PhotoStore(path: path)
             try store.commit([Sample.photo("a")])
@@ -37,8 +37,8 @@ struct OpeningTests {
     }
 
     @Test("openExisting on a missing path throws .missing and creates no file")
-    func openExistingMissing() throws {
-        try withTemporaryDirectory { directory throws in
+    func openExistingMissing() async throws {
+        try await withTemporaryDirectory { directory throws in
             let path = directory.appendingPathComponent("absent.sqlite").path
 
             #expect(throws: StoreError.missing(path: path)) { try PhotoStore.openExisting(path: path) }
@@ -49,8 +49,8 @@ struct OpeningTests {
     }
 
     @Test("a database that cannot be created is reported with its path and the reason")
-    func cannotCreate() throws {
-        try withTemporaryDirectory { directory throws in
+    func cannotCreate() async throws {
+        try await withTemporaryDirectory { directory throws in
             let path = directory.appendingPathComponent("no-such-directory/photos.sqlite").path
 
             #expect(throws: StoreError.cannotOpen(path: path, reason: "No such file or directory")) {
@@ -62,8 +62,8 @@ struct OpeningTests {
     }
 
     @Test("a file that is not a database is refused with its path, and left untouched")
-    func notADatabase() throws {
-        try withTemporaryDirectory { directory in
+    func notADatabase() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("notes.txt").path
             let contents = Data(String(repeating: "not an SQLite database\n", count: 100).utf8)
             try contents.write(to: URL(fileURLWithPath: path))
@@ -77,8 +77,8 @@ struct OpeningTests {
     }
 
     @Test("another application's SQLite database is refused, not migrated")
-    func foreignDatabase() throws {
-        try withTemporaryDirectory { directory in
+    func foreignDatabase() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("other.sqlite").path
             try DatabaseQueue(path: path).write { db in
                 try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
@@ -94,8 +94,8 @@ struct OpeningTests {
     }
 
     @Test("another application's SQLite file is refused byte for byte unchanged: no WAL switch, no migration")
-    func foreignDatabaseUnchanged() throws {
-        try withTemporaryDirectory { directory in
+    func foreignDatabaseUnchanged() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("other.sqlite").path
             try DatabaseQueue(path: path).write { db in
                 try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT)")
@@ -111,10 +111,10 @@ struct OpeningTests {
     }
 
     @Test("a database migrated by a newer photosync is refused")
-    func newerSchema() throws {
-        try withTemporaryDirectory { directory in
+    func newerSchema() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
-            try PhotoStore(path: path).pool.write { db in
+            try await PhotoStore(path: path).pool.write { db in
                 try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999 from the future')")
             }
 
@@ -124,8 +124,8 @@ struct OpeningTests {
     }
 
     @Test("openExisting refuses a database that needs migrating, since it never writes")
-    func openExistingUnmigrated() throws {
-        try withTemporaryDirectory { directory in
+    func openExistingUnmigrated() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("empty.sqlite").path
             #expect(FileManager.default.createFile(atPath: path, contents: nil))
 
@@ -134,34 +134,39 @@ struct OpeningTests {
     }
 
     @Test("openExisting reads a database whose writer has closed")
-    func openExistingAfterWriterClosed() throws {
-        try withTemporaryDirectory { directory in
+    func openExistingAfterWriterClosed() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             try PhotoStore(path: path).commit([Sample.photo("a")])
 
             let reader = try PhotoStore.openExisting(path: path)
 
-            #expect(try reader.statistics().photos == 1)
+            #expect(try await reader.catalog.statistics().photos == 1)
             #expect(throws: StoreError.self) { try reader.commit([Sample.photo("b")]) }
         }
     }
 
     @Test("a second store reads while the first holds a write transaction open")
-    func readerIsNotBlockedByWriter() throws {
-        try withTemporaryDirectory { directory in
+    func readerIsNotBlockedByWriter() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             let writer = try PhotoStore(path: path)
             try writer.commit([Sample.photo("a", likes: 1)])
             let reader = try PhotoStore.openExisting(path: path)
 
-            try writer.pool.write { db in
-                try db.execute(sql: "UPDATE photo SET likes = 99 WHERE id = 'a'")
-                // The write lock is held here: a reader that waited for it would time out.
-                #expect(try reader.photo(id: "a")?.likes == 1)
-                #expect(try reader.statistics().photos == 1)
+            // A transaction left open across awaits, as a long page commit holds one.
+            var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true
+            let lock = try DatabaseQueue(path: path, configuration: configuration)
+            try await lock.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE; UPDATE photo SET likes = 99 WHERE id = 'a'")
             }
+            // The write lock is held here: a reader that waited for it would time out.
+            #expect(try await reader.catalog.photo(id: "a")?.likes == 1)
+            #expect(try await reader.catalog.statistics().photos == 1)
+            try await lock.writeWithoutTransaction { db in try db.execute(sql: "COMMIT") }
 
-            #expect(try reader.photo(id: "a")?.likes == 99)
+            #expect(try await reader.catalog.photo(id: "a")?.likes == 99)
         }
     }
 }

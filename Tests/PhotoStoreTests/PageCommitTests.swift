@@ -5,8 +5,8 @@ import Testing
 @Suite("Committing pages")
 struct PageCommitTests {
     @Test("a new photo is stored with every field, its JSON verbatim, and the next sequence")
-    func storesNewPhotos() throws {
-        try withStore { store, _ in
+    func storesNewPhotos() async throws {
+        try await withStore { store, _ in
             var photo = Sample.photo("a")
             photo.isSponsored = true
             // Odd spacing and non-ASCII text must come back byte for byte.
@@ -15,7 +15,7 @@ struct PageCommitTests {
             let commit = try store.commit([photo, Sample.photo("b")], now: Instant.t0)
 
             #expect(commit.existingSequences.isEmpty)
-            let stored = try #require(try store.photo(id: "a"))
+            let stored = try #require(try await store.catalog.photo(id: "a"))
             #expect(stored.sequence == 1)
             #expect(stored.createdAt == photo.createdAt)
             #expect(stored.updatedAt == photo.updatedAt)
@@ -30,48 +30,48 @@ struct PageCommitTests {
             #expect(stored.json == photo.json)
             #expect(stored.firstSeenAt == Instant.t0 && stored.lastSeenAt == Instant.t0)
             #expect(stored.image == nil)
-            #expect(try store.photo(id: "b")?.sequence == 2)
-            #expect(try store.photo(id: "c") == nil)
-            #expect(try store.maxSequence() == 2)
+            #expect(try await store.catalog.photo(id: "b")?.sequence == 2)
+            #expect(try await store.catalog.photo(id: "c") == nil)
+            #expect(try await store.ledger.maxSequence() == 2)
         }
     }
 
     @Test("a known photo is updated, keeps its sequence and first sighting, and is reported")
-    func upsertsKnownPhotos() throws {
-        try withStore { store, _ in
+    func upsertsKnownPhotos() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")], now: Instant.t0)
             let updatedB = Sample.photo("b", likes: 42, revision: 1)
 
             let commit = try store.commit([updatedB, Sample.photo("c")], next: 3, now: Instant.t(60))
 
             #expect(commit.existingSequences == ["b": 2])
-            let b = try #require(try store.photo(id: "b"))
+            let b = try #require(try await store.catalog.photo(id: "b"))
             #expect(b.likes == 42)
             #expect(b.json == updatedB.json)
             #expect(b.sequence == 2)
             #expect(b.firstSeenAt == Instant.t0)
             #expect(b.lastSeenAt == Instant.t(60))
-            #expect(try store.photo(id: "c")?.sequence == 3)
-            #expect(try store.statistics().photos == 3)
+            #expect(try await store.catalog.photo(id: "c")?.sequence == 3)
+            #expect(try await store.catalog.statistics().photos == 3)
         }
     }
 
     @Test("a photo listed twice in one page is inserted once and not reported as existing")
-    func duplicateWithinPage() throws {
-        try withStore { store, _ in
+    func duplicateWithinPage() async throws {
+        try await withStore { store, _ in
             let commit = try store.commit([Sample.photo("a"), Sample.photo("a", likes: 5)])
 
             #expect(commit.existingSequences.isEmpty)
-            #expect(try store.maxSequence() == 1)
-            #expect(try store.photo(id: "a")?.likes == 5)
+            #expect(try await store.ledger.maxSequence() == 1)
+            #expect(try await store.catalog.photo(id: "a")?.likes == 5)
         }
     }
 
     @Test("a commit that fails midway changes neither photos, nor image jobs, nor the cursor")
-    func failedCommitIsAtomic() throws {
-        try withStore { store, _ in
+    func failedCommitIsAtomic() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a", likes: 1)], next: 2, now: Instant.t0)
-            let stateBefore = try store.syncState()
+            let stateBefore = try await store.ledger.syncState(source: "feed")
 
             // "bad" violates CHECK (width >= 0) after "a" was updated and "b" inserted.
             #expect(throws: StoreError.self) {
@@ -80,48 +80,46 @@ struct PageCommitTests {
                     next: 3, now: Instant.t(60))
             }
 
-            #expect(try store.syncState() == stateBefore)
-            #expect(try store.photo(id: "a")?.likes == 1)
-            #expect(try store.photo(id: "a")?.lastSeenAt == Instant.t0)
-            #expect(try store.photo(id: "b") == nil)
-            #expect(try store.maxSequence() == 1)
-            #expect(try store.dueImageJobs(variant: Sample.variant, now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
+            #expect(try await store.ledger.syncState(source: "feed") == stateBefore)
+            #expect(try await store.catalog.photo(id: "a")?.likes == 1)
+            #expect(try await store.catalog.photo(id: "a")?.lastSeenAt == Instant.t0)
+            #expect(try await store.catalog.photo(id: "b") == nil)
+            #expect(try await store.ledger.maxSequence() == 1)
+            #expect(try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
         }
     }
 
     @Test("backfill pages move the cursor; a last page marks the backfill complete")
-    func backfillCursor() throws {
-        try withStore { store, _ in
-            #expect(try store.syncState() == SyncState())
+    func backfillCursor() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.ledger.syncState(source: "feed") == SyncState())
 
             try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
-            #expect(try store.syncState() == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
-            #expect(try store.statistics().backfillComplete == false)
+            #expect(try await store.ledger.syncState(source: "feed") == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
+            #expect(try await store.catalog.statistics().backfillComplete == false)
 
             try store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
-            let state = try store.syncState()
+            let state = try await store.ledger.syncState(source: "feed")
             #expect(state == SyncState(backfillNext: nil, backfillComplete: true, lastPageAt: Instant.t(5)))
-            let statistics = try store.statistics()
+            let statistics = try await store.catalog.statistics()
             #expect(statistics.backfillComplete && statistics.backfillNext == nil)
             #expect(statistics.lastPageAt == Instant.t(5))
         }
     }
 
     @Test("a catch-up records its next page and baseline, and clears both when finished")
-    func catchUpCursor() throws {
-        try withStore { store, _ in
+    func catchUpCursor() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             let head = URL(string: "https://api.example.com/photos?page=2&catch-up")!
 
-            try store.commitPage([Sample.photo("new")], variant: Sample.variant,
-                                 cursor: .catchUp(next: head, baseline: 1), now: Instant.t(1))
-            var state = try store.syncState()
+            try store.ledger.commitPage([Sample.photo("new")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in .catchUp(next: head, baseline: 1) }
+            var state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == head && state.catchUpBaseline == 1)
             #expect(state.backfillNext == Sample.pageURL(2) && !state.backfillComplete)
 
-            try store.commitPage([Sample.photo("a")], variant: Sample.variant,
-                                 cursor: .catchUp(next: nil, baseline: 1), now: Instant.t(2))
-            state = try store.syncState()
+            try store.ledger.commitPage([Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2)) { _ in .catchUp(next: nil, baseline: 1) }
+            state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
             #expect(state.backfillNext == Sample.pageURL(2))
             #expect(state.lastPageAt == Instant.t(2))
@@ -129,25 +127,25 @@ struct PageCommitTests {
     }
 
     @Test("a cursor decided from the page sees what existed before it, and commits with it")
-    func decidedCursor() throws {
-        try withStore { store, _ in
+    func decidedCursor() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             struct Refused: Error {}
 
             // A decision that throws leaves neither the page nor the cursor behind.
             #expect(throws: StoreError.self) {
-                try store.commitPage([Sample.photo("b")], variant: Sample.variant, now: Instant.t(1)) { _ in throw Refused() }
+                try store.ledger.commitPage([Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in throw Refused() }
             }
-            #expect(try store.photo(id: "b") == nil)
+            #expect(try await store.catalog.photo(id: "b") == nil)
 
             var seen: [String: Int64] = [:]
-            try store.commitPage([Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, now: Instant.t(2)) { commit in
+            try store.ledger.commitPage([Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t(2)) { commit in
                 seen = commit.existingSequences
                 return .backfill(next: nil)
             }
             #expect(seen == ["a": 1])
-            #expect(try store.syncState().backfillComplete)
-            #expect(try store.photo(id: "c") != nil)
+            #expect(try await store.ledger.syncState(source: "feed").backfillComplete)
+            #expect(try await store.catalog.photo(id: "c") != nil)
         }
     }
 }

@@ -20,26 +20,26 @@ struct QueryPlanTests {
     }
 
     @Test("every read that looks up a photo's images finds them by the photo's id")
-    func readersFindImagesByPhoto() throws {
+    func readersFindImagesByPhoto() async throws {
         // GIVEN a database with stored images, opened as query, list, status and the gallery open it
-        try withStore { store, directory in
+        try await withStore { store, directory in
             try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
             try store.storeSample("a")
             try store.storeSample("b")
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()
-            try reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
+            try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
 
             // WHEN every reader of images runs
-            _ = try reader.photo(id: "a")
-            _ = try reader.photo(id: "a", variant: "regular")
-            _ = try reader.photoIDs(withStoredImage: true)
-            _ = try reader.photos(matching: PhotoQuery())
-            _ = try reader.photos(matching: PhotoQuery(text: "photo", sort: .likes))
-            _ = try reader.storedImages(photoIDs: ["a", "b", "c"])
-            _ = try reader.storedImage(photoID: "a", variant: nil)
-            _ = try reader.imageData(photoID: "a", variant: nil)
-            _ = try reader.writeImage(photoID: "b", variant: nil, to: directory.appendingPathComponent("b.jpg"))
+            _ = try await reader.catalog.photo(id: "a")
+            _ = try await reader.catalog.photo(id: "a", variant: "regular")
+            _ = try await reader.catalog.photoIDs(withStoredImage: true)
+            _ = try await reader.catalog.photos(matching: PhotoQuery())
+            _ = try await reader.catalog.photos(matching: PhotoQuery(text: "photo", sort: .likes))
+            _ = try await reader.archive.storedImages(photoIDs: ["a", "b", "c"])
+            _ = try await reader.archive.storedImage(photoID: "a", variant: nil)
+            _ = try await reader.archive.imageData(photoID: "a", variant: nil)
+            _ = try await reader.archive.writeImage(photoID: "b", variant: nil, to: directory.appendingPathComponent("b.jpg"))
 
             // THEN none of them searches the image queue's status index, which holds every
             // stored image under one key: on 100,000 photos that made `query` take 30 ms and
@@ -47,7 +47,7 @@ struct QueryPlanTests {
             let statements = Set(log.all.filter { $0.contains("image") && !$0.hasPrefix("PRAGMA") })
             #expect(statements.count >= 6, "\(statements)")
             for sql in statements {
-                let plan = try reader.pool.read { db in
+                let plan = try await reader.pool.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
                 }
                 #expect(!plan.contains { $0.contains("USING INDEX image_queue") }, "\(sql)\n\(plan.joined(separator: "\n"))")
@@ -56,19 +56,19 @@ struct QueryPlanTests {
     }
 
     @Test("status counts photos without reading a photo's row")
-    func statusReadsNoPhotoRow() throws {
+    func statusReadsNoPhotoRow() async throws {
         // GIVEN a database with photos in two sources, one of them Unsplash+
-        try withStore { store, _ in
+        try await withStore { store, _ in
             var plus = Sample.photo("p")
             plus.isPlus = true
             try store.commit([Sample.photo("a"), plus])
-            try store.commitPage([Sample.photo("b")], variant: Sample.variant, source: "user:ada", cursor: .backfill(next: nil), now: Instant.t0)
+            try store.ledger.commitPage([Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0) { _ in .backfill(next: nil) }
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()
-            try reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
+            try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
 
             // WHEN status gathers its figures
-            let statistics = try reader.statistics()
+            let statistics = try await reader.catalog.statistics()
             #expect(statistics.photos == 3 && statistics.plusPhotos == 1)
             #expect(statistics.sources.map(\.plusPhotos) == [1, 0])
 
@@ -77,7 +77,7 @@ struct QueryPlanTests {
             let statements = Set(log.all.filter { $0.contains("photo") && !$0.hasPrefix("PRAGMA") })
             #expect(statements.count >= 2, "\(statements)")
             for sql in statements {
-                let plan = try reader.pool.read { db in
+                let plan = try await reader.pool.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
                 }
                 let photoRows = plan.filter { ($0.hasPrefix("SCAN photo") || $0.hasPrefix("SEARCH photo"))

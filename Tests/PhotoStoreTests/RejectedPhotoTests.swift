@@ -9,45 +9,40 @@ struct RejectedPhotoTests {
     private let badWidth = RejectedPhoto(photoID: "w1", json: Data(#"{"id":"w1","width":"wide"}"#.utf8), reason: "\"width\" is not Int")
 
     @Test("a page's rejected elements are kept beside its good photos, and counted")
-    func keptBesideGoodPhotos() throws {
-        try withStore { store, _ in
-            let commit = try store.commitPage(
-                [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant,
-                cursor: .backfill(next: Sample.pageURL(2)), now: Instant.t0)
+    func keptBesideGoodPhotos() async throws {
+        try await withStore { store, _ in
+            let commit = try store.ledger.commitPage(
+                [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(commit.newlyRejected == [noID, badWidth])
-            #expect(try store.photoIDs() == ["a", "b"])
-            #expect(try store.rejectedPhotos(limit: 10) == [noID, badWidth])
-            #expect(try store.statistics().rejectedPhotos == 2)
+            #expect(try await store.catalog.photoIDs() == ["a", "b"])
+            #expect(try await store.ledger.rejectedPhotos(limit: 10) == [noID, badWidth])
+            #expect(try await store.catalog.statistics().rejectedPhotos == 2)
         }
     }
 
     @Test("the same element on a refetched page is recorded once and reported new once")
-    func recordedOnce() throws {
-        try withStore { store, _ in
-            try store.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant,
-                                 cursor: .backfill(next: Sample.pageURL(2)), now: Instant.t0)
+    func recordedOnce() async throws {
+        try await withStore { store, _ in
+            try store.ledger.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            let again = try store.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant,
-                                             cursor: .backfill(next: Sample.pageURL(2)), now: Instant.t(60))
+            let again = try store.ledger.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t(60)) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(again.newlyRejected.isEmpty)
-            #expect(try store.statistics().rejectedPhotos == 1)
-            let lastSeen = try store.pool.read { db in try Date.fetchOne(db, sql: "SELECT last_seen_at FROM rejected_photo") }
+            #expect(try await store.catalog.statistics().rejectedPhotos == 1)
+            let lastSeen = try await store.pool.read { db in try Date.fetchOne(db, sql: "SELECT last_seen_at FROM rejected_photo") }
             #expect(lastSeen == Instant.t(60))
         }
     }
 
     @Test("a usable version of a rejected photo clears its rejection")
-    func usableVersionClears() throws {
-        try withStore { store, _ in
-            try store.commitPage([], rejected: [badWidth], variant: Sample.variant,
-                                 cursor: .backfill(next: Sample.pageURL(2)), now: Instant.t0)
+    func usableVersionClears() async throws {
+        try await withStore { store, _ in
+            try store.ledger.commitPage([], rejected: [badWidth], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            try store.commitPage([Sample.photo("w1")], variant: Sample.variant,
-                                 cursor: .backfill(next: Sample.pageURL(3)), now: Instant.t(1))
+            try store.ledger.commitPage([Sample.photo("w1")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in .backfill(next: Sample.pageURL(3)) }
 
-            #expect(try store.statistics().rejectedPhotos == 0)
+            #expect(try await store.catalog.statistics().rejectedPhotos == 0)
         }
     }
 }

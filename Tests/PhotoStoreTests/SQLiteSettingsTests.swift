@@ -6,10 +6,10 @@ import Testing
 @Suite("SQLite settings")
 struct SQLiteSettingsTests {
     @Test("a new database has 16 KiB pages, WAL and synchronous NORMAL")
-    func newDatabasesAreSetUpForBlobs() throws {
-        try withStore { store, _ in
+    func newDatabasesAreSetUpForBlobs() async throws {
+        try await withStore { store, _ in
             try store.commit([Sample.photo("a")])
-            let (pageSize, journal, synchronous) = try store.pool.write { db in
+            let (pageSize, journal, synchronous) = try await store.pool.write { db in
                 (try Int.fetchOne(db, sql: "PRAGMA page_size"),
                  try String.fetchOne(db, sql: "PRAGMA journal_mode"),
                  try Int.fetchOne(db, sql: "PRAGMA synchronous"))
@@ -21,8 +21,8 @@ struct SQLiteSettingsTests {
     }
 
     @Test("an idle checkpoint empties the write-ahead log")
-    func checkpointTruncatesTheWAL() throws {
-        try withStore { store, directory in
+    func checkpointTruncatesTheWAL() async throws {
+        try await withStore { store, directory in
             for index in 0..<20 { try store.commit([Sample.photo("p\(index)")]) }
             let wal = directory.appendingPathComponent("photos.sqlite-wal").path
             let before = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
@@ -31,19 +31,19 @@ struct SQLiteSettingsTests {
             try store.checkpoint()
 
             #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == 0)
-            #expect(try store.photo(id: "p19") != nil)
+            #expect(try await store.catalog.photo(id: "p19") != nil)
         }
     }
 
     @Test("the readers' store is one read-only connection that sees the writer's commits")
-    func readersOpenOneConnection() throws {
-        try withStore { store, directory in
+    func readersOpenOneConnection() async throws {
+        try await withStore { store, directory in
             try store.commit([Sample.photo("a")])
             let reader = try PhotoStore.openExisting(path: directory.appendingPathComponent("photos.sqlite").path)
             #expect(reader.pool is DatabaseQueue)
-            #expect(try reader.photo(id: "a") != nil)
+            #expect(try await reader.catalog.photo(id: "a") != nil)
             try store.commit([Sample.photo("b")])
-            #expect(try reader.photo(id: "b") != nil)
+            #expect(try await reader.catalog.photo(id: "b") != nil)
         }
     }
 }

@@ -22,44 +22,44 @@ struct SearchTests {
         return [lake, city, forest]
     }
 
-    func ids(_ store: PhotoStore, _ text: String, sort: PhotoQuery.Sort = .relevance) throws -> [String] {
-        try store.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
+    func ids(_ store: PhotoStore, _ text: String, sort: PhotoQuery.Sort = .relevance) async throws -> [String] {
+        try await store.catalog.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
     }
 
     @Test("words, phrases, prefixes, names, locations and tags, ranked by bm25")
-    func searches() throws {
-        try withStore { store, _ in
+    func searches() async throws {
+        try await withStore { store, _ in
             try store.commit(Self.records())
-            #expect(Set(try ids(store, "mountain")) == ["lake", "city"])
-            #expect(try ids(store, "mountains") == ["forest", "lake"], "the most mentions rank first")
-            #expect(try ids(store, "\"mountain lake\"") == ["lake"])
-            #expect(Set(try ids(store, "mount*")) == ["lake", "city", "forest"])
-            #expect(try ids(store, "stone") == ["city"], "the photographer's name")
-            #expect(try ids(store, "zurich") == ["city"], "the location, without its diacritics")
-            #expect(try ids(store, "neon") == ["city"], "a tag title")
-            #expect(try ids(store, "dawn water") == ["lake"], "every word must match, across fields")
-            #expect(try ids(store, "volcano").isEmpty)
+            #expect(Set(try await ids(store, "mountain")) == ["lake", "city"])
+            #expect(try await ids(store, "mountains") == ["forest", "lake"], "the most mentions rank first")
+            #expect(try await ids(store, "\"mountain lake\"") == ["lake"])
+            #expect(Set(try await ids(store, "mount*")) == ["lake", "city", "forest"])
+            #expect(try await ids(store, "stone") == ["city"], "the photographer's name")
+            #expect(try await ids(store, "zurich") == ["city"], "the location, without its diacritics")
+            #expect(try await ids(store, "neon") == ["city"], "a tag title")
+            #expect(try await ids(store, "dawn water") == ["lake"], "every word must match, across fields")
+            #expect(try await ids(store, "volcano").isEmpty)
         }
     }
 
     @Test("input FTS5 cannot parse is an invalid search, not a database failure")
-    func badInput() throws {
-        try withStore { store, _ in
+    func badInput() async throws {
+        try await withStore { store, _ in
             try store.commit(Self.records())
             for text in ["\"unclosed", "AND", "mount* OR", "("] {
-                #expect(throws: StoreError.invalidSearch(text)) { try ids(store, text) }
+                await #expect(throws: StoreError.invalidSearch(text)) { try await ids(store, text) }
             }
         }
     }
 
     @Test("the index follows every commit, and a migrated database is indexed whole")
-    func indexFollowsCommitsAndMigration() throws {
-        try withTemporaryDirectory { directory in
+    func indexFollowsCommitsAndMigration() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             // A database of the version before search, holding photos already.
             let pool = try DatabasePool(path: path)
             try Schema.migrator.migrate(pool, upTo: "v3 rejected photos, backfill stalls")
-            try pool.write { db in
+            try await pool.write { db in
                 try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")
                 try db.execute(sql: """
                     INSERT INTO photo (id, sequence, description, is_sponsored, json, first_seen_at, last_seen_at)
@@ -70,7 +70,7 @@ struct SearchTests {
 
             let progress = Mutex<[PhotoStore.OpeningProgress]>([])
             let store = try PhotoStore(path: path) { step in progress.withLock { $0.append(step) } }
-            #expect(try ids(store, "harbour") == ["old"])
+            #expect(try await ids(store, "harbour") == ["old"])
             let steps = progress.withLock { $0 }
             #expect(steps.first == .indexingForSearch(photos: 1), "it says what it is about to do")
             if steps.count == 2, case .indexedForSearch(photos: 1, _) = steps[1] {} else {
@@ -80,12 +80,12 @@ struct SearchTests {
             _ = try PhotoStore(path: path) { _ in reopened.withLock { $0 += 1 } }
             #expect(reopened.withLock { $0 } == 0, "the index is built once")
             try store.commit(Self.records())
-            #expect(try ids(store, "dawn") == ["lake"])
+            #expect(try await ids(store, "dawn") == ["lake"])
             var changed = Self.records()[0]
             changed.description = "A loud seaside"
             try store.commit([changed])
-            #expect(try ids(store, "dawn").isEmpty, "an updated photo is searched by its new words")
-            #expect(try ids(store, "seaside") == ["lake"])
+            #expect(try await ids(store, "dawn").isEmpty, "an updated photo is searched by its new words")
+            #expect(try await ids(store, "seaside") == ["lake"])
         }
     }
 }

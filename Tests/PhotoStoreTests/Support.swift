@@ -2,19 +2,19 @@ import Foundation
 @testable import PhotoStore
 
 /// Runs `body` with a new, empty directory that is removed afterwards.
-func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("PhotoStoreTests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
+    return try await body(directory)
 }
 
 /// Runs `body` with a store freshly created in a temporary directory.
-func withStore<T>(_ body: (PhotoStore, URL) throws -> T) throws -> T {
-    try withTemporaryDirectory { directory in
+func withStore<T>(_ body: (PhotoStore, URL) async throws -> T) async throws -> T {
+    try await withTemporaryDirectory { directory in
         let store = try PhotoStore(path: directory.appendingPathComponent("photos.sqlite").path)
-        return try body(store, directory)
+        return try await body(store, directory)
     }
 }
 
@@ -88,12 +88,14 @@ extension PhotoStore {
     /// Commits `photos` as a backfill page at `now`.
     @discardableResult
     func commit(_ photos: [PhotoRecord], next: Int? = 2, now: Date = Instant.t0) throws -> PageCommit {
-        try commitPage(photos, variant: Sample.variant, cursor: .backfill(next: next.map(Sample.pageURL)), now: now)
+        try ledger.commitPage(photos, variant: Sample.variant, source: "feed", now: now) { _ in
+            .backfill(next: next.map(Sample.pageURL))
+        }
     }
 
     @discardableResult
     func storeSample(_ photoID: String, variant: String = Sample.variant, data: Data = Data("jpeg".utf8)) throws -> Bool {
-        try storeImage(
+        try archive.storeImage(
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,
             sha256: Sample.sha256, fetchedAt: Instant.t(10))
     }

@@ -16,23 +16,23 @@ struct VerificationTests {
         try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
         for (id, count) in [("a", 1000), ("b", 2000), ("c", ImageBlob.chunkSize * 2 + 17)] {
             let bytes = Sample.bytes(count: count, seed: UInt64(count))
-            try store.storeImage(
+            try store.archive.storeImage(
                 photoID: id, variant: Sample.variant, contentType: "image/jpeg", data: bytes,
                 sha256: sha256(bytes), fetchedAt: Instant.t(10))
         }
     }
 
-    private func imageID(_ store: PhotoStore, _ photoID: String) throws -> Int64 {
-        try store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM image WHERE photo_id = ?", arguments: [photoID])! }
+    private func imageID(_ store: PhotoStore, _ photoID: String) async throws -> Int64 {
+        try await store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM image WHERE photo_id = ?", arguments: [photoID])! }
     }
 
     @Test("a sound database verifies clean, every stored image re-hashed, reading only")
-    func clean() throws {
-        try withStore { store, _ in
+    func clean() async throws {
+        try await withStore { store, _ in
             try storeThree(store)
             var seen: [VerificationProgress] = []
 
-            let report = try PhotoStore.openExisting(path: store.path).verify { seen.append($0) }
+            let report = try await PhotoStore.openExisting(path: store.path).archive.verify { seen.append($0) }
 
             #expect(report.isClean)
             #expect(report.integrityErrors.isEmpty && report.problems.isEmpty)
@@ -43,18 +43,18 @@ struct VerificationTests {
     }
 
     @Test("bytes changed behind the store's back are named with their photo")
-    func corruptedBytes() throws {
-        try withStore { store, _ in
+    func corruptedBytes() async throws {
+        try await withStore { store, _ in
             try storeThree(store)
-            let id = try imageID(store, "c")
+            let id = try await imageID(store, "c")
             // Same length, one byte flipped past the first chunk.
-            try store.pool.write { db in
+            try await store.pool.write { db in
                 var bytes = try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [id])!
                 bytes[ImageBlob.chunkSize + 5] ^= 0xFF
                 try db.execute(sql: "UPDATE image_data SET bytes = ? WHERE image_id = ?", arguments: [bytes, id])
             }
 
-            let report = try store.verify()
+            let report = try await store.archive.verify()
 
             #expect(!report.isClean)
             #expect(report.problems.map(\.kind) == [.sha256Mismatch])
@@ -63,15 +63,15 @@ struct VerificationTests {
     }
 
     @Test("bytes of another length than recorded are a size mismatch")
-    func truncatedBytes() throws {
-        try withStore { store, _ in
+    func truncatedBytes() async throws {
+        try await withStore { store, _ in
             try storeThree(store)
-            let id = try imageID(store, "a")
-            try store.pool.write { db in
+            let id = try await imageID(store, "a")
+            try await store.pool.write { db in
                 try db.execute(sql: "UPDATE image_data SET bytes = substr(bytes, 1, 10) WHERE image_id = ?", arguments: [id])
             }
 
-            let report = try store.verify()
+            let report = try await store.archive.verify()
 
             #expect(report.problems == [VerificationProblem(
                 kind: .sizeMismatch, photoID: "a", variant: Sample.variant, detail: "10 bytes stored, 1000 recorded")])
@@ -79,17 +79,17 @@ struct VerificationTests {
     }
 
     @Test("bytes kept for an image that is not stored are orphaned; a stored image without bytes is missing them")
-    func orphanedAndMissing() throws {
-        try withStore { store, _ in
+    func orphanedAndMissing() async throws {
+        try await withStore { store, _ in
             try storeThree(store)
-            let a = try imageID(store, "a")
-            let b = try imageID(store, "b")
-            try store.pool.write { db in
+            let a = try await imageID(store, "a")
+            let b = try await imageID(store, "b")
+            try await store.pool.write { db in
                 try db.execute(sql: "UPDATE image SET status = 'pending' WHERE id = ?", arguments: [a])
                 try db.execute(sql: "DELETE FROM image_data WHERE image_id = ?", arguments: [b])
             }
 
-            let report = try store.verify()
+            let report = try await store.archive.verify()
 
             #expect(report.problems.map(\.kind) == [.missingBytes, .orphanedBytes])
             #expect(report.problems.map(\.photoID) == ["b", "a"])

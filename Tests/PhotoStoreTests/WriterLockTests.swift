@@ -5,8 +5,8 @@ import Testing
 @Suite("The writer lock")
 struct WriterLockTests {
     @Test("a second writer is refused at once, naming the PID that holds the lock")
-    func secondWriterRefused() throws {
-        try withTemporaryDirectory { directory in
+    func secondWriterRefused() async throws {
+        try await withTemporaryDirectory { directory in
             let database = directory.appendingPathComponent("photos.sqlite").path
             let first = try WriterLock(forDatabaseAt: database)
 
@@ -20,8 +20,8 @@ struct WriterLockTests {
     }
 
     @Test("the lock is free again once its holder lets go, and the lock file stays")
-    func releasedOnClose() throws {
-        try withTemporaryDirectory { directory in
+    func releasedOnClose() async throws {
+        try await withTemporaryDirectory { directory in
             let database = directory.appendingPathComponent("photos.sqlite").path
             do {
                 _ = try WriterLock(forDatabaseAt: database)
@@ -34,8 +34,8 @@ struct WriterLockTests {
     }
 
     @Test("a lock file that cannot be created is reported with its path")
-    func cannotCreate() throws {
-        try withTemporaryDirectory { directory in
+    func cannotCreate() async throws {
+        try await withTemporaryDirectory { directory in
             let database = directory.appendingPathComponent("missing/photos.sqlite").path
 
             #expect(throws: WriterLockError.cannotLock(path: database + ".lock", reason: "No such file or directory")) {

@@ -12,10 +12,10 @@ import UnsplashAPI
         // WHEN it is synced once
         let progress = try await harness.engine().runOnce()
         // THEN every photo and image is stored, and each download tracked once
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.photos == 25 && stats.imagesStored == 25 && stats.imagesPending == 0 && stats.imagesFailed == 0)
         #expect(stats.backfillComplete)
-        #expect(try harness.allImagesMatch(harness.fake.ids))
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
         #expect(harness.fake.ids.allSatisfy { harness.fake.trackings($0) == 1 })
         #expect(progress.photosNew == 25 && progress.imagesStored == 25)
         // 3 backfill pages, then 1 catch-up page that finds nothing new
@@ -42,13 +42,13 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         // A first run stops after one page, as a killed process would after its first commit.
         try await harness.engine().runOnce(maxPages: 1)
-        #expect(try harness.store.syncState().backfillNext?.query == "page=2&per_page=10")
-        #expect(try harness.store.statistics().photos == 10)
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.catalog.statistics().photos == 10)
 
         try await harness.engine().runOnce()
 
         #expect(harness.fake.pageRequests.map(\.query).prefix(3) == ["page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10"])
-        #expect(try harness.store.statistics().photos == 25)
+        #expect(try await harness.store.catalog.statistics().photos == 25)
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 && harness.fake.trackings($0) == 1 })
     }
 
@@ -60,7 +60,7 @@ import UnsplashAPI
         harness.fake.addPhotos(4)
         try await harness.engine().runOnce()
 
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.photos == 29)
         #expect(stats.imagesStored == 29)
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 })
@@ -71,7 +71,7 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         harness.fake.addSponsoredPhoto()
         let progress = try await harness.engine().runOnce()
-        #expect(try harness.store.statistics().photos == 26)
+        #expect(try await harness.store.catalog.statistics().photos == 26)
         #expect(progress.photosNew == 26)
     }
 
@@ -85,7 +85,7 @@ import UnsplashAPI
             let message = cause.localizedDescription
             return message.contains("Access Key") && !message.contains("WRONG")
         }
-        #expect(try harness.store.statistics().photos == 0)
+        #expect(try await harness.store.catalog.statistics().photos == 0)
         #expect(harness.fake.apiRequests.count == 1)
     }
 
@@ -100,8 +100,8 @@ import UnsplashAPI
             return true
         }
         // Page 1 is kept, with the cursor pointing at the page that failed.
-        #expect(try harness.store.statistics().photos == 10)
-        #expect(try harness.store.syncState().backfillNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.catalog.statistics().photos == 10)
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.query == "page=2&per_page=10")
     }
 
     @Test func aSwitchedVariantQueuesImagesForPhotosStoredEarlier() async throws {
@@ -109,7 +109,7 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         try await harness.engine().runOnce()
         try await harness.engine { $0.variant = .thumb }.runOnce()
-        #expect(try harness.store.statistics().imagesStored == 10)
-        #expect(try harness.store.imageData(photoID: harness.fake.ids[0], variant: "thumb") != nil)
+        #expect(try await harness.store.catalog.statistics().imagesStored == 10)
+        #expect(try await harness.store.archive.imageData(photoID: harness.fake.ids[0], variant: "thumb") != nil)
     }
 }

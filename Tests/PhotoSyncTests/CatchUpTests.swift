@@ -16,9 +16,9 @@ import UnsplashAPI
         try await harness.engine { $0.knownRunToStop = 5 }.runOnce()
         // THEN it read pages 1 and 2 (15 new, then 5 known), not the whole feed
         #expect(Array(harness.fake.pageRequests.dropFirst(known).map(\.query)) == ["page=1&per_page=10", "page=2&per_page=10"])
-        #expect(try harness.store.statistics().photos == 40)
-        #expect(try harness.allImagesMatch(new))
-        #expect(try harness.store.syncState().catchUpNext == nil)
+        #expect(try await harness.store.catalog.statistics().photos == 40)
+        #expect(try await harness.allImagesMatch(new))
+        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
     }
 
     @Test func aCatchUpInterruptedMidwayResumesWhereItWas() async throws {
@@ -30,14 +30,14 @@ import UnsplashAPI
         // Page 2 of the catch-up fails: the run stops after storing page 1.
         harness.fake.state.withLock { $0.failingPages[2] = 2 }
         await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
-        #expect(try harness.store.syncState().catchUpNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext?.query == "page=2&per_page=10")
         #expect(harness.fake.pageRequests.dropFirst(known).first?.query == "page=1&per_page=10")
         let beforeRestart = harness.fake.pageRequests.count
 
         try await harness.engine().runOnce()
 
         // The restart goes on from page 2 rather than re-reading page 1.
-        #expect(try harness.store.statistics().photos == 50)
+        #expect(try await harness.store.catalog.statistics().photos == 50)
         #expect(harness.fake.pageRequests.dropFirst(beforeRestart).first?.query == "page=2&per_page=10")
     }
 
@@ -48,6 +48,6 @@ import UnsplashAPI
         try await harness.engine().runOnce()
         harness.fake.addPhotos(20)
         try await harness.engine { $0.knownRunToStop = 1 }.runOnce()
-        #expect(try harness.store.statistics().photos == 46)
+        #expect(try await harness.store.catalog.statistics().photos == 46)
     }
 }

@@ -18,17 +18,17 @@ import UnsplashAPI
         let error = await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
         #expect(error?.localizedDescription
             == "backfill stays at /photos?page=2&per_page=10 and tries it again later: the page is empty but links a next page")
-        let stalled = try harness.store.statistics()
+        let stalled = try await harness.store.catalog.statistics()
         #expect(!stalled.backfillComplete && stalled.photos == 10)
-        #expect(try harness.store.syncState().backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
         #expect(stalled.backfillStall?.reason == "the page is empty but links a next page")
 
         // THEN a later run, with the server healthy again, fetches the page and the rest
         try await harness.engine().runOnce()
-        let done = try harness.store.statistics()
+        let done = try await harness.store.catalog.statistics()
         #expect(done.backfillComplete && done.photos == 30 && done.imagesStored == 30)
         #expect(done.backfillStall == nil)
-        #expect(try harness.allImagesMatch(harness.fake.ids))
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
     }
 
     @Test func anEmptyPageIsWaitedOutByTheDaemonInsteadOfEndingTheBackfill() async throws {
@@ -47,7 +47,7 @@ import UnsplashAPI
 
         // THEN it waited once for the refused page, then completed the backfill
         #expect(clock.sleeps.filter { $0 == .seconds(60) }.count == 1)
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.backfillComplete && stats.photos == 30 && stats.backfillStall == nil)
         #expect(harness.log.text.contains("empty but links a next page"))
     }
@@ -66,17 +66,17 @@ import UnsplashAPI
         try await harness.engine().runOnce()
 
         // THEN the good photos and images are all stored, each bad one is kept once with its reason
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.backfillComplete && stats.photos == 22 && stats.imagesStored == 22)
         #expect(stats.rejectedPhotos == 3)
-        let rejected = try harness.store.rejectedPhotos(limit: 10)
+        let rejected = try await harness.store.ledger.rejectedPhotos(limit: 10)
         #expect(rejected.map(\.reason) == ["\"id\" is missing", "\"id\" is empty", "\"width\" is not Int"])
         #expect(rejected.last?.photoID == ids[12])
         let slug = try JSONDecoder().decode(JSONValue.self, from: rejected[0].json)["slug"]?.string
         #expect(slug == "slug-\(ids[3])")
         // logged once each, although page 1 was read twice
         #expect(harness.log.output.filter { $0.contains("rejected a photo") }.count == 3)
-        #expect(try harness.allImagesMatch(ids.filter { ![ids[3], ids[4], ids[12]].contains($0) }))
+        #expect(try await harness.allImagesMatch(ids.filter { ![ids[3], ids[4], ids[12]].contains($0) }))
     }
 
     @Test func aHeadPageOfRejectedPhotosOnlyDoesNotEndTheCatchUp() async throws {
@@ -94,23 +94,23 @@ import UnsplashAPI
         try await harness.engine().runOnce()
 
         // THEN the catch-up went past the page of rejected photos to the good ones below it
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.photos == 35 && stats.rejectedPhotos == 10)
-        #expect(try harness.allImagesMatch(good))
+        #expect(try await harness.allImagesMatch(good))
     }
 
     @Test func cursorsAreStoredRelativeSoANewApiBaseResumesThem() async throws {
         let harness = try SyncHarness(photos: 25)
         defer { harness.removeDirectory() }
         try await harness.engine().runOnce(maxPages: 1)
-        #expect(try harness.store.syncState().backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
 
         try await harness.engine(apiBase: URL(string: "https://\(FakeUnsplash.mirrorHost)")!).runOnce()
 
         let later = harness.fake.pageRequests.dropFirst()
         #expect(later.first?.query == "page=2&per_page=10")
         #expect(later.allSatisfy { $0.host == FakeUnsplash.mirrorHost })
-        #expect(try harness.store.statistics().backfillComplete)
+        #expect(try await harness.store.catalog.statistics().backfillComplete)
     }
 
     @Test func aForeignNextLinkIsRefusedAndNeverStored() async throws {
@@ -121,13 +121,13 @@ import UnsplashAPI
         let error = await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
 
         #expect(error?.localizedDescription.contains("refusing to send the access key to https://evil.example.com") == true)
-        #expect(try harness.store.syncState().backfillNext == nil)
-        #expect(try harness.store.statistics().photos == 0)
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext == nil)
+        #expect(try await harness.store.catalog.statistics().photos == 0)
         #expect(harness.fake.apiRequests.allSatisfy { $0.host == "api.unsplash.com" })
         #expect(harness.fake.state.withLock { $0.foreignRequests }.isEmpty)
     }
 
-    @Test func aLastPageThatXTotalContradictsIsNotTheEnd() throws {
+    @Test func aLastPageThatXTotalContradictsIsNotTheEnd() async throws {
         func contradiction(in page: PhotoPage, at cursor: URL?) -> String? {
             PageWalker.contradiction(in: page, at: cursor, perPage: 30)
         }

@@ -14,12 +14,12 @@ import UnsplashAPI
 
         try await harness.engine { $0.imageRetryDelay = .seconds(3) }.runOnce()
 
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.imagesStored == 5 && stats.imagesPending == 0 && stats.imagesFailed == 0)
         #expect(harness.fake.imageRequests(broken) == 3)
         #expect(harness.clock.sleeps.contains(.seconds(6)), "the second retry waits twice as long")
         #expect(harness.clock.sleeps.contains(.seconds(3)), "the retry waits for its backoff")
-        #expect(try harness.allImagesMatch([broken]))
+        #expect(try await harness.allImagesMatch([broken]))
     }
 
     @Test func aDaemonRetriesAFailedImageWhenItFallsDueNotBefore() async throws {
@@ -54,11 +54,11 @@ import UnsplashAPI
             try await engine.runOnce()
             harness.wallClock.advance(by: 86_400)
         }
-        let stats = try harness.store.statistics()
+        let stats = try await harness.store.catalog.statistics()
         #expect(stats.imagesFailed == 1 && stats.imagesStored == 4 && stats.imagesPending == 0)
         // One request per attempt: images are retried by the queue, not by the provider.
         #expect(harness.fake.imageRequests(broken) == 3)
-        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        let failure = try #require(try await harness.store.imageQueue.failedImages(limit: 10).first)
         #expect(failure.photoID == broken && failure.lastError.contains("500"))
         // A failed image is not tracked: nothing was downloaded.
         #expect(harness.fake.trackings(broken) == 0)
@@ -70,7 +70,7 @@ import UnsplashAPI
         let gone = harness.fake.ids[1]
         harness.fake.state.withLock { $0.failingImages[gone] = (403, 1000) }
         try await harness.engine().runOnce()
-        #expect(try harness.store.statistics().imagesFailed == 1)
+        #expect(try await harness.store.catalog.statistics().imagesFailed == 1)
         #expect(harness.fake.imageRequests(gone) == 1)
     }
 
@@ -80,8 +80,8 @@ import UnsplashAPI
         let short = harness.fake.ids[0]
         harness.fake.state.withLock { _ = $0.shortImages.insert(short) }
         try await harness.engine { $0.maxImageAttempts = 2 }.runOnce()
-        #expect(try harness.store.photo(id: short)?.image == nil)
-        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        #expect(try await harness.store.catalog.photo(id: short)?.image == nil)
+        let failure = try #require(try await harness.store.imageQueue.failedImages(limit: 10).first)
         #expect(failure.photoID == short && failure.lastError.contains("Content-Length"))
         #expect(harness.spoolFiles.isEmpty)
     }
@@ -92,10 +92,10 @@ import UnsplashAPI
         let page = harness.fake.ids[1]
         harness.fake.state.withLock { _ = $0.notImages.insert(page) }
         try await harness.engine { $0.maxImageAttempts = 1 }.runOnce()
-        #expect(try harness.store.photo(id: page)?.image == nil)
-        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        #expect(try await harness.store.catalog.photo(id: page)?.image == nil)
+        let failure = try #require(try await harness.store.imageQueue.failedImages(limit: 10).first)
         #expect(failure.photoID == page && failure.lastError.contains("text/html"))
-        #expect(try harness.store.statistics().imagesStored == 2)
+        #expect(try await harness.store.catalog.statistics().imagesStored == 2)
     }
 
     @Test func anImageRedirectOffTheAllowedHostsFailsForGoodWithoutFollowingIt() async throws {
@@ -104,7 +104,7 @@ import UnsplashAPI
         let moved = harness.fake.ids[0]
         harness.fake.state.withLock { $0.redirectedImages[moved] = "https://evil.example.com/photo.jpg" }
         try await harness.engine().runOnce()
-        let failure = try #require(try harness.store.failedImages(limit: 10).first)
+        let failure = try #require(try await harness.store.imageQueue.failedImages(limit: 10).first)
         #expect(failure.photoID == moved && failure.lastError.contains("evil.example.com"))
         #expect(harness.fake.imageRequests(moved) == 1)
         #expect(harness.fake.state.withLock { $0.foreignRequests }.isEmpty)
@@ -114,7 +114,7 @@ import UnsplashAPI
         let harness = try SyncHarness(photos: 2)
         defer { harness.removeDirectory() }
         try await harness.engine(maxImageBytes: 100).runOnce()
-        let failures = try harness.store.failedImages(limit: 10)
+        let failures = try await harness.store.imageQueue.failedImages(limit: 10)
         #expect(failures.count == 2)
         #expect(failures.allSatisfy { $0.lastError.contains("100-byte limit") })
         #expect(harness.fake.totalImageRequests == 2, "a body over the cap is not retried")
@@ -125,8 +125,8 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         try await harness.engine { $0.allowedImageHosts = ["cdn.example.com"] }.runOnce()
         #expect(harness.fake.totalImageRequests == 0)
-        #expect(try harness.store.statistics().imagesFailed == 3)
-        #expect(try harness.store.failedImages(limit: 1).first?.lastError.contains("images.unsplash.com") == true)
+        #expect(try await harness.store.catalog.statistics().imagesFailed == 3)
+        #expect(try await harness.store.imageQueue.failedImages(limit: 1).first?.lastError.contains("images.unsplash.com") == true)
     }
 
     @Test func downloadTrackingCanBeTurnedOff() async throws {
@@ -134,7 +134,7 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         try await harness.engine { $0.downloadTracking = false }.runOnce()
         #expect(harness.fake.trackingRequests == 0)
-        #expect(try harness.store.statistics().imagesStored == 5)
+        #expect(try await harness.store.catalog.statistics().imagesStored == 5)
     }
 
     @Test func eachDownloadIsTrackedOnceAcrossRuns() async throws {

@@ -19,7 +19,7 @@ import Testing
         harness.fake.state.withLock { $0.failingImages = [ids[1]: (503, 1), ids[2]: (404, 1)] }
         let jobs = BoundedQueue<ImageJob>(capacity: 10)
         let outcomes = BoundedQueue<ImageOutcome>(capacity: 10)
-        for job in try stages.dueJobs() { try await jobs.send(job) }
+        for job in try await stages.dueJobs() { try await jobs.send(job) }
         jobs.finish()
 
         // WHEN the fetcher runs
@@ -34,7 +34,7 @@ import Testing
         #expect(reason.contains("503") && !permanent)
         guard case .failed(_, _, let gone)? = results[ids[2]] else { Issue.record("no failure"); return }
         #expect(gone)
-        #expect(try harness.store.unattemptedImageCount(variant: "regular") == 3)
+        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 3)
         results.values.forEach { $0.discard() }
         #expect(harness.spoolFiles.isEmpty)
     }
@@ -46,7 +46,7 @@ import Testing
         _ = try await stages.walker().backfill(maxPages: nil)
         let fetcher = stages.fetcher()
         var outcomes: [ImageOutcome] = []
-        for job in try stages.dueJobs() { outcomes.append(try await fetcher.fetch(job)) }
+        for job in try await stages.dueJobs() { outcomes.append(try await fetcher.fetch(job)) }
         return outcomes
     }
 
@@ -68,9 +68,9 @@ import Testing
         let progress = await stages.progress.progress
         #expect(progress.imageBatches == 1 && progress.imagesStored == 20)
         #expect(settled.value.sorted() == harness.fake.ids.sorted())
-        #expect(try harness.allImagesMatch(harness.fake.ids))
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
         #expect(harness.spoolFiles.isEmpty)
-        #expect(try harness.store.verify().problems.isEmpty)
+        #expect(try await harness.store.archive.verify().problems.isEmpty)
     }
 
     @Test func aBatchIsCappedInBytes() async throws {
@@ -95,7 +95,7 @@ import Testing
         let stages = Stages(harness) { $0.imageRetryDelay = .seconds(30) }
         let jobs = try await { () async throws -> [ImageJob] in
             _ = try await stages.walker().backfill(maxPages: nil)
-            return try stages.dueJobs()
+            return try await stages.dueJobs()
         }()
         let queue = BoundedQueue<ImageOutcome>(capacity: 10)
         try await queue.send(.failed(jobs[0], reason: "503", permanent: false))
@@ -104,8 +104,8 @@ import Testing
 
         try await stages.writer().run(queue)
 
-        #expect(try harness.store.nextImageRetry(variant: "regular") == harness.wallClock.now.addingTimeInterval(30))
-        #expect(try harness.store.failedImages(limit: 5).map(\.photoID) == [jobs[1].photoID])
+        #expect(try await harness.store.imageQueue.nextImageRetry(variants: ["regular"]) == harness.wallClock.now.addingTimeInterval(30))
+        #expect(try await harness.store.imageQueue.failedImages(limit: 5).map(\.photoID) == [jobs[1].photoID])
         #expect(await stages.progress.progress.imageBatches == 1)
     }
 
@@ -121,7 +121,7 @@ import Testing
         }
         await #expect(throws: CancellationError.self) { try await writer.value }
         #expect(harness.spoolFiles.isEmpty)
-        #expect(try harness.store.statistics().imagesStored == 0)
+        #expect(try await harness.store.catalog.statistics().imagesStored == 0)
     }
 }
 
@@ -133,7 +133,7 @@ import Testing
         let stages = Stages(harness) { $0.trackingConcurrency = 5 }
         _ = try await stages.walker().backfill(maxPages: nil)
         for id in harness.fake.ids {
-            try harness.store.storeImage(
+            try harness.store.archive.storeImage(
                 photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
@@ -157,7 +157,7 @@ import Testing
         // THEN every download was tracked once, up to 5 at a time, and recorded
         #expect(harness.fake.ids.allSatisfy { harness.fake.trackings($0) == 1 })
         #expect(concurrent.value.most == 5)
-        #expect(try harness.store.pendingDownloadTracking(limit: 100).isEmpty)
+        #expect(try await harness.store.ledger.pendingDownloadTracking(limit: 100).isEmpty)
         #expect(await stages.progress.progress.downloadsTracked == 20)
         let again = stages.tracker()
         again.writerFinished()
@@ -174,7 +174,7 @@ import Testing
         let running = Task { try await tracker.run() }
         for _ in 0..<50 { await Task.yield() }
         let id = harness.fake.ids[0]
-        try harness.store.storeImage(
+        try harness.store.archive.storeImage(
             photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
             sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         tracker.imagesStored()

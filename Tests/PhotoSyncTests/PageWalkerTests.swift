@@ -19,7 +19,7 @@ import Testing
         #expect(harness.fake.pageRequests.map(\.query) == [
             "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
         ])
-        #expect(try harness.store.unattemptedImageCount(variant: "regular") == 25)
+        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 25)
         #expect(harness.fake.totalImageRequests == 0, "the walker only queues images")
     }
 
@@ -38,7 +38,7 @@ import Testing
         // THEN it stops after 2 pages, and goes on as images are stored
         #expect(harness.fake.pageRequests.count == 2)
         for id in harness.fake.ids.prefix(10) {
-            try harness.store.storeImage(
+            try harness.store.archive.storeImage(
                 photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
@@ -60,8 +60,8 @@ import Testing
             guard case .inconsistentPage(let contradiction) = error as? SyncError else { return false }
             return contradiction == PageContradiction(walk: "backfill", cursor: "/photos?page=2&per_page=10", reason: "the page is empty but links a next page")
         }
-        #expect(try harness.store.syncState().backfillNext?.absoluteString == "/photos?page=2&per_page=10")
-        #expect(try harness.store.statistics().backfillStall != nil)
+        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(try await harness.store.catalog.statistics().backfillStall != nil)
     }
 
     @Test func aCatchUpResumesFromItsCommittedPosition() async throws {
@@ -80,8 +80,8 @@ import Testing
             // page 2 failed twice (the provider's one retry), and the resumed catch-up began there
             "page=1&per_page=10", "page=2&per_page=10", "page=2&per_page=10", "page=2&per_page=10", "page=3&per_page=10",
         ])
-        #expect(try harness.store.statistics().photos == 50)
-        #expect(try harness.store.syncState().catchUpNext == nil)
+        #expect(try await harness.store.catalog.statistics().photos == 50)
+        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
     }
 }
 

@@ -41,7 +41,7 @@ import UnsplashAPI
         harness.fake.state.withLock { $0.rateLimitedAnswers = 2 }
         try await harness.engine { $0.rateLimitPause = .seconds(600) }.runOnce()
         #expect(harness.clock.sleeps == [.seconds(600), .seconds(600)])
-        #expect(try harness.store.statistics().photos == 15)
+        #expect(try await harness.store.catalog.statistics().photos == 15)
         #expect(harness.log.text.contains("rate limit exceeded"))
     }
 
@@ -68,7 +68,7 @@ import UnsplashAPI
         daemon.cancel()
         // THEN it stops as cancelled, with everything it did committed
         await #expect { try await daemon.value } throws: { isSyncCancellation($0) }
-        #expect(try harness.store.statistics().imagesStored == 15)
+        #expect(try await harness.store.catalog.statistics().imagesStored == 15)
         #expect(await engine.progress.activity == "idle")
     }
 

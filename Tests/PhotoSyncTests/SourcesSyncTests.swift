@@ -29,10 +29,10 @@ import UnsplashAPI
         ])
         // AND each photo is stored once, fetched once and tracked once, a member of both
         let ids = harness.fake.ids
-        #expect(try harness.store.statistics().photos == 25)
-        #expect(try harness.allImagesMatch(ids))
+        #expect(try await harness.store.catalog.statistics().photos == 25)
+        #expect(try await harness.allImagesMatch(ids))
         #expect(ids.allSatisfy { harness.fake.imageRequests($0) == 1 && harness.fake.trackings($0) == 1 })
-        let sources = try harness.store.sourceStatistics()
+        let sources = try await harness.store.catalog.sourceStatistics()
         #expect(sources.map(\.name) == ["collection:42", "feed"])
         #expect(sources.allSatisfy { $0.photos == 25 && $0.state.backfillComplete && $0.active })
     }
@@ -51,7 +51,7 @@ import UnsplashAPI
             "/topics/wallpapers/photos?order_by=latest&page=1&per_page=10",
         ])
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 }, "no image fetched twice")
-        #expect(try harness.store.sourceStatistics().first { $0.name == "topic:wallpapers" }?.photos == 25)
+        #expect(try await harness.store.catalog.sourceStatistics().first { $0.name == "topic:wallpapers" }?.photos == 25)
     }
 
     @Test func aSourceThatDoesNotExistIsReportedOnceTheOthersAreDone() async throws {
@@ -71,10 +71,10 @@ import UnsplashAPI
             return
         }
         #expect(failures == [SourceNotFound(source: "user:nobody", detail: "Unsplash answered 404 (Couldn't find User)")])
-        #expect(try harness.store.statistics().photos == 25)
-        #expect(try harness.allImagesMatch(harness.fake.ids))
+        #expect(try await harness.store.catalog.statistics().photos == 25)
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
         #expect(harness.fake.apiRequests.filter { $0.path == "/users/nobody/photos" }.count == 1, "a 404 is not retried")
-        let failure = try harness.store.sourceStatistics().first { $0.name == "user:nobody" }?.failure
+        let failure = try await harness.store.catalog.sourceStatistics().first { $0.name == "user:nobody" }?.failure
         #expect(failure?.message == "Unsplash answered 404 (Couldn't find User)")
         #expect(harness.log.text.components(separatedBy: "source user:nobody does not exist").count == 2, "logged once")
     }
@@ -93,7 +93,7 @@ import UnsplashAPI
             return
         }
         #expect(failures.map(\.description) == ["source search:flagged words is refused: Unsplash answered 410 (This search is not available)"])
-        #expect(try harness.store.statistics().photos == 12)
+        #expect(try await harness.store.catalog.statistics().photos == 12)
     }
 
     @Test func theDaemonTriesAMissingSourceAgainOnlyAfterItsLongBackoff() async throws {
@@ -127,6 +127,6 @@ import UnsplashAPI
         #expect(harness.fake.apiRequests.filter { $0.path == "/users/nobody/photos" }.count == 2)
         #expect(harness.fake.pageRequests.filter { $0.query == "page=1&per_page=10" }.count == 4,
                 "the feed's one page, then its head in each of the three rounds")
-        #expect(try harness.store.statistics().photos == 5)
+        #expect(try await harness.store.catalog.statistics().photos == 5)
     }
 }

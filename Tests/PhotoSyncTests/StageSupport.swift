@@ -56,8 +56,8 @@ struct Stages {
     }
 
     /// Jobs due now, as the feed would hand them out.
-    func dueJobs() throws -> [ImageJob] {
-        try harness.store.dueImageJobs(variant: configuration.variant.rawValue, now: harness.wallClock.now, limit: 1000)
+    func dueJobs() async throws -> [ImageJob] {
+        try await harness.store.imageQueue.dueImageJobs(variants: [configuration.variant.rawValue], now: harness.wallClock.now, limit: 1000)
     }
 }
 

@@ -58,12 +58,13 @@ struct SyncHarness {
     }
 
     /// Every stored photo has its image, byte-exact, with the SHA-256 of what was served.
-    func allImagesMatch(_ ids: [String]) throws -> Bool {
-        try ids.allSatisfy { id in
-            guard let photo = try store.photo(id: id), let image = photo.image else { return false }
-            let bytes = try store.imageData(photoID: id, variant: nil)
-            return image.sha256 == FakeUnsplash.sha256(id) && bytes == FakeUnsplash.imageBytes(id)
+    func allImagesMatch(_ ids: [String]) async throws -> Bool {
+        for id in ids {
+            guard let photo = try await store.catalog.photo(id: id), let image = photo.image else { return false }
+            let bytes = try await store.archive.imageData(photoID: id, variant: nil)
+            guard image.sha256 == FakeUnsplash.sha256(id), bytes == FakeUnsplash.imageBytes(id) else { return false }
         }
+        return true
     }
 }
 

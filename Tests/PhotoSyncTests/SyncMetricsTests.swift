@@ -9,7 +9,7 @@ import Testing
 import UnsplashAPI
 
 @Suite struct SyncMetricsTests {
-    @Test func countersGrowByWhatEachProgressReportAdds() throws {
+    @Test func countersGrowByWhatEachProgressReportAdds() async throws {
         let metrics = TestMetrics()
         let sync = SyncMetrics(factory: metrics, now: { Date(timeIntervalSince1970: 1_800_000_000) })
         var progress = SyncProgress()

@@ -61,7 +61,7 @@ struct DemoCommand: AsyncParsableCommand {
             let store = try PhotoStore.openExisting(path: databasePath)
             // A sync that Ctrl-C stopped returns as if done (run --once exits 0 after a stop):
             // an unfinished backfill tells the two apart, and Ctrl-C means stop the demo.
-            guard try store.statistics().backfillComplete else { return }
+            guard try await store.catalog.statistics().backfillComplete else { return }
             try await GalleryServing.serve(store, on: address)
         }
     }

@@ -37,10 +37,10 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            let selected = try store.photos(matching: try listing.query(text: search))
+            let selected = try await store.catalog.photos(matching: try listing.query(text: search))
             let exporter = try PhotoExporter(directory: URL(fileURLWithPath: to), store: store)
             let interactive = isatty(STDERR_FILENO) == 1
-            let report = try exporter.export(selected) { done, total in
+            let report = try await exporter.export(selected) { done, total in
                 guard interactive else { return }
                 FileHandle.standardError.write(Data("\r\u{1B}[2Kexporting \(done)/\(total)".utf8))
             }
@@ -77,7 +77,7 @@ struct PhotoExporter {
         }
     }
 
-    func export(_ photos: [PhotoSummary], progress: (Int, Int) -> Void) throws -> Report {
+    func export(_ photos: [PhotoSummary], progress: (Int, Int) -> Void) async throws -> Report {
         var report = Report()
         var lines: [String] = []
         for (index, photo) in photos.enumerated() {
@@ -90,8 +90,8 @@ struct PhotoExporter {
             if try sha256(of: destination) == image.sha256 {
                 report.unchanged += 1
             } else {
-                try writeAtomically(to: destination) { temporary in
-                    _ = try store.writeImage(photoID: photo.id, variant: image.variant, to: temporary)
+                try await writeAtomically(to: destination) { temporary in
+                    _ = try await store.archive.writeImage(photoID: photo.id, variant: image.variant, to: temporary)
                 }
                 report.written += 1
             }
@@ -101,7 +101,7 @@ struct PhotoExporter {
         let manifest = directory.appendingPathComponent("photos.jsonl")
         let content = Data(lines.map { $0 + "\n" }.joined().utf8)
         if (try? Data(contentsOf: manifest)) != content {
-            try writeAtomically(to: manifest) { temporary in try content.write(to: temporary) }
+            try await writeAtomically(to: manifest) { temporary in try content.write(to: temporary) }
         }
         return report
     }
@@ -156,10 +156,10 @@ struct PhotoExporter {
 
     /// Writes through a temporary file in the same directory, renamed over `destination` only
     /// once complete and flushed: a full disk or a kill leaves the old file or none, never half.
-    private func writeAtomically(to destination: URL, _ write: (URL) throws -> Void) throws {
+    private func writeAtomically(to destination: URL, _ write: (URL) async throws -> Void) async throws {
         let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
         do {
-            try write(temporary)
+            try await write(temporary)
             let handle = try FileHandle(forWritingTo: temporary)
             try handle.synchronize()
             try handle.close()

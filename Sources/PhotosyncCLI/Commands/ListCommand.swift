@@ -22,7 +22,7 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors { try listing.list(text: nil, from: database) }
+        try await reportingErrors { try await listing.list(text: nil, from: database) }
     }
 }
 
@@ -50,7 +50,7 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors { try listing.list(text: text, from: database) }
+        try await reportingErrors { try await listing.list(text: text, from: database) }
     }
 }
 
@@ -108,9 +108,9 @@ struct ListingOptions: ParsableArguments {
     }
 
     /// Prints the photos these options select from `database`.
-    func list(text: String?, from database: DatabaseOptions) throws {
+    func list(text: String?, from database: DatabaseOptions) async throws {
         let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-        write(try store.photos(matching: try query(text: text)))
+        write(try await store.catalog.photos(matching: try query(text: text)))
     }
 
     /// Prints `photos` in the chosen format.
@@ -147,7 +147,9 @@ enum PhotoListing {
 
     /// The fields `list --json` prints for a photo: the gallery's `/api/photos` shares them.
     static func jsonObject(_ photo: PhotoSummary) -> JSONValue {
-        PhotoListingJSON.object(photo)
+        // The gallery's encoder makes the object; export's manifest nests it in JSON of its own.
+        let encoded = PhotoListingJSON.encode(PhotoListingJSON.object(photo))
+        return (try? JSONDecoder().decode(JSONValue.self, from: encoded)) ?? .null
     }
 
     static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"

@@ -37,11 +37,11 @@ struct QueryCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            guard let photo = try store.photo(id: id) else {
+            guard let photo = try await store.catalog.photo(id: id) else {
                 throw CommandFailure(code: .notFound, message: "no photo with id \(id) in \(store.path)")
             }
             if toStandardOutput {
-                guard try store.writeImage(
+                guard try await store.archive.writeImage(
                     photoID: photo.id, variant: photo.image?.variant, to: .standardOutput, named: "standard output") != nil
                 else {
                     throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
@@ -50,7 +50,10 @@ struct QueryCommand: AsyncParsableCommand {
             }
             if let output {
                 let destination = URL(fileURLWithPath: output)
-                guard let written = try store.writeImage(photoID: photo.id, variant: photo.image?.variant, to: destination) else {
+                guard
+                    let written = try await store.archive.writeImage(
+                        photoID: photo.id, variant: photo.image?.variant, to: destination)
+                else {
                     throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
                 }
                 if !json {

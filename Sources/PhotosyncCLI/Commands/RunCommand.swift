@@ -143,7 +143,7 @@ struct RunCommand: AsyncParsableCommand {
             // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
             guard once, !sync.wasStopped else { return }
             let variants = settings.variants.map(\.rawValue)
-            let images = try store.imageCounts(variants: variants)
+            let images = try await store.imageQueue.imageCounts(variants: variants)
             // In a terminal the progress line already says what was done.
             if !interactive {
                 print("synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending")

@@ -18,10 +18,13 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            let stats = try store.statistics()
-            print(json
-                ? try Self.json(stats)
-                : Self.text(stats, failures: try store.failedImages(limit: 5), rejected: try store.rejectedPhotos(limit: 5)))
+            let stats = try await store.catalog.statistics()
+            if json {
+                print(try Self.json(stats))
+            } else {
+                let failures = try await store.imageQueue.failedImages(limit: 5)
+                print(Self.text(stats, failures: failures, rejected: try await store.ledger.rejectedPhotos(limit: 5)))
+            }
         }
     }
 

@@ -25,7 +25,7 @@ struct VerifyCommand: AsyncParsableCommand {
         try await reportingErrors {
             let store = try database.openStore(environment: environment)
             let progress = VerifyProgressLine(interactive: isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil)
-            let report = try store.verify(progress: progress.show)
+            let report = try await store.archive.verify(progress: progress.show)
             progress.finish()
             print(json ? try Self.json(report, path: store.path) : Self.text(report))
             if !report.isClean {

@@ -51,7 +51,7 @@ public struct VerificationProgress: Sendable, Equatable {
     public var bytesChecked: Int64
 }
 
-extension PhotoStore {
+extension ImageArchive {
     /// Checks the database: SQLite's integrity check; every stored image re-hashed against its
     /// recorded SHA-256 and size; every stored image has bytes; no bytes without a stored image.
     ///
@@ -63,14 +63,16 @@ extension PhotoStore {
     /// - Parameter progress: called after each image.
     /// - Throws: `StoreError` when the database cannot be read; what is wrong with the data is
     ///   in the report, not thrown.
-    public func verify(progress: (VerificationProgress) -> Void = { _ in }) throws -> VerificationReport {
-        let integrityErrors = try read("checking integrity") { db in
+    public func verify(
+        progress: (VerificationProgress) -> Void = { _ in }
+    ) async throws(StoreError) -> VerificationReport {
+        let integrityErrors = try await database.read("checking integrity") { db in
             try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
         }
-        var problems = try read("looking for missing and orphaned image bytes") { db in
+        var problems = try await database.read("looking for missing and orphaned image bytes") { db in
             try Self.missingBytes(db) + Self.orphanedBytes(db)
         }
-        let images = try read("listing stored images") { db in
+        let images = try await database.read("listing stored images") { db in
             try Row.fetchAll(db, sql: """
                 SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
                 WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
@@ -79,7 +81,9 @@ extension PhotoStore {
         }
         var current = VerificationProgress(imagesChecked: 0, imagesTotal: images.count, bytesChecked: 0)
         for imageID in images {
-            let (size, problem) = try read("re-hashing image \(imageID)") { db in try Self.rehash(imageID: imageID, in: db) }
+            let (size, problem) = try await database.read("re-hashing image \(imageID)") { db in
+                try Self.rehash(imageID: imageID, in: db)
+            }
             if let problem { problems.append(problem) }
             current.imagesChecked += 1
             current.bytesChecked += size
@@ -105,7 +109,7 @@ extension PhotoStore {
 
         var hasher = SHA256()
         let size = try ImageBlob.forEachChunk(rowID: imageID, in: db) { chunk in hasher.update(bufferPointer: chunk) }
-        let actual = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let actual = hexadecimal(hasher.finalize())
         if size != byteCount {
             return (size, VerificationProblem(
                 kind: .sizeMismatch, photoID: photoID, variant: variant,
@@ -147,4 +151,16 @@ extension PhotoStore {
                     ?? "bytes kept for image \(imageID), which does not exist")
         }
     }
+}
+
+private let hexDigits = Array("0123456789abcdef".utf8)
+
+/// Lowercase hexadecimal, two digits a byte, as `sha256` columns keep a digest.
+func hexadecimal(_ bytes: some Sequence<UInt8>) -> String {
+    var text: [UInt8] = []
+    for byte in bytes {
+        text.append(hexDigits[Int(byte >> 4)])
+        text.append(hexDigits[Int(byte & 0x0f)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+
+/// The query parameters of the gallery's routes, as an HTML form sends them, decoded by
+/// Hummingbird's form decoder (`+` for a space, percent-escapes decoded). A blank value counts
+/// as absent, as an empty search box means no search. Numbers stay text until
+/// ``integer(_:named:in:)`` checks them, so that a bad one is answered with what is wrong.
+struct GalleryForm: Decodable, Sendable {
+    /// A full-text search.
+    var q: String?
+    /// A photographer's username.
+    var user: String?
+    /// A source's name.
+    var source: String?
+    /// An image variant.
+    var variant: String?
+    /// The grid's page, from 1.
+    var page: String?
+    /// The API's page size and start.
+    var limit: String?
+    var offset: String?
+
+    enum CodingKeys: String, CodingKey {
+        case q, user, source, variant, page, limit, offset
+    }
+
+    /// The query of `uri`.
+    /// - Throws: ``GalleryError/badParameter(_:)`` when it is not a form (a broken
+    ///   percent-escape, a parameter given twice).
+    init(_ uri: URI) throws(GalleryError) {
+        do {
+            self = try URLEncodedFormDecoder().decode(GalleryForm.self, from: uri.query ?? "")
+        } catch {
+            throw .badParameter("the query cannot be read: \(error)")
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func text(_ key: CodingKeys) throws -> String? {
+            let value = try container.decodeIfPresent(String.self, forKey: key)?.trimmingCharacters(in: .whitespaces)
+            return value?.isEmpty == false ? value : nil
+        }
+        q = try text(.q)
+        user = try text(.user)
+        source = try text(.source)
+        variant = try text(.variant)
+        page = try text(.page)
+        limit = try text(.limit)
+        offset = try text(.offset)
+    }
+
+    /// `text` as a whole number; nil when absent.
+    /// - Throws: ``GalleryError/badParameter(_:)`` when it is not a number within `range`.
+    static func integer(_ text: String?, named name: String, in range: ClosedRange<Int>) throws(GalleryError) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw .badParameter(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound) (got '\(text)')")
+        }
+        return value
+    }
+}

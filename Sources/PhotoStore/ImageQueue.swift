@@ -1,0 +1,229 @@
+import Foundation
+import GRDB
+
+/// The image download queue. A job is one photo in one variant, and moves pending -> stored
+/// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when the caller gives up on
+/// it. A pending job is due when its next attempt time has come; a job never attempted has none
+/// and is due at once. Jobs are created by page commits and ``enqueueMissingImages(variant:)``.
+public struct ImageQueue: Sendable {
+    let database: StoreDatabase
+
+    /// Creates a pending job for `variant` for every photo that has none, taking the URL from
+    /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
+    /// one for photos stored before. Photos whose JSON lacks that URL, and Unsplash+ photos,
+    /// are skipped.
+    ///
+    /// - Returns: how many jobs were created.
+    @discardableResult
+    public func enqueueMissingImages(variant: String) throws(StoreError) -> Int {
+        try database.write("queueing missing \(variant) images") { db in
+            // json_each looks the variant up as a key, so no JSON path is built from input.
+            try db.execute(
+                sql: """
+                    INSERT INTO image (photo_id, variant, source_url)
+                    SELECT photo.id, :variant, url.value
+                    FROM photo, json_each(photo.json, '$.urls') AS url
+                    WHERE url.key = :variant AND url.type = 'text' AND photo.is_plus = 0
+                      AND NOT EXISTS (
+                          SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.variant = :variant)
+                    ORDER BY photo.sequence
+                    """,
+                arguments: ["variant": variant])
+            return db.changesCount
+        }
+    }
+
+    /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
+    /// order their photos were first stored (lowest sequence first; a photo's variants one after
+    /// another), at most `limit`.
+    public func dueImageJobs(variants: [String], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
+        let variantList = Self.json(variants)
+        return try await database.read("listing due \(variants.joined(separator: ", ")) images") { db in
+            // Cached, like the other queries the pipeline runs again and again: preparing them
+            // anew each time cost more than running them.
+            try ImageJobRow.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT image.photo_id, image.variant, image.source_url, image.attempts
+                        FROM image JOIN photo ON photo.id = image.photo_id
+                        WHERE image.status = 'pending' AND image.variant IN \(Self.variantList)
+                          AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
+                        ORDER BY photo.sequence, image.variant
+                        LIMIT ?
+                        """),
+                arguments: [variantList, now.stored, limit]
+            ).map(\.job)
+        }
+    }
+
+    /// The earliest next attempt time among pending jobs of `variants`, to know how long to
+    /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
+    /// nothing is pending.
+    public func nextImageRetry(variants: [String]) async throws(StoreError) -> Date? {
+        let variantList = Self.json(variants)
+        return try await database.read("finding the next image retry") { db in
+            let neverAttempted =
+                try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT EXISTS (SELECT 1 FROM image
+                            WHERE status = 'pending' AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
+                            """),
+                    arguments: [variantList]) ?? false
+            if neverAttempted { return Date.distantPast }
+            return try Date.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT MIN(next_attempt_at) FROM image
+                        WHERE status = 'pending' AND variant IN \(Self.variantList)
+                        """),
+                arguments: [variantList])
+        }
+    }
+
+    /// Pending jobs of `variants` never attempted yet: the downloads the page walker has queued
+    /// ahead of the fetchers. Jobs waiting for a retry do not count.
+    public func unattemptedImageCount(variants: [String]) async throws(StoreError) -> Int {
+        let variantList = Self.json(variants)
+        return try await database.read("counting queued images") { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM image
+                    WHERE status = 'pending' AND variant IN \(Self.variantList) AND attempts = 0
+                    """,
+                arguments: [variantList]) ?? 0
+        }
+    }
+
+    /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
+    /// `retryAt`, the job stays pending and is not due before that time; with nil, the job
+    /// becomes `failed`: never due again, counted in statistics and listed by `failedImages`.
+    /// A job already stored is left as it is.
+    ///
+    /// - Throws: `StoreError.unknownImageJob` when there is no such job.
+    public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
+        let failure = ImageAttemptFailure(photoID: photoID, variant: variant, error: error, retryAt: retryAt)
+        let path = database.path
+        try database.write("recording a failed download of photo \(photoID)") { db in
+            try Self.record(failure, path: path, in: db)
+        }
+    }
+
+    /// Jobs that were given up on, in the order their photos were first stored, at most `limit`.
+    public func failedImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
+        try await database.read("listing failed images") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT image.photo_id, image.variant, image.attempts, image.last_error
+                    FROM image JOIN photo ON photo.id = image.photo_id
+                    WHERE image.status = 'failed'
+                    ORDER BY photo.sequence, image.variant
+                    LIMIT ?
+                    """,
+                arguments: [limit]
+            ).map { row in
+                ImageFailure(
+                    photoID: try row.decode(forColumn: "photo_id"),
+                    variant: try row.decode(forColumn: "variant"),
+                    attempts: try row.decode(forColumn: "attempts"),
+                    lastError: try row.decode(String?.self, forColumn: "last_error") ?? "")
+            }
+        }
+    }
+
+    /// The images of all of `variants` together, by state, from the queue's columns only.
+    public func imageCounts(variants: [String]) async throws(StoreError) -> ImageCounts {
+        let variantList = Self.json(variants)
+        return try await database.read("counting \(variants.joined(separator: ", ")) images") { db in
+            var counts: [String: Int64] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant IN \(Self.variantList) GROUP BY status",
+                arguments: [variantList])
+            {
+                counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
+            }
+            return ImageCounts(
+                stored: counts["stored", default: 0], pending: counts["pending", default: 0],
+                failed: counts["failed", default: 0])
+        }
+    }
+
+    // MARK: - SQL
+
+    /// `IN` over a JSON array bound as one argument, so a list of variants needs no SQL built
+    /// from input.
+    static let variantList = "(SELECT value FROM json_each(?))"
+
+    static func json(_ variants: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(variants)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    /// Queues the jobs a page commit creates for `photo`, inside the commit's transaction: see
+    /// ``SyncLedger/commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``.
+    static func queue(_ photo: PhotoRecord, variant: String, moreVariants: [String], in db: Database) throws {
+        // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
+        guard !photo.isPlus else { return }
+        if let imageURL = photo.imageURL {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
+                    ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+                    WHERE status <> 'stored'
+                    """
+            ).execute(arguments: [photo.id, variant, imageURL])
+        }
+        for extra in moreVariants where extra != variant {
+            // json_each looks the variant up as a key, so no JSON path is built from input.
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO image (photo_id, variant, source_url)
+                    SELECT photo.id, :variant, url.value
+                    FROM photo, json_each(photo.json, '$.urls') AS url
+                    WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
+                    ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+                    WHERE status <> 'stored'
+                    """
+            ).execute(arguments: ["id": photo.id, "variant": extra])
+        }
+    }
+
+    /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
+    static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE image SET
+                    attempts = attempts + 1,
+                    last_error = :error,
+                    status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
+                    next_attempt_at = :retryAt
+                WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+                """
+        ).execute(arguments: [
+            "error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant,
+        ])
+        if db.changesCount == 0 {
+            let exists =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM image WHERE photo_id = ? AND variant = ?)",
+                    arguments: [failure.photoID, failure.variant]) ?? false
+            if !exists {
+                throw StoreError.unknownImageJob(path: path, photoID: failure.photoID, variant: failure.variant)
+            }
+        }
+    }
+}
+
+/// A pending `image` row as the fetchers read it.
+private struct ImageJobRow: Decodable, FetchableRecord {
+    var photoId: String
+    var variant: String
+    var sourceUrl: String
+    var attempts: Int
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+
+    var job: ImageJob { ImageJob(photoID: photoId, variant: variant, sourceURL: sourceUrl, attempts: attempts) }
+}

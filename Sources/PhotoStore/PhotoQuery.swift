@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+
+/// Which stored photos to list, and in what order.
+public struct PhotoQuery: Sendable, Equatable {
+    public enum Orientation: String, CaseIterable, Sendable {
+        case landscape, portrait, squarish
+    }
+
+    public enum Sort: String, CaseIterable, Sendable {
+        /// By `created_at`, newest first.
+        case newest
+        case oldest
+        /// Most liked first, then newest.
+        case likes
+        /// Best match first (FTS5's bm25), then newest; without ``PhotoQuery/text``, newest.
+        case relevance
+    }
+
+    /// Full-text search over description, alt description, the photographer's name and
+    /// username, location and tag titles, in FTS5's syntax: words, "quoted phrases", prefix*.
+    public var text: String?
+
+    /// The photographer's username, compared without regard to case.
+    public var username: String?
+    /// Only photos this source listed (`feed`, `user:ann`).
+    public var source: String?
+    public var orientation: Orientation?
+    /// Photos created at or after this instant.
+    public var since: Date?
+    /// Photos created before this instant.
+    public var until: Date?
+    public var sort: Sort
+    /// At most this many; nil for all.
+    public var limit: Int?
+    public var offset: Int
+
+    /// Unsplash's feed, the source of every photo stored before there were others.
+    public static let feedSource = "feed"
+
+    public init(
+        text: String? = nil, username: String? = nil, source: String? = nil, orientation: Orientation? = nil,
+        since: Date? = nil, until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
+    ) {
+        self.text = text
+        self.username = username
+        self.source = source
+        self.orientation = orientation
+        self.since = since
+        self.until = until
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+/// What a listing shows of a photo: its queryable columns and its stored image, not its JSON.
+public struct PhotoSummary: Sendable, Equatable {
+    public var id: String
+    public var createdAt: Date?
+    public var width: Int?
+    public var height: Int?
+    public var color: String?
+    public var likes: Int?
+    public var description: String?
+    public var altDescription: String?
+    public var userUsername: String?
+    public var userName: String?
+    /// The most recently stored variant, if any.
+    public var image: StoredImage?
+    /// The sources that listed it, by name.
+    public var sources: [String] = []
+
+    public init(
+        id: String, createdAt: Date?, width: Int?, height: Int?, color: String?, likes: Int?,
+        description: String?, altDescription: String?, userUsername: String?, userName: String?, image: StoredImage?,
+        sources: [String] = []
+    ) {
+        self.sources = sources
+        self.id = id
+        self.createdAt = createdAt
+        self.width = width
+        self.height = height
+        self.color = color
+        self.likes = likes
+        self.description = description
+        self.altDescription = altDescription
+        self.userUsername = userUsername
+        self.userName = userName
+        self.image = image
+    }
+}

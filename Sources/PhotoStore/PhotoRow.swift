@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+
+/// A row of the `photo` table as a GRDB record: its ``CodingKeys`` are the one list of the
+/// table's columns, which page commits write and lookups read.
+struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "photo"
+
+    var id: String
+    /// Assigned once, on first insert, in increasing order.
+    var sequence: Int64
+    var createdAt: StoredDate?
+    var updatedAt: StoredDate?
+    var width: Int?
+    var height: Int?
+    var color: String?
+    var blurHash: String?
+    var description: String?
+    var altDescription: String?
+    var userUsername: String?
+    var userName: String?
+    var likes: Int?
+    var isSponsored: Bool
+    var downloadLocation: String?
+    var downloadTrackedAt: StoredDate?
+    var isPlus: Bool
+    var json: JSONText
+    var firstSeenAt: StoredDate
+    var lastSeenAt: StoredDate
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, sequence
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case width, height, color
+        case blurHash = "blur_hash"
+        case description
+        case altDescription = "alt_description"
+        case userUsername = "user_username"
+        case userName = "user_name"
+        case likes
+        case isSponsored = "is_sponsored"
+        case downloadLocation = "download_location"
+        case downloadTrackedAt = "download_tracked_at"
+        case isPlus = "is_plus"
+        case json
+        case firstSeenAt = "first_seen_at"
+        case lastSeenAt = "last_seen_at"
+    }
+
+    /// What a page commit keeps of a photo it already had: the rest is the API's, replaced by
+    /// every page that lists the photo.
+    static let keptByPageCommits: Set<CodingKeys> = [.sequence, .firstSeenAt, .downloadTrackedAt]
+
+    /// The columns a page commit rewrites for a photo it already had.
+    static let replacedByPageCommits = CodingKeys.allCases.filter { !keptByPageCommits.contains($0) }.map(\.rawValue)
+
+    /// `photo` as a page lists it, first seen (and last seen) at `now`.
+    init(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date) {
+        id = photo.id
+        self.sequence = sequence
+        createdAt = photo.createdAt?.stored
+        updatedAt = photo.updatedAt?.stored
+        width = photo.width
+        height = photo.height
+        color = photo.color
+        blurHash = photo.blurHash
+        description = photo.description
+        altDescription = photo.altDescription
+        userUsername = photo.userUsername
+        userName = photo.userName
+        likes = photo.likes
+        isSponsored = photo.isSponsored
+        downloadLocation = photo.downloadLocation
+        downloadTrackedAt = nil
+        isPlus = photo.isPlus
+        json = JSONText(photo.json)
+        firstSeenAt = now.stored
+        lastSeenAt = now.stored
+    }
+
+    /// The photo as lookups return it, with the stored image asked for.
+    func stored(image: StoredImage?) -> StoredPhoto {
+        StoredPhoto(
+            id: id, sequence: sequence, createdAt: createdAt?.date, updatedAt: updatedAt?.date, width: width,
+            height: height, color: color, blurHash: blurHash, description: description,
+            altDescription: altDescription, userUsername: userUsername, userName: userName, likes: likes,
+            isSponsored: isSponsored, downloadLocation: downloadLocation, downloadTrackedAt: downloadTrackedAt?.date,
+            json: json.data, firstSeenAt: firstSeenAt.date, lastSeenAt: lastSeenAt.date, image: image)
+    }
+}
+
+/// A JSON document kept as TEXT, byte for byte: SQLite's JSON functions refuse BLOBs.
+struct JSONText: Codable, DatabaseValueConvertible, Sendable, Equatable {
+    var data: Data
+
+    init(_ data: Data) {
+        self.data = data
+    }
+
+    var databaseValue: DatabaseValue {
+        String(decoding: data, as: UTF8.self).databaseValue
+    }
+
+    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> JSONText? {
+        Data.fromDatabaseValue(dbValue).map(JSONText.init)
+    }
+
+    init(from decoder: any Decoder) throws {
+        data = try decoder.singleValueContainer().decode(Data.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(data)
+    }
+}
+
+extension StoredDate: Codable {
+    init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(Date.self))
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(date)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// The one connection (a `DatabasePool`, or a read-only queue for the commands that only read)
+/// that every part of the store shares, and the file it is open on.
+///
+/// Every failure under it is reported as a `StoreError` naming the file and what the store was
+/// doing.
+struct StoreDatabase: Sendable {
+    let path: String
+    let writer: any DatabaseWriter
+
+    /// Runs `body` in a write transaction. Writes stay synchronous: the sync engine runs them
+    /// on its own writer stage, one at a time, and times them.
+    func write<T>(_ operation: @autoclosure () -> String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw StoreError(error, path: path, operation: operation())
+        }
+    }
+
+    /// Runs `body` in a read transaction on one of GRDB's reader queues, so the calling task's
+    /// thread (a server's event loop, say) never blocks on SQLite: one consistent snapshot,
+    /// never blocked by the writer.
+    ///
+    /// A read runs to its end even when the calling task is cancelled, as a write does: GRDB's
+    /// async reads would throw `CancellationError` instead, which is no `StoreError`, and callers
+    /// already stop between transactions (a cancelled sync checks for cancellation itself).
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        switch await readResult(body) {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            throw StoreError(error, path: path, operation: operation())
+        }
+    }
+
+    /// What `body` returned or threw in a read transaction, the error as thrown under GRDB: for
+    /// a caller that tells some SQLite errors apart. Runs to its end as ``read(_:_:)`` does.
+    func readResult<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async -> Result<T, any Error> {
+        let writer = writer
+        return await Task {
+            do {
+                return .success(try await writer.read(body))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+    }
+}
+
+extension StoreError {
+    /// Wraps any error thrown under the store as a `StoreError`, keeping those that already are.
+    init(_ error: any Error, path: String, operation: String) {
+        if let error = error as? StoreError {
+            self = error
+        } else if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB:
+                self = .notAPhotosyncDatabase(path: path)
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+                self = .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+            default:
+                self = .databaseFailure(path: path, operation: operation, reason: error.message ?? "\(error)")
+            }
+        } else {
+            self = .databaseFailure(path: path, operation: operation, reason: "\(error)")
+        }
+    }
+}

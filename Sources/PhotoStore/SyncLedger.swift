@@ -1,0 +1,299 @@
+import Foundation
+import GRDB
+
+/// What the sync engine records of its walk: the pages it stored with their cursors, the
+/// sources it walks, the feed elements it rejected, and the download tracking it owes Unsplash.
+///
+/// A source is named as it is configured (`feed`, `user:ann`, `search:red fox`). Its row is
+/// created by its first page, or by ``activateSources(_:)``; it is never deleted, so a source
+/// that stops being configured keeps its cursors and its photos, and resumes when it comes back.
+public struct SyncLedger: Sendable {
+    let database: StoreDatabase
+
+    /// Stores one fetched page of `source` and moves its cursor, in a single write transaction:
+    /// after a crash either the page and its cursor are both there, or neither is and the page
+    /// is fetched again (at-least-once fetching, exactly-once storing).
+    ///
+    /// For each photo, by id: a new one gets the next sequence and `firstSeenAt = now`; a known
+    /// one keeps both and has its metadata and JSON replaced. `lastSeenAt = now` for all. Each
+    /// photo becomes a member of `source` (created if new), once. When `imageURL` is non-nil,
+    /// a pending image job for `variant` is created if missing; an existing job that is not yet
+    /// stored gets the new URL (its status is kept). For each of `moreVariants`, a job is
+    /// queued the same way, with the URL of that size in the photo's JSON (`urls.<variant>`).
+    /// An Unsplash+ photo gets no job.
+    ///
+    /// `rejected` elements are kept in `rejected_photo`, one row per distinct JSON text: a new
+    /// one is added and listed in ``PageCommit/newlyRejected``, a known one has its last-seen
+    /// time moved. Storing a usable photo clears the rejections recorded under its id.
+    ///
+    /// Finally `cursor` decides, from what the page found and inside the same transaction, how
+    /// the source's cursor moves (a catch-up that meets photos it already had ends in the
+    /// commit that stores the page), and `lastPageAt = now`.
+    ///
+    /// - Returns: what the commit found: the sequences and memberships of the page's photos
+    ///   that existed before this call, and the newly rejected elements.
+    /// - Throws: `StoreError.databaseFailure` (e.g. a photo violating a constraint: empty id,
+    ///   negative size, invalid JSON), or what `cursor` throws wrapped in one; nothing is
+    ///   changed then.
+    @discardableResult
+    public func commitPage(
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, moreVariants: [String] = [],
+        source: String, now: Date, cursor: (PageCommit) throws -> CursorChange
+    ) throws(StoreError) -> PageCommit {
+        try database.write("committing a page of \(photos.count) photos") { db in
+            let sourceID = try Self.sourceID(named: source, in: db)
+            var existingSequences: [String: Int64] = [:]
+            var existingMemberships: [String: Int64] = [:]
+            var insertedNow: Set<String> = []
+            var joinedNow: Set<String> = []
+            var nextSequence = try Self.maxSequence(db) + 1
+            // Every statement here is cached (GRDB caches its record statements too): preparing
+            // them anew for each photo (the INSERT also compiles the search trigger) was half the
+            // page walk's CPU.
+            for photo in photos {
+                let known = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
+                if let known {
+                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
+                    // Only the API's columns are written: the sequence and first sighting stay.
+                    try PhotoRow(photo, sequence: known, seenAt: now)
+                        .update(db, columns: PhotoRow.replacedByPageCommits)
+                } else {
+                    try PhotoRow(photo, sequence: nextSequence, seenAt: now).insert(db)
+                    insertedNow.insert(photo.id)
+                    nextSequence += 1
+                }
+                if let membership = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
+                    arguments: [photo.id, sourceID])
+                {
+                    if !joinedNow.contains(photo.id) { existingMemberships[photo.id] = membership }
+                } else {
+                    try db.cachedStatement(
+                        sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)"
+                    ).execute(arguments: [photo.id, sourceID, now.stored])
+                    joinedNow.insert(photo.id)
+                }
+                try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
+                    .execute(arguments: [photo.id])
+                try ImageQueue.queue(photo, variant: variant, moreVariants: moreVariants, in: db)
+            }
+            var newlyRejected: [RejectedPhoto] = []
+            for element in rejected {
+                if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
+            }
+            let commit = PageCommit(
+                existingSequences: existingSequences, existingMemberships: existingMemberships,
+                newlyRejected: newlyRejected)
+            try Self.apply(cursor(commit), source: sourceID, now: now, in: db)
+            return commit
+        }
+    }
+
+    /// The cursors of `source` as last committed; a source never committed has none.
+    public func syncState(source: String) async throws(StoreError) -> SyncState {
+        try await database.read("reading the sync state of \(source)") { db in try Self.syncState(db, source: source) }
+    }
+
+    /// Records that the backfill page at the current cursor of `source` contradicted itself and
+    /// will be fetched again; the cursor itself does not move. The next backfill commit clears it.
+    public func recordBackfillStall(reason: String, source: String, at now: Date) throws(StoreError) {
+        try database.write("recording a backfill stall of \(source)") { db in
+            let id = try Self.sourceID(named: source, in: db)
+            try db.execute(
+                sql: """
+                    UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?)
+                    WHERE id = ?
+                    """,
+                arguments: [reason, now, id])
+        }
+    }
+
+    /// Marks `names` as the configured sources (creating rows for new ones), and every other
+    /// source as inactive.
+    public func activateSources(_ names: [String]) throws(StoreError) {
+        try database.write("recording the configured sources") { db in
+            try db.execute(sql: "UPDATE source SET active = 0")
+            for name in names {
+                _ = try Self.sourceID(named: name, in: db)
+                try db.execute(sql: "UPDATE source SET active = 1 WHERE name = ?", arguments: [name])
+            }
+        }
+    }
+
+    /// Records why `source` could not be read (an unknown user answers 404); cleared by its
+    /// next stored page.
+    public func recordSourceFailure(_ source: String, message: String, at now: Date) throws(StoreError) {
+        try database.write("recording a failure of \(source)") { db in
+            let id = try Self.sourceID(named: source, in: db)
+            try db.execute(
+                sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",
+                arguments: [message, now, id])
+        }
+    }
+
+    /// The rejected feed elements, oldest first, at most `limit`.
+    public func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto] {
+        try await database.read("listing rejected photos") { db in
+            try RejectedPhotoRow.fetchAll(
+                db, sql: "SELECT photo_id, CAST(json AS BLOB) AS json, reason FROM rejected_photo ORDER BY id LIMIT ?",
+                arguments: [limit]
+            ).map(\.rejected)
+        }
+    }
+
+    /// The highest sequence assigned so far, 0 for an empty store.
+    public func maxSequence() async throws(StoreError) -> Int64 {
+        try await database.read("reading the highest sequence") { db in try Self.maxSequence(db) }
+    }
+
+    /// The newest membership so far, 0 for none: the baseline of a catch-up. A photo whose
+    /// membership of a source is at or below it was listed by that source before.
+    public func maxMembership() async throws(StoreError) -> Int64 {
+        try await database.read("reading the newest membership") { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM photo_source") ?? 0
+        }
+    }
+
+    // MARK: - Download tracking
+
+    /// Photos that have a stored image (any variant) and a download location, and whose
+    /// download was not tracked yet, in the order they were first stored, at most `limit`.
+    public func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
+        try await database.read("listing downloads to track") { db in
+            try DownloadTrackingRow.fetchAll(
+                db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]
+            )
+                .map(\.job)
+        }
+    }
+
+    /// Records that Unsplash was told about these photos' downloads, in one transaction. The first
+    /// time is kept for each. Marking a photo touches neither its search entry nor its metadata.
+    ///
+    /// - Throws: `StoreError.unknownPhoto` when one of them does not exist; nothing is marked then.
+    public func markDownloadsTracked(photoIDs: [String], at date: Date) throws(StoreError) {
+        guard !photoIDs.isEmpty else { return }
+        let path = database.path
+        try database.write("marking \(photoIDs.count) downloads tracked") { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?")
+            for photoID in photoIDs {
+                try statement.execute(arguments: [date.stored, photoID])
+                if db.changesCount == 0 {
+                    throw StoreError.unknownPhoto(path: path, photoID: photoID)
+                }
+            }
+        }
+    }
+
+    // MARK: - SQL
+
+    /// The photos to track. Each one's images are found by its id (`+` keeps SQLite from using
+    /// the status index instead: that scans every stored image for each photo, and made each
+    /// read of a 3,000-photo sync's tracking queue take up to 0.4 s).
+    static let pendingDownloadTrackingSQL = """
+        SELECT id AS photo_id, download_location FROM photo
+        WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
+          AND EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+        ORDER BY sequence
+        LIMIT ?
+        """
+
+    static func maxSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo")) ?? 0
+    }
+
+    static func syncState(_ db: Database, source: String) throws -> SyncState {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source WHERE name = ?", arguments: [source]) else {
+            return SyncState()
+        }
+        return syncState(row)
+    }
+
+    /// The cursors of a `source` row.
+    static func syncState(_ row: Row) -> SyncState {
+        SyncState(
+            backfillNext: (row["backfill_next"] as String?).flatMap(URL.init(string:)),
+            backfillComplete: row["backfill_complete"] ?? false,
+            catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
+            catchUpBaseline: row["catch_up_baseline"],
+            lastPageAt: (row["last_page_at"] as StoredDate?)?.date,
+            backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
+                BackfillStall(
+                    reason: reason,
+                    since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
+            })
+    }
+
+    /// The row id of the source named `name`, created (active) if it is new.
+    static func sourceID(named name: String, in db: Database) throws -> Int64 {
+        if let id = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name])
+        {
+            return id
+        }
+        try db.execute(sql: "INSERT INTO source (name) VALUES (?)", arguments: [name])
+        return db.lastInsertedRowID
+    }
+
+    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
+    private static func recordRejected(_ element: RejectedPhoto, seenAt now: Date, in db: Database) throws -> Bool {
+        let known =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM rejected_photo WHERE json = CAST(? AS TEXT))",
+                arguments: [element.json]) ?? false
+        try db.execute(
+            sql: """
+                INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
+                VALUES (?, CAST(? AS TEXT), ?, ?, ?)
+                ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
+                """,
+            arguments: [element.photoID, element.json, element.reason, now, now])
+        return !known
+    }
+
+    private static func apply(_ cursor: CursorChange, source: Int64, now: Date, in db: Database) throws {
+        // A page stored means the source exists: an earlier failure is over.
+        switch cursor {
+        case .backfill(let next):
+            try db.cachedStatement(
+                sql: """
+                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
+                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [next?.absoluteString, next == nil, now.stored, source])
+        case .catchUp(let next, let baseline):
+            // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
+            try db.cachedStatement(
+                sql: """
+                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?,
+                        error = NULL, error_at = NULL
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
+        }
+    }
+}
+
+/// A `rejected_photo` row as listings read it.
+private struct RejectedPhotoRow: Decodable, FetchableRecord {
+    var photoId: String?
+    var json: Data
+    var reason: String
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+
+    var rejected: RejectedPhoto { RejectedPhoto(photoID: photoId, json: json, reason: reason) }
+}
+
+/// A photo whose download is still to be tracked, as ``SyncLedger/pendingDownloadTrackingSQL`` reads it.
+private struct DownloadTrackingRow: Decodable, FetchableRecord {
+    var photoId: String
+    var downloadLocation: String
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+
+    var job: DownloadTrackingJob { DownloadTrackingJob(photoID: photoId, downloadLocation: downloadLocation) }
+}
