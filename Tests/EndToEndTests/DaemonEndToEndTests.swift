@@ -1,6 +1,7 @@
 import Foundation
 import PhotoStore
 import Testing
+import TestSupport
 import UnsplashStub
 
 /// The daemon as systemd runs it: `Type=notify`, stopped with SIGTERM.
@@ -9,39 +10,40 @@ extension EndToEnd {
         @Test func notifiesReadyAndStopsCleanlyOnSIGTERM() async throws {
             // GIVEN a daemon busy with a feed whose images come slowly, and a notification socket
             let world = try await PhotosyncEndToEndTests.World.start(photos: 150)
-            defer { Task { await world.stop() } }
-            await world.stub.delayImages(by: .milliseconds(20))
-            let socket = try NotifySocket()
-            defer { socket.close() }
-            let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                             "--config", world.config, "--allowed-image-host", "127.0.0.1", "--poll-interval", "10"]
-            let daemon = try PhotosyncProcess(arguments, environment: [
-                "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
-            ])
+            try await withTeardown({ await world.stop() }) {
+                await world.stub.delayImages(by: .milliseconds(20))
+                let socket = try NotifySocket()
+                defer { socket.close() }
+                let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                                 "--config", world.config, "--allowed-image-host", "127.0.0.1", "--poll-interval", "10"]
+                let daemon = try PhotosyncProcess(arguments, environment: [
+                    "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
+                ])
 
-            // WHEN it says it is ready, and has made progress
-            #expect(await socket.awaitMessage { $0 == "READY=1" } != nil)
-            #expect(await socket.awaitMessage { $0.hasPrefix("STATUS=") && $0.contains("images") } != nil)
-            let sawPage = await daemon.awaitPages(1)
-            #expect(sawPage)
-            // AND is sent SIGTERM
-            let stopAsked = ContinuousClock.now
-            daemon.signal(SIGTERM)
+                // WHEN it says it is ready, and has made progress
+                #expect(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                #expect(await socket.awaitMessage { $0.hasPrefix("STATUS=") && $0.contains("images") } != nil)
+                let sawPage = await daemon.awaitPages(1)
+                #expect(sawPage)
+                // AND is sent SIGTERM
+                let stopAsked = ContinuousClock.now
+                daemon.signal(SIGTERM)
 
-            // THEN it says it is stopping, exits 0 within seconds, and leaves a consistent database
-            let result = await daemon.result()
-            #expect(result.status == 0, "\(result.stderr)")
-            #expect(stopAsked.duration(to: .now) < .seconds(5))
-            #expect(socket.received.contains("STOPPING=1"))
+                // THEN it says it is stopping, exits 0 within seconds, and leaves a consistent database
+                let result = await daemon.result()
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(stopAsked.duration(to: .now) < .seconds(5))
+                #expect(socket.received.contains("STOPPING=1"))
 
-            let store = try world.store()
-            let stats = try await store.catalog.statistics()
-            #expect(stats.photos > 0)
-            #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
-            for id in try await store.catalog.photoIDs(withStoredImage: true) {
-                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                let store = try world.store()
+                let stats = try await store.catalog.statistics()
+                #expect(stats.photos > 0)
+                #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
+                for id in try await store.catalog.photoIDs(withStoredImage: true) {
+                    #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                }
+                #expect(!result.stderr.contains(PhotosyncEndToEndTests.key))
             }
-            #expect(!result.stderr.contains(PhotosyncEndToEndTests.key))
         }
     }
 }

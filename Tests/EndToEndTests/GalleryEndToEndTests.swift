@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import PhotoStore
 import Testing
+import TestSupport
 
 /// `photosync serve` and `photosync demo` as a person uses them: the real binary, a database
 /// synced from the stub, and headless Chromium.
@@ -24,64 +25,65 @@ extension EndToEnd {
         @Test func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution() async throws {
             // GIVEN `photosync serve` on a database synced from the stub
             let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
-            defer { Task { await world.stop() } }
-            #expect(try await world.sync().status == 0)
-            let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
-            var served = false
-            defer { if !served { serve.signal(SIGKILL) } }
-            let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
-            let inZurich = try await world.store().catalog.photos(matching: PhotoQuery(text: "zurich")).map(\.id)
-            try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
+            try await withTeardown({ await world.stop() }) {
+                #expect(try await world.sync().status == 0)
+                let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
+                var served = false
+                defer { if !served { serve.signal(SIGKILL) } }
+                let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
+                let inZurich = try await world.store().catalog.photos(matching: PhotoQuery(text: "zurich")).map(\.id)
+                try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
 
-            // WHEN Chromium opens the grid, searches with the box, and clicks the first result
-            let chromium = try await Chromium.start()
-            defer { chromium.stop() }
-            let screenshots = Self.buildDirectory()
-            let sight = try await chromium.withPage { page in
-                var sight = Sight()
-                try await page.send("Page.enable")
-                try await page.navigate(base)
-                let images = try await page.evaluate(
-                    "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))")
-                sight.gridImages = try JSONDecoder().decode([[Int]].self, from: Data((images as? String ?? "[]").utf8))
-                try await page.screenshot().write(to: screenshots.appending(path: "gallery-screenshot.png"))
+                // WHEN Chromium opens the grid, searches with the box, and clicks the first result
+                let chromium = try await Chromium.start()
+                defer { chromium.stop() }
+                let screenshots = Self.buildDirectory()
+                let sight = try await chromium.withPage { page in
+                    var sight = Sight()
+                    try await page.send("Page.enable")
+                    try await page.navigate(base)
+                    let images = try await page.evaluate(
+                        "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))")
+                    sight.gridImages = try JSONDecoder().decode([[Int]].self, from: Data((images as? String ?? "[]").utf8))
+                    try await page.screenshot().write(to: screenshots.appending(path: "gallery-screenshot.png"))
 
-                _ = try await page.evaluate("document.querySelector('input[name=q]').focus()")
-                try await page.loading { try await page.type("zurich") }
-                sight.searchURL = try await page.evaluate("location.href") as? String ?? ""
-                let tiles = try await page.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
-                sight.searchTiles = try JSONDecoder().decode([String].self, from: Data((tiles as? String ?? "[]").utf8))
+                    _ = try await page.evaluate("document.querySelector('input[name=q]').focus()")
+                    try await page.loading { try await page.type("zurich") }
+                    sight.searchURL = try await page.evaluate("location.href") as? String ?? ""
+                    let tiles = try await page.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
+                    sight.searchTiles = try JSONDecoder().decode([String].self, from: Data((tiles as? String ?? "[]").utf8))
 
-                try await page.loading { _ = try await page.evaluate("document.querySelector('#grid .tile a').click()") }
-                sight.photoURL = try await page.evaluate("location.href") as? String ?? ""
-                sight.attributionText = try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
-                sight.photographerLink = try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
-                sight.unsplashLink = try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
-                sight.photoImageWidth = try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
-                try await page.screenshot().write(to: screenshots.appending(path: "gallery-photo-screenshot.png"))
-                return sight
+                    try await page.loading { _ = try await page.evaluate("document.querySelector('#grid .tile a').click()") }
+                    sight.photoURL = try await page.evaluate("location.href") as? String ?? ""
+                    sight.attributionText = try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
+                    sight.photographerLink = try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
+                    sight.unsplashLink = try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
+                    sight.photoImageWidth = try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
+                    try await page.screenshot().write(to: screenshots.appending(path: "gallery-photo-screenshot.png"))
+                    return sight
+                }
+
+                // THEN every tile's image loaded
+                #expect(sight.gridImages.count == 30, "a full first page")
+                #expect(sight.gridImages.allSatisfy { $0 == [1, $0[1]] && $0[1] > 0 }, "\(sight.gridImages)")
+                // AND the search box narrowed the grid to the photos FTS finds
+                #expect(sight.searchURL.contains("q=zurich"))
+                #expect(Set(sight.searchTiles) == Set(inZurich))
+                // AND the photo page credits its photographer, linking to Unsplash with the utm parameters
+                let first = try #require(sight.searchTiles.first)
+                #expect(sight.photoURL == base + "photos/" + first)
+                let photo = try #require(try await world.store().catalog.photo(id: first))
+                #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
+                #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
+                #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
+                #expect(sight.photoImageWidth > 0)
+
+                // AND serve stops on Ctrl-C with exit 0
+                serve.signal(SIGINT)
+                let result = await serve.result()
+                served = true
+                #expect(result.status == 0, "\(result.stderr)")
             }
-
-            // THEN every tile's image loaded
-            #expect(sight.gridImages.count == 30, "a full first page")
-            #expect(sight.gridImages.allSatisfy { $0 == [1, $0[1]] && $0[1] > 0 }, "\(sight.gridImages)")
-            // AND the search box narrowed the grid to the photos FTS finds
-            #expect(sight.searchURL.contains("q=zurich"))
-            #expect(Set(sight.searchTiles) == Set(inZurich))
-            // AND the photo page credits its photographer, linking to Unsplash with the utm parameters
-            let first = try #require(sight.searchTiles.first)
-            #expect(sight.photoURL == base + "photos/" + first)
-            let photo = try #require(try await world.store().catalog.photo(id: first))
-            #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
-            #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
-            #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
-            #expect(sight.photoImageWidth > 0)
-
-            // AND serve stops on Ctrl-C with exit 0
-            serve.signal(SIGINT)
-            let result = await serve.result()
-            served = true
-            #expect(result.status == 0, "\(result.stderr)")
         }
 
         @Test func demoSyncsTheStubServesTilesAndStopsOnCtrlC() async throws {
@@ -113,25 +115,26 @@ extension EndToEnd {
 
         @Test func badInputIsOneLineAndADocumentedExitCode() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 30)
-            defer { Task { await world.stop() } }
-            #expect(try await world.sync().status == 0)
+            try await withTeardown({ await world.stop() }) {
+                #expect(try await world.sync().status == 0)
 
-            let badAddress = try await PhotosyncProcess.run(["serve", "--listen", "8080", "--database", world.database, "--config", world.config])
-            #expect(badAddress.status == 64)
-            #expect(badAddress.stderr.contains("--listen must be HOST:PORT"))
+                let badAddress = try await PhotosyncProcess.run(["serve", "--listen", "8080", "--database", world.database, "--config", world.config])
+                #expect(badAddress.status == 64)
+                #expect(badAddress.stderr.contains("--listen must be HOST:PORT"))
 
-            let missing = try await PhotosyncProcess.run(["serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config", world.config])
-            #expect(missing.status == 74)
-            #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+                let missing = try await PhotosyncProcess.run(["serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config", world.config])
+                #expect(missing.status == 74)
+                #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
 
-            // The stub's own port is taken.
-            let taken = await world.stub.baseURL
-            let busy = try await PhotosyncProcess.run([
-                "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config", world.config,
-            ])
-            #expect(busy.status == 78)
-            #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
-            #expect(busy.stderr.hasPrefix("photosync: cannot serve the gallery on 127.0.0.1:\(taken.port ?? 0):"))
+                // The stub's own port is taken.
+                let taken = await world.stub.baseURL
+                let busy = try await PhotosyncProcess.run([
+                    "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config", world.config,
+                ])
+                #expect(busy.status == 78)
+                #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
+                #expect(busy.stderr.hasPrefix("photosync: cannot serve the gallery on 127.0.0.1:\(taken.port ?? 0):"))
+            }
         }
 
         /// The URL `serve` (or `demo`) says it serves, from its stderr; nil if it ended first.

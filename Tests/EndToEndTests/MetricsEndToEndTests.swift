@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import TestSupport
 import UnsplashStub
 
 /// `photosync run --metrics-listen`: what `/metrics` says after a sync.
@@ -11,54 +12,56 @@ extension EndToEnd {
         @Test func metricsReportWhatTheSyncDid() async throws {
             // GIVEN a daemon serving metrics on a free loopback port
             let world = try await PhotosyncEndToEndTests.World.start(photos: 60)
-            defer { Task { await world.stop() } }
-            let socket = try NotifySocket()
-            defer { socket.close() }
-            let daemon = try PhotosyncProcess(
-                ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                 "--config", world.config, "--allowed-image-host", "127.0.0.1", "--metrics-listen", "127.0.0.1:0"],
-                environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
-            var metricsURL: URL?
-            _ = await daemon.awaitLine { line in
-                guard let range = line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression) else { return false }
-                metricsURL = URL(string: String(line[range]))
-                return true
+            try await withTeardown({ await world.stop() }) {
+                let socket = try NotifySocket()
+                defer { socket.close() }
+                let daemon = try PhotosyncProcess(
+                    ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                     "--config", world.config, "--allowed-image-host", "127.0.0.1", "--metrics-listen", "127.0.0.1:0"],
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
+                var metricsURL: URL?
+                _ = await daemon.awaitLine { line in
+                    guard let range = line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression) else { return false }
+                    metricsURL = URL(string: String(line[range]))
+                    return true
+                }
+                let url = try #require(metricsURL, "the daemon never said where it serves metrics")
+
+                // WHEN it has backfilled the feed and gone idle
+                #expect(await socket.awaitMessage { $0.hasPrefix("STATUS=idle") } != nil)
+                let (body, response) = try await URLSession.shared.data(from: url)
+                daemon.signal(SIGTERM)
+                let result = await daemon.result()
+
+                // THEN /metrics says so, in Prometheus' text format
+                #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain") == true)
+                let metrics = Self.samples(String(decoding: body, as: UTF8.self))
+                #expect(metrics["photosync_pages_fetched_total"] == 3, "2 pages of 30, then the head check")
+                #expect(metrics["photosync_images_stored_total"] == 60)
+                #expect(metrics["photosync_image_bytes_stored_total"] == Double(try await world.store().catalog.statistics().bytesStored))
+                #expect(metrics["photosync_images_failed_total"] ?? 0 == 0)
+                #expect(metrics["photosync_downloads_tracked_total"] == 60)
+                #expect(metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")
+                // Tracking answers arrive out of order (4 at once): the last one recorded may not be the
+                // lowest.
+                let remaining = try #require(metrics["photosync_rate_limit_remaining"])
+                #expect((Double(5_000 - 63)...Double(5_000 - 63 + 4)).contains(remaining))
+                #expect(metrics[#"photosync_queue_depth{stage="api_in_flight"}"#] == 0, "idle: nothing in flight")
+                #expect(metrics[#"photosync_queue_depth{stage="jobs_queued"}"#] == 0)
+                let lastPage = try #require(metrics["photosync_last_page_timestamp_seconds"])
+                #expect(abs(lastPage - Date().timeIntervalSince1970) < 600)
+                #expect(result.status == 0, "\(result.stderr)")
             }
-            let url = try #require(metricsURL, "the daemon never said where it serves metrics")
-
-            // WHEN it has backfilled the feed and gone idle
-            #expect(await socket.awaitMessage { $0.hasPrefix("STATUS=idle") } != nil)
-            let (body, response) = try await URLSession.shared.data(from: url)
-            daemon.signal(SIGTERM)
-            let result = await daemon.result()
-
-            // THEN /metrics says so, in Prometheus' text format
-            #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain") == true)
-            let metrics = Self.samples(String(decoding: body, as: UTF8.self))
-            #expect(metrics["photosync_pages_fetched_total"] == 3, "2 pages of 30, then the head check")
-            #expect(metrics["photosync_images_stored_total"] == 60)
-            #expect(metrics["photosync_image_bytes_stored_total"] == Double(try await world.store().catalog.statistics().bytesStored))
-            #expect(metrics["photosync_images_failed_total"] ?? 0 == 0)
-            #expect(metrics["photosync_downloads_tracked_total"] == 60)
-            #expect(metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")
-            // Tracking answers arrive out of order (4 at once): the last one recorded may not be the
-            // lowest.
-            let remaining = try #require(metrics["photosync_rate_limit_remaining"])
-            #expect((Double(5_000 - 63)...Double(5_000 - 63 + 4)).contains(remaining))
-            #expect(metrics[#"photosync_queue_depth{stage="api_in_flight"}"#] == 0, "idle: nothing in flight")
-            #expect(metrics[#"photosync_queue_depth{stage="jobs_queued"}"#] == 0)
-            let lastPage = try #require(metrics["photosync_last_page_timestamp_seconds"])
-            #expect(abs(lastPage - Date().timeIntervalSince1970) < 600)
-            #expect(result.status == 0, "\(result.stderr)")
         }
 
         @Test func aMetricsAddressInUseIsOneLineAndExit78() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 1)
-            defer { Task { await world.stop() } }
-            let taken = await world.stub.baseURL
-            let result = try await world.sync(["--metrics-listen", "127.0.0.1:\(taken.port ?? 0)"])
-            #expect(result.status == 78, "\(result.stderr)")
-            #expect(result.stderr.contains("photosync: cannot serve metrics on 127.0.0.1:\(taken.port ?? 0)"))
+            try await withTeardown({ await world.stop() }) {
+                let taken = await world.stub.baseURL
+                let result = try await world.sync(["--metrics-listen", "127.0.0.1:\(taken.port ?? 0)"])
+                #expect(result.status == 78, "\(result.stderr)")
+                #expect(result.stderr.contains("photosync: cannot serve metrics on 127.0.0.1:\(taken.port ?? 0)"))
+            }
         }
 
         /// `name{labels} value` lines, by `name{labels}`.

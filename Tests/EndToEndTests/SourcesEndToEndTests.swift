@@ -1,6 +1,7 @@
 import Foundation
 import PhotoStore
 import Testing
+import TestSupport
 import UnsplashStub
 
 /// `photosync run` over several sources at once, against the stub's world, where the sources
@@ -28,208 +29,212 @@ extension EndToEnd {
 
         @Test func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce() async throws {
             let world = try await World.start(photos: 150)
-            defer { Task { await world.stop() } }
-            let sources = await Self.sources(world)
+            try await withTeardown({ await world.stop() }) {
+                let sources = await Self.sources(world)
 
-            let result = try await world.sync(Self.arguments(sources))
+                let result = try await world.sync(Self.arguments(sources))
 
-            #expect(result.status == 0, "\(result.stderr)")
-            var expected: [String: [String]] = [:]
-            for source in sources {
-                let ids = try #require(await world.stub.photoIDs(ofSource: source), "\(source)")
-                expected[source] = ids
-                #expect(expected[source]?.isEmpty == false, "\(source) lists nothing in the stub's world")
-            }
-            let all = Set(expected.values.joined())
-            let premium = Set(await world.stub.premiumPhotoIDs())
-            #expect(!all.isDisjoint(with: premium), "the sources should hold Unsplash+ photos")
-            let store = try world.store()
-            let stats = try await store.catalog.statistics()
-            // Each photo once, whichever sources list it.
-            #expect(stats.photos == Int64(all.count))
-            #expect(stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0 && stats.imagesPending == 0)
-            #expect(stats.plusPhotos == Int64(all.intersection(premium).count))
-            for id in all {
-                if premium.contains(id) {
-                    #expect(try await store.catalog.photo(id: id)?.image == nil)
-                    #expect(await world.stub.imageRequestCount(photoID: id) == 0)
-                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
-                } else {
-                    let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
-                    #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
-                    #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
-                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id) was not tracked exactly once")
+                #expect(result.status == 0, "\(result.stderr)")
+                var expected: [String: [String]] = [:]
+                for source in sources {
+                    let ids = try #require(await world.stub.photoIDs(ofSource: source), "\(source)")
+                    expected[source] = ids
+                    #expect(expected[source]?.isEmpty == false, "\(source) lists nothing in the stub's world")
                 }
+                let all = Set(expected.values.joined())
+                let premium = Set(await world.stub.premiumPhotoIDs())
+                #expect(!all.isDisjoint(with: premium), "the sources should hold Unsplash+ photos")
+                let store = try world.store()
+                let stats = try await store.catalog.statistics()
+                // Each photo once, whichever sources list it.
+                #expect(stats.photos == Int64(all.count))
+                #expect(stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0 && stats.imagesPending == 0)
+                #expect(stats.plusPhotos == Int64(all.intersection(premium).count))
+                for id in all {
+                    if premium.contains(id) {
+                        #expect(try await store.catalog.photo(id: id)?.image == nil)
+                        #expect(await world.stub.imageRequestCount(photoID: id) == 0)
+                        #expect(await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
+                    } else {
+                        let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
+                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                        #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
+                        #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id) was not tracked exactly once")
+                    }
+                }
+                // status --json counts each source's photos as the stub holds them.
+                let status = try await Self.statusSources(world)
+                for source in sources {
+                    #expect(status[source]?["photos"] as? Int == expected[source]?.count, "\(source)")
+                    #expect(status[source]?["backfill_complete"] as? Bool == true, "\(source)")
+                    #expect(status[source]?["active"] as? Bool == true, "\(source)")
+                }
+                // list --source shows a source's photos, with every source that listed each.
+                let user = sources[1]
+                let listed = try await PhotosyncProcess.run(["list", "--ids", "--source", user, "--database", world.database, "--config", world.config])
+                #expect(Set(listed.stdout.split(separator: "\n").map(String.init)) == Set(expected[user] ?? []))
             }
-            // status --json counts each source's photos as the stub holds them.
-            let status = try await Self.statusSources(world)
-            for source in sources {
-                #expect(status[source]?["photos"] as? Int == expected[source]?.count, "\(source)")
-                #expect(status[source]?["backfill_complete"] as? Bool == true, "\(source)")
-                #expect(status[source]?["active"] as? Bool == true, "\(source)")
-            }
-            // list --source shows a source's photos, with every source that listed each.
-            let user = sources[1]
-            let listed = try await PhotosyncProcess.run(["list", "--ids", "--source", user, "--database", world.database, "--config", world.config])
-            #expect(Set(listed.stdout.split(separator: "\n").map(String.init)) == Set(expected[user] ?? []))
         }
 
         @Test func aSecondRunOnlyChecksTheHeadOfEachSource() async throws {
             let world = try await World.start(photos: 90)
-            defer { Task { await world.stop() } }
-            let sources = await Self.sources(world)
-            #expect(try await world.sync(Self.arguments(sources)).status == 0)
-            await world.stub.resetRequestLog()
+            try await withTeardown({ await world.stop() }) {
+                let sources = await Self.sources(world)
+                #expect(try await world.sync(Self.arguments(sources)).status == 0)
+                await world.stub.resetRequestLog()
 
-            let again = try await world.sync(Self.arguments(sources))
+                let again = try await world.sync(Self.arguments(sources))
 
-            #expect(again.status == 0, "\(again.stderr)")
-            let pages = await world.stub.requests().filter { !$0.path.hasPrefix("/images") && !$0.path.hasSuffix("/download") }
-            #expect(pages.count == sources.count, "\(pages.map(\.path))")
-            #expect(pages.allSatisfy { $0.queryValue("page") == "1" })
+                #expect(again.status == 0, "\(again.stderr)")
+                let pages = await world.stub.requests().filter { !$0.path.hasPrefix("/images") && !$0.path.hasSuffix("/download") }
+                #expect(pages.count == sources.count, "\(pages.map(\.path))")
+                #expect(pages.allSatisfy { $0.queryValue("page") == "1" })
+            }
         }
 
         @Test func aKilledMultiSourceSyncResumesEachSourceWhereItStopped() async throws {
             let world = try await World.start(photos: 240)
-            defer { Task { await world.stop() } }
-            let sources = await Self.sources(world)
-            await world.stub.delayImages(by: .milliseconds(5))
+            try await withTeardown({ await world.stop() }) {
+                let sources = await Self.sources(world)
+                await world.stub.delayImages(by: .milliseconds(5))
 
-            // GIVEN a sync of every source killed with SIGKILL after a few pages
-            let first = try PhotosyncProcess(
-                await world.runArguments(Self.arguments(sources) + ["--per-page", "10", "--concurrency", "2"]),
-                environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
-            #expect(await first.awaitPages(8))
-            first.signal(SIGKILL)
-            #expect(await first.result().status != 0)
+                // GIVEN a sync of every source killed with SIGKILL after a few pages
+                let first = try PhotosyncProcess(
+                    await world.runArguments(Self.arguments(sources) + ["--per-page", "10", "--concurrency", "2"]),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                #expect(await first.awaitPages(8))
+                first.signal(SIGKILL)
+                #expect(await first.result().status != 0)
 
-            // (what each source had committed when it was killed: its pages before the cursor)
-            let store = try world.store()
-            var committedPages: [String: Int] = [:]
-            for source in sources {
-                let state = try await store.ledger.syncState(source: source)
-                let ids = try #require(await world.stub.photoIDs(ofSource: source))
-                if state.backfillComplete {
-                    committedPages[source] = (ids.count + 9) / 10
-                } else {
-                    let page = state.backfillNext.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
-                        .queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
-                    committedPages[source] = (page ?? 1) - 1
+                // (what each source had committed when it was killed: its pages before the cursor)
+                let store = try world.store()
+                var committedPages: [String: Int] = [:]
+                for source in sources {
+                    let state = try await store.ledger.syncState(source: source)
+                    let ids = try #require(await world.stub.photoIDs(ofSource: source))
+                    if state.backfillComplete {
+                        committedPages[source] = (ids.count + 9) / 10
+                    } else {
+                        let page = state.backfillNext.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
+                            .queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
+                        committedPages[source] = (page ?? 1) - 1
+                    }
                 }
-            }
-            #expect(committedPages.values.reduce(0, +) > 0, "the kill came before any page was stored")
-            await world.stub.resetRequestLog()
+                #expect(committedPages.values.reduce(0, +) > 0, "the kill came before any page was stored")
+                await world.stub.resetRequestLog()
 
-            // WHEN it is restarted
-            await world.stub.delayImages(by: nil)
-            let second = try await world.sync(Self.arguments(sources) + ["--per-page", "10"])
+                // WHEN it is restarted
+                await world.stub.delayImages(by: nil)
+                let second = try await world.sync(Self.arguments(sources) + ["--per-page", "10"])
 
-            // THEN every source is complete, having fetched only the pages it had not stored (the
-            // one in flight at the kill among them) and its head once
-            #expect(second.status == 0, "\(second.stderr)")
-            let status = try await Self.statusSources(world)
-            let requests = await world.stub.requests()
-            for source in sources {
-                let ids = try #require(await world.stub.photoIDs(ofSource: source))
-                #expect(status[source]?["photos"] as? Int == ids.count, "\(source)")
-                #expect(status[source]?["backfill_complete"] as? Bool == true, "\(source)")
-                let pages = (ids.count + 9) / 10
-                let fetched = requests.filter { $0.path == Self.path(of: source) }.count
-                let left = pages - (committedPages[source] ?? 0)
-                #expect(fetched <= left + 1, "\(source): \(fetched) requests after the restart, for \(left) pages not stored")
+                // THEN every source is complete, having fetched only the pages it had not stored (the
+                // one in flight at the kill among them) and its head once
+                #expect(second.status == 0, "\(second.stderr)")
+                let status = try await Self.statusSources(world)
+                let requests = await world.stub.requests()
+                for source in sources {
+                    let ids = try #require(await world.stub.photoIDs(ofSource: source))
+                    #expect(status[source]?["photos"] as? Int == ids.count, "\(source)")
+                    #expect(status[source]?["backfill_complete"] as? Bool == true, "\(source)")
+                    let pages = (ids.count + 9) / 10
+                    let fetched = requests.filter { $0.path == Self.path(of: source) }.count
+                    let left = pages - (committedPages[source] ?? 0)
+                    #expect(fetched <= left + 1, "\(source): \(fetched) requests after the restart, for \(left) pages not stored")
+                }
+                let stats = try await world.store().catalog.statistics()
+                #expect(stats.imagesPending == 0 && stats.imagesFailed == 0)
             }
-            let stats = try await world.store().catalog.statistics()
-            #expect(stats.imagesPending == 0 && stats.imagesFailed == 0)
         }
 
         @Test func aSourceNoLongerConfiguredStaysInactiveAndResumesWhenAddedBack() async throws {
             let world = try await World.start(photos: 60)
-            defer { Task { await world.stop() } }
-            #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
-            let topic = try #require(await world.stub.photoIDs(ofSource: "topic:wallpapers"))
+            try await withTeardown({ await world.stop() }) {
+                #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
+                let topic = try #require(await world.stub.photoIDs(ofSource: "topic:wallpapers"))
 
-            // WHEN the topic is dropped from the configuration
-            #expect(try await world.sync(Self.arguments(["feed"])).status == 0)
+                // WHEN the topic is dropped from the configuration
+                #expect(try await world.sync(Self.arguments(["feed"])).status == 0)
 
-            // THEN its photos and its place stay, shown inactive
-            var status = try await Self.statusSources(world)
-            #expect(status["topic:wallpapers"]?["active"] as? Bool == false)
-            #expect(status["topic:wallpapers"]?["photos"] as? Int == topic.count)
-            #expect(status["feed"]?["active"] as? Bool == true)
+                // THEN its photos and its place stay, shown inactive
+                var status = try await Self.statusSources(world)
+                #expect(status["topic:wallpapers"]?["active"] as? Bool == false)
+                #expect(status["topic:wallpapers"]?["photos"] as? Int == topic.count)
+                #expect(status["feed"]?["active"] as? Bool == true)
 
-            // AND added back, it only checks its head
-            await world.stub.resetRequestLog()
-            #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
-            status = try await Self.statusSources(world)
-            #expect(status["topic:wallpapers"]?["active"] as? Bool == true)
-            let pages = await world.stub.requests().filter { $0.path == "/topics/wallpapers/photos" }
-            #expect(pages.count == 1 && pages.first?.queryValue("page") == "1")
+                // AND added back, it only checks its head
+                await world.stub.resetRequestLog()
+                #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
+                status = try await Self.statusSources(world)
+                #expect(status["topic:wallpapers"]?["active"] as? Bool == true)
+                let pages = await world.stub.requests().filter { $0.path == "/topics/wallpapers/photos" }
+                #expect(pages.count == 1 && pages.first?.queryValue("page") == "1")
+            }
         }
 
         @Test func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish() async throws {
             let world = try await World.start(photos: 60)
-            defer { Task { await world.stop() } }
+            try await withTeardown({ await world.stop() }) {
+                let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
 
-            let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
-
-            #expect(result.status == 78, "\(result.stderr)")
-            let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
-            #expect(lines.count == 1 && lines.first?.contains("user:nobody-here") == true && lines.first?.contains("Couldn't find User") == true,
-                    "\(result.stderr)")
-            #expect(try await world.store().catalog.statistics().photos == 60, "the feed was synced all the same")
-            let status = try await Self.statusSources(world)
-            #expect(status["user:nobody-here"]?["error"] as? String != nil)
-            #expect(status["feed"]?["backfill_complete"] as? Bool == true)
+                #expect(result.status == 78, "\(result.stderr)")
+                let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
+                #expect(lines.count == 1 && lines.first?.contains("user:nobody-here") == true && lines.first?.contains("Couldn't find User") == true,
+                        "\(result.stderr)")
+                #expect(try await world.store().catalog.statistics().photos == 60, "the feed was synced all the same")
+                let status = try await Self.statusSources(world)
+                #expect(status["user:nobody-here"]?["error"] as? String != nil)
+                #expect(status["feed"]?["backfill_complete"] as? Bool == true)
+            }
         }
 
         @Test func aMalformedSourceIsAUsageErrorFromAFlagAndAConfigurationErrorElsewhere() async throws {
             let world = try await World.start(photos: 1)
-            defer { Task { await world.stop() } }
+            try await withTeardown({ await world.stop() }) {
+                let flag = try await world.sync(["--source", "album:3"])
+                #expect(flag.status == 64, "\(flag.stderr)")
+                #expect(flag.stderr.contains("\"album:3\" is not a known kind of source; a source is feed, user:USERNAME"))
 
-            let flag = try await world.sync(["--source", "album:3"])
-            #expect(flag.status == 64, "\(flag.stderr)")
-            #expect(flag.stderr.contains("\"album:3\" is not a known kind of source; a source is feed, user:USERNAME"))
-
-            let environment = try await PhotosyncProcess.run(
-                await world.runArguments(),
-                environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "PHOTOSYNC_SOURCES": "feed,user:"])
-            #expect(environment.status == 78, "\(environment.stderr)")
-            #expect(environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon"))
+                let environment = try await PhotosyncProcess.run(
+                    await world.runArguments(),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "PHOTOSYNC_SOURCES": "feed,user:"])
+                #expect(environment.status == 78, "\(environment.stderr)")
+                #expect(environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon"))
+            }
         }
 
         @Test func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto() async throws {
             let world = try await World.start(photos: 40)
-            defer { Task { await world.stop() } }
+            try await withTeardown({ await world.stop() }) {
+                let result = try await world.sync(["--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb"])
 
-            let result = try await world.sync(["--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb"])
-
-            #expect(result.status == 0, "\(result.stderr)")
-            let store = try world.store()
-            let premium = Set(await world.stub.premiumPhotoIDs())
-            let ids = Set(try #require(await world.stub.photoIDs(ofSource: "feed")) + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
-            for id in ids.subtracting(premium) {
-                for variant in ["regular", "thumb"] {
-                    let image = try #require(try await store.catalog.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
-                    #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
+                #expect(result.status == 0, "\(result.stderr)")
+                let store = try world.store()
+                let premium = Set(await world.stub.premiumPhotoIDs())
+                let ids = Set(try #require(await world.stub.photoIDs(ofSource: "feed")) + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
+                for id in ids.subtracting(premium) {
+                    for variant in ["regular", "thumb"] {
+                        let image = try #require(try await store.catalog.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
+                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
+                    }
+                    #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
+                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id): tracked once, whatever the variants")
                 }
-                #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
-                #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id): tracked once, whatever the variants")
+                #expect(try await store.catalog.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
             }
-            #expect(try await store.catalog.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
         }
 
         @Test func variantNoneMirrorsMetadataOnly() async throws {
             let world = try await World.start(photos: 40)
-            defer { Task { await world.stop() } }
+            try await withTeardown({ await world.stop() }) {
+                let result = try await world.sync(["--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none"])
 
-            let result = try await world.sync(["--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none"])
-
-            #expect(result.status == 0, "\(result.stderr)")
-            let stats = try await world.store().catalog.statistics()
-            #expect(stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0)
-            #expect(await world.stub.imageRequestCounts().isEmpty, "no image was fetched")
-            let tracked = await world.stub.requests().filter { $0.path.hasSuffix("/download") }
-            #expect(tracked.isEmpty, "no download was tracked")
+                #expect(result.status == 0, "\(result.stderr)")
+                let stats = try await world.store().catalog.statistics()
+                #expect(stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+                #expect(await world.stub.imageRequestCounts().isEmpty, "no image was fetched")
+                let tracked = await world.stub.requests().filter { $0.path.hasSuffix("/download") }
+                #expect(tracked.isEmpty, "no download was tracked")
+            }
         }
 
         static func path(of source: String) -> String {

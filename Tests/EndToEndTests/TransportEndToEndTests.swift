@@ -15,23 +15,24 @@ extension EndToEnd {
 
         @Test func sigtermAtRandomMomentsAtConcurrency16AlwaysExitsZeroWithinSeconds() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 600)
-            defer { Task { await world.stop() } }
-            await world.stub.delayImages(by: .milliseconds(3))
-            var random = SeededRandom(seed: 0x51_6E_A1)
-            let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                             "--config", world.config, "--allowed-image-host", "127.0.0.1", "--concurrency", "16"]
+            try await withTeardown({ await world.stop() }) {
+                await world.stub.delayImages(by: .milliseconds(3))
+                var random = SeededRandom(seed: 0x51_6E_A1)
+                let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                                 "--config", world.config, "--allowed-image-host", "127.0.0.1", "--concurrency", "16"]
 
-            for round in 0..<10 {
-                let daemon = try PhotosyncProcess(arguments, environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
-                #expect(await daemon.awaitPages(1))
-                // A random moment while pages, downloads and tracking requests are in flight.
-                try await Task.sleep(for: .milliseconds(Int(random.next() % 150)))
-                daemon.signal(SIGTERM)
-                let result = try await withDeadline(.seconds(5), failure: StopHung(round: round)) { await daemon.result() }
-                #expect(result.status == 0, "round \(round): \(result.stderr)")
+                for round in 0..<10 {
+                    let daemon = try PhotosyncProcess(arguments, environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                    #expect(await daemon.awaitPages(1))
+                    // A random moment while pages, downloads and tracking requests are in flight.
+                    try await Task.sleep(for: .milliseconds(Int(random.next() % 150)))
+                    daemon.signal(SIGTERM)
+                    let result = try await withDeadline(.seconds(5), failure: StopHung(round: round)) { await daemon.result() }
+                    #expect(result.status == 0, "round \(round): \(result.stderr)")
+                }
+                #expect(try await world.store().catalog.statistics().photos > 0)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: world.database + ".downloads").isEmpty)
             }
-            #expect(try await world.store().catalog.statistics().photos > 0)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: world.database + ".downloads").isEmpty)
         }
 
         @Test func cutAndOversizedBodiesLeaveNoFileAnywhere() async throws {

@@ -2,95 +2,100 @@ import Foundation
 import GRDB
 import PhotoStore
 import Testing
+import TestSupport
 import UnsplashStub
 
 /// The writer lock, `verify`, and the command line's rough edges, through the real binary.
 extension EndToEnd.PhotosyncEndToEndTests {
     @Test func aSecondRunExits73NamingTheWriterWhileReadersGoOn() async throws {
         let world = try await World.start(photos: 60)
-        defer { Task { await world.stop() } }
-        await world.stub.delayImages(by: .milliseconds(20))
-        // GIVEN a daemon that has stored its first page, so it holds the lock
-        let daemonArguments = await world.runArguments().filter { $0 != "--once" }
-        let daemon = try PhotosyncProcess(daemonArguments, environment: ["UNSPLASH_ACCESS_KEY": Self.key])
-        #expect(await daemon.awaitPages(1))
+        try await withTeardown({ await world.stop() }) {
+            await world.stub.delayImages(by: .milliseconds(20))
+            // GIVEN a daemon that has stored its first page, so it holds the lock
+            let daemonArguments = await world.runArguments().filter { $0 != "--once" }
+            let daemon = try PhotosyncProcess(daemonArguments, environment: ["UNSPLASH_ACCESS_KEY": Self.key])
+            #expect(await daemon.awaitPages(1))
 
-        // WHEN a second run starts on the same database
-        let second = try await world.sync()
+            // WHEN a second run starts on the same database
+            let second = try await world.sync()
 
-        // THEN it exits at once with one line naming the daemon's PID
-        #expect(second.status == 73, "\(second.stderr)")
-        #expect(second.stderr.hasPrefix("photosync: another photosync run (PID \(daemon.pid)) is writing this database"))
-        #expect(second.stderr.filter(\.isNewline).count == 1)
-        // AND readers are not blocked
-        let status = try await PhotosyncProcess.run(["status", "--database", world.database, "--config", world.config])
-        #expect(status.status == 0, "\(status.stderr)")
-        let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
-        #expect(verify.status == 0, "\(verify.stderr)")
+            // THEN it exits at once with one line naming the daemon's PID
+            #expect(second.status == 73, "\(second.stderr)")
+            #expect(second.stderr.hasPrefix("photosync: another photosync run (PID \(daemon.pid)) is writing this database"))
+            #expect(second.stderr.filter(\.isNewline).count == 1)
+            // AND readers are not blocked
+            let status = try await PhotosyncProcess.run(["status", "--database", world.database, "--config", world.config])
+            #expect(status.status == 0, "\(status.stderr)")
+            let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+            #expect(verify.status == 0, "\(verify.stderr)")
 
-        // AND once the daemon is killed, the kernel has released the lock for the next run
-        daemon.signal(SIGKILL)
-        _ = await daemon.result()
-        await world.stub.delayImages(by: nil)
-        let third = try await world.sync()
-        #expect(third.status == 0, "\(third.stderr)")
+            // AND once the daemon is killed, the kernel has released the lock for the next run
+            daemon.signal(SIGKILL)
+            _ = await daemon.result()
+            await world.stub.delayImages(by: nil)
+            let third = try await world.sync()
+            #expect(third.status == 0, "\(third.stderr)")
+        }
     }
 
     @Test func verifyPassesASyncedDatabaseAndNamesACorruptedImage() async throws {
         let world = try await World.start(photos: 30)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        let verifyArguments = ["verify", "--database", world.database, "--config", world.config]
+        try await withTeardown({ await world.stop() }) {
+            #expect(try await world.sync().status == 0)
+            let verifyArguments = ["verify", "--database", world.database, "--config", world.config]
 
-        let clean = try await PhotosyncProcess.run(verifyArguments)
-        #expect(clean.status == 0, "\(clean.stderr)")
-        #expect(clean.stdout.contains("images checked  30"))
-        #expect(clean.stdout.contains("problems        0"))
+            let clean = try await PhotosyncProcess.run(verifyArguments)
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(clean.stdout.contains("images checked  30"))
+            #expect(clean.stdout.contains("problems        0"))
 
-        // One stored image's bytes zeroed, its length kept, as a failing disk might leave them.
-        let victim = try #require(await world.stub.photoIDs().dropFirst(7).first)
-        try await DatabaseQueue(path: world.database).write { db in
-            try db.execute(sql: """
-                UPDATE image_data SET bytes = zeroblob(length(bytes))
-                WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
-                """, arguments: [victim])
+            // One stored image's bytes zeroed, its length kept, as a failing disk might leave them.
+            let victim = try #require(await world.stub.photoIDs().dropFirst(7).first)
+            try await DatabaseQueue(path: world.database).write { db in
+                try db.execute(sql: """
+                    UPDATE image_data SET bytes = zeroblob(length(bytes))
+                    WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
+                    """, arguments: [victim])
+            }
+
+            let damaged = try await PhotosyncProcess.run(verifyArguments)
+            #expect(damaged.status == 65, "\(damaged.stderr)")
+            #expect(damaged.stdout.contains("sha256_mismatch \(victim) (regular)"), "\(damaged.stdout)")
+            #expect(damaged.stderr == "photosync: verify found 1 problem in \(world.database)\n")
+
+            let json = try await PhotosyncProcess.run(verifyArguments + ["--json"])
+            #expect(json.status == 65)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["ok"] as? Bool == false && object["integrity"] as? String == "ok")
+            let problems = try #require(object["problems"] as? [[String: Any]])
+            #expect(problems.map { $0["photo"] as? String } == [victim])
         }
-
-        let damaged = try await PhotosyncProcess.run(verifyArguments)
-        #expect(damaged.status == 65, "\(damaged.stderr)")
-        #expect(damaged.stdout.contains("sha256_mismatch \(victim) (regular)"), "\(damaged.stdout)")
-        #expect(damaged.stderr == "photosync: verify found 1 problem in \(world.database)\n")
-
-        let json = try await PhotosyncProcess.run(verifyArguments + ["--json"])
-        #expect(json.status == 65)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(object["ok"] as? Bool == false && object["integrity"] as? String == "ok")
-        let problems = try #require(object["problems"] as? [[String: Any]])
-        #expect(problems.map { $0["photo"] as? String } == [victim])
     }
 
     @Test func anIdThatBeginsWithADashIsTakenAsTyped() async throws {
         let world = try await World.start(photos: 3)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
+        try await withTeardown({ await world.stop() }) {
+            #expect(try await world.sync().status == 0)
 
-        let result = try await world.query(["--id", "-R6xwObznIX"])
+            let result = try await world.query(["--id", "-R6xwObznIX"])
 
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr == "photosync: no photo with id -R6xwObznIX in \(world.database)\n")
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr == "photosync: no photo with id -R6xwObznIX in \(world.database)\n")
+        }
     }
 
     @Test func outputDashWritesTheImageToStandardOutput() async throws {
         let world = try await World.start(photos: 5)
-        defer { Task { await world.stop() } }
-        #expect(try await world.sync().status == 0)
-        let id = try #require(await world.stub.photoIDs().first)
+        try await withTeardown({ await world.stop() }) {
+            #expect(try await world.sync().status == 0)
+            let id = try #require(await world.stub.photoIDs().first)
 
-        let result = try await world.query(["--id", id, "--output", "-"])
+            let result = try await world.query(["--id", id, "--output", "-"])
 
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutData == world.stub.imageBytes(photoID: id, variant: "regular"))
-        #expect(!FileManager.default.fileExists(atPath: "-"))
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutData == world.stub.imageBytes(photoID: id, variant: "regular"))
+            #expect(!FileManager.default.fileExists(atPath: "-"))
+        }
     }
 
     @Test func aUsageErrorIsOneLineWithAHintToHelp() async throws {
@@ -114,18 +119,19 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
     @Test func plainHttpToARemoteApiIsRefused() async throws {
         let world = try await World.start(photos: 1)
-        defer { Task { await world.stop() } }
-        let arguments = ["run", "--once", "--database", world.database, "--config", world.config]
+        try await withTeardown({ await world.stop() }) {
+            let arguments = ["run", "--once", "--database", world.database, "--config", world.config]
 
-        let flag = try await PhotosyncProcess.run(
-            arguments + ["--api-base", "http://example.com"], environment: ["UNSPLASH_ACCESS_KEY": Self.key])
-        #expect(flag.status == 64, "\(flag.stderr)")
-        #expect(flag.stderr.contains("must use https") && flag.stderr.filter(\.isNewline).count == 1)
+            let flag = try await PhotosyncProcess.run(
+                arguments + ["--api-base", "http://example.com"], environment: ["UNSPLASH_ACCESS_KEY": Self.key])
+            #expect(flag.status == 64, "\(flag.stderr)")
+            #expect(flag.stderr.contains("must use https") && flag.stderr.filter(\.isNewline).count == 1)
 
-        let environment = try await PhotosyncProcess.run(
-            arguments, environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_API_BASE": "http://example.com"])
-        #expect(environment.status == 78, "\(environment.stderr)")
-        #expect(environment.stderr.hasPrefix("photosync: PHOTOSYNC_API_BASE: "))
-        #expect(!FileManager.default.fileExists(atPath: world.database))
+            let environment = try await PhotosyncProcess.run(
+                arguments, environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_API_BASE": "http://example.com"])
+            #expect(environment.status == 78, "\(environment.stderr)")
+            #expect(environment.stderr.hasPrefix("photosync: PHOTOSYNC_API_BASE: "))
+            #expect(!FileManager.default.fileExists(atPath: world.database))
+        }
     }
 }

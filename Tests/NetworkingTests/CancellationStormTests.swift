@@ -31,36 +31,36 @@ import Testing
         let session = AsyncHTTPClientSession(configuration: .init(readTimeout: .seconds(60), maxConnectionsPerHost: 16))
         let provider = Provider(session: session, retryPolicy: .none)
         var random = SeededRandom(seed: 0x5EED)
-        defer { Task { [session] in try? await session.shutdown() } }
-
-        for round in 0..<50 {
-            // Even rounds cancel each request on its own; odd rounds cancel the whole group at
-            // once, as a SIGTERM cancels the sync's task tree.
-            let delays = (0..<1000).map { _ in Int(random.next() % 4000) }
-            let groupDelay = Int(random.next() % 20_000)
-            let finished = try await withDeadline(.seconds(60), failure: Hang(round: round)) {
-                await withTaskGroup(of: Void.self) { group in
-                    for (index, delay) in delays.enumerated() {
-                        if round.isMultiple(of: 2) {
-                            group.addTask {
-                                let request = Task { _ = try await provider.request(server.url("/\(index)")) }
-                                try? await Task.sleep(for: .microseconds(delay))
-                                request.cancel()
-                                _ = await request.result
+        try await withTeardown({ try? await session.shutdown() }) {
+            for round in 0..<50 {
+                // Even rounds cancel each request on its own; odd rounds cancel the whole group at
+                // once, as a SIGTERM cancels the sync's task tree.
+                let delays = (0..<1000).map { _ in Int(random.next() % 4000) }
+                let groupDelay = Int(random.next() % 20_000)
+                let finished = try await withDeadline(.seconds(60), failure: Hang(round: round)) {
+                    await withTaskGroup(of: Void.self) { group in
+                        for (index, delay) in delays.enumerated() {
+                            if round.isMultiple(of: 2) {
+                                group.addTask {
+                                    let request = Task { _ = try await provider.request(server.url("/\(index)")) }
+                                    try? await Task.sleep(for: .microseconds(delay))
+                                    request.cancel()
+                                    _ = await request.result
+                                }
+                            } else {
+                                group.addTask { _ = try? await provider.request(server.url("/\(index)")) }
                             }
-                        } else {
-                            group.addTask { _ = try? await provider.request(server.url("/\(index)")) }
+                        }
+                        if !round.isMultiple(of: 2) {
+                            try? await Task.sleep(for: .microseconds(groupDelay))
+                            group.cancelAll()
                         }
                     }
-                    if !round.isMultiple(of: 2) {
-                        try? await Task.sleep(for: .microseconds(groupDelay))
-                        group.cancelAll()
-                    }
+                    return true
                 }
-                return true
+                #expect(finished)
             }
-            #expect(finished)
+            await server.stop()
         }
-        await server.stop()
     }
 }
