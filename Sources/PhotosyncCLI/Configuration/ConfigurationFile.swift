@@ -23,18 +23,7 @@ struct ConfigurationFile {
     /// - Throws: ``ConfigurationError`` naming `path`: `.missingFile`, `.unreadableFile` or
     ///   `.malformedFile`.
     static func load(path: String) throws(ConfigurationError) -> ConfigurationFile {
-        let text: String
-        do {
-            text = try SmallFile.text(of: path)
-        } catch {
-            switch error {
-            case .missing:
-                throw ConfigurationError(.missingFile, source: path, message: "configuration file does not exist")
-            case .unreadable(let reason):
-                throw ConfigurationError(
-                    .unreadableFile, source: path, message: "configuration file cannot be read: \(reason)")
-            }
-        }
+        let text = try SmallFile.text(of: path, what: "configuration file", source: path)
         let hasNoContent = text.split(whereSeparator: \.isNewline).allSatisfy { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed == "---" || trimmed == "..."

@@ -10,11 +10,6 @@ import Darwin
 /// POSIX calls rather than `Data(contentsOf:)`: the reason (`strerror`) is what the user needs
 /// ("Permission denied"), and a size cap keeps `--access-key-file /dev/zero` from eating memory.
 enum SmallFile {
-    enum ReadError: Error, Equatable {
-        case missing
-        case unreadable(String)
-    }
-
     static let sizeLimit = 1 << 20
 
     static func exists(_ path: String) -> Bool {
@@ -22,10 +17,21 @@ enum SmallFile {
         return stat(path, &info) == 0
     }
 
-    /// The file's text, which must be UTF-8 and at most ``sizeLimit`` bytes.
-    static func text(of path: String) throws(ReadError) -> String {
+    /// The text of the file at `path`, which must be UTF-8 and at most ``sizeLimit`` bytes.
+    ///
+    /// - Throws: ``ConfigurationError`` with `source`: `.missingFile` ("`what` does not exist") or
+    ///   `.unreadableFile` ("`what` cannot be read: " and the reason).
+    static func text(of path: String, what: String, source: String) throws(ConfigurationError) -> String {
+        let unreadable = { (reason: String) in
+            ConfigurationError(.unreadableFile, source: source, message: "\(what) cannot be read: \(reason)")
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            guard errno != ENOENT else {
+                throw ConfigurationError(.missingFile, source: source, message: "\(what) does not exist")
+            }
+            throw unreadable(String(cString: strerror(errno)))
+        }
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -34,12 +40,12 @@ enum SmallFile {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .unreadable(String(cString: strerror(errno)))
+                throw unreadable(String(cString: strerror(errno)))
             }
             data.append(contentsOf: buffer[0..<count])
-            if data.count > sizeLimit { throw .unreadable("larger than \(sizeLimit / 1024) KiB") }
+            if data.count > sizeLimit { throw unreadable("larger than \(sizeLimit / 1024) KiB") }
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw .unreadable("not UTF-8 text") }
+        guard let text = String(data: data, encoding: .utf8) else { throw unreadable("not UTF-8 text") }
         return text
     }
 }
