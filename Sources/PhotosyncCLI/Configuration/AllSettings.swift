@@ -6,6 +6,15 @@ import UnsplashAPI
 /// The engine's defaults, which the settings default to.
 private let engine = SyncConfiguration.standard
 
+/// `$STATE_DIRECTORY/photosync.sqlite` under systemd's `StateDirectory=` (the first path when it
+/// lists several, separated by colons); otherwise `photosync.sqlite` in the working directory.
+private func defaultDatabasePath(environment: [String: String]) -> String {
+    guard let first = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else {
+        return "photosync.sqlite"
+    }
+    return first.hasSuffix("/") ? first + "photosync.sqlite" : first + "/photosync.sqlite"
+}
+
 /// Every setting of `photosync`, each declared once.
 ///
 /// Adding a setting is one declaration here (its place among the properties is its place in
@@ -25,8 +34,8 @@ struct AllSettings: Sendable {
     static let list = properties.map(\.declaration)
 
     let databasePath = Setting(
-        "database", flag: "--database", .text, scope: .everyCommand, summary: "SQLite database file.",
-        valueName: "path", default: Settings.defaultDatabasePath(environment:),
+        "database", flag: "--database", .text, summary: "SQLite database file.",
+        valueName: "path", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file()
     ) { path throws(SettingProblem) in
         guard !path.isEmpty else { throw SettingProblem("must not be empty") }
