@@ -14,8 +14,7 @@ import Yams
 /// the type it wants (``ValueType``), and keeps a scalar's plainness for numbers and booleans.
 struct ConfigurationFile {
     let path: String
-    /// Every key the file sets, dot-separated for nested mappings, sorted.
-    var keys: [String] { values.keys.sorted() }
+    /// Every key the file sets (dot-separated for nested mappings), with its value.
     let values: [String: SettingInput]
 
     /// Reads and parses the file at `path`.

@@ -113,7 +113,7 @@ struct SettingsResolver: Sendable {
     /// A misspelled key would otherwise be silently ignored.
     private func checked(_ file: ConfigurationFile) throws(ConfigurationError) -> ConfigurationFile {
         let names = AllSettings.list.map(\.name)
-        let unknown = file.keys.filter { !names.contains($0) }
+        let unknown = file.values.keys.sorted().filter { !names.contains($0) }
         guard let first = unknown.first else { return file }
         var message = "unknown setting \(SettingRules.quoted(first))"
         let distances = names.map { ($0, Self.editDistance(first, $0)) }.filter { $0.1 <= 2 }
