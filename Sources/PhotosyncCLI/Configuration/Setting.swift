@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// One setting, declared once in ``AllSettings``: its names in each source, how its value is
-/// read and checked, its default and its help. The flag, the help,
-/// the resolver, ``Settings``' field and the README's row are all derived from it.
+/// read and checked, its default and its help. The flag, the help, the resolver, ``Settings``'
+/// field and the README's row are all derived from it.
 struct SettingDeclaration: Sendable {
     /// The key in the configuration file and in messages: `per_page`.
     let name: String
@@ -50,16 +50,17 @@ struct Setting<Value: Sendable & Equatable>: Sendable {
     let declaration: SettingDeclaration
 
     /// `default` and every value given go through `rule`, so a default that breaks it is caught
-    /// by the first test that resolves the settings.
+    /// by the first test that resolves the settings. `defaultText` is how `--help` and the README
+    /// say the default; without it, the default without an environment, as `type` shows it.
     init<Given>(
         _ name: String, flag: String, _ type: ValueType<Given>,
         summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
-        defaultText: String, completion: CompletionKind? = nil,
+        defaultText: String? = nil, completion: CompletionKind? = nil,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
     ) {
         declaration = SettingDeclaration(
             name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
-            defaultText: defaultText, completion: completion,
+            defaultText: defaultText ?? type.show(`default`([:])), completion: completion,
             read: { input throws(SettingProblem) in try rule(type.decode(input)) },
             standard: { environment throws(SettingProblem) in try rule(`default`(environment)) })
     }
