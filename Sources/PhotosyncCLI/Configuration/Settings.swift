@@ -58,9 +58,9 @@ struct SettingsResolver: Sendable {
     }
 
     /// Resolves and validates one setting as ``resolve(flags:configPath:)`` does, reading no other.
-    func resolve<Value>(_ declaration: KeyPath<AllSettings, Setting<Value>>, flags: [String: SettingInput],
-        configPath: String?) throws(ConfigurationError) -> Value
-    {
+    func resolve<Value>(
+        _ declaration: KeyPath<AllSettings, Setting<Value>>, flags: [String: SettingInput], configPath: String?
+    ) throws(ConfigurationError) -> Value {
         let setting = AllSettings.declared[keyPath: declaration].declaration
         // A declaration's rule returns its `Value`.
         return try value(of: setting, flag: flags[setting.name], file: configurationFile(named: configPath)) as! Value
