@@ -43,7 +43,7 @@ struct SettingsOptions: ParsableArguments, Sendable {
     func validate() throws { try check(flagsOf: self) }
 
     /// Every setting from these flags, `environment` and the configuration file; see
-    /// ``SettingsResolver/resolve(_:flags:configPath:)``.
+    /// ``SettingsResolver/resolve(flags:configPath:)``.
     func resolve(
         environment: [String: String], defaultConfigurationPath: String = SettingsResolver.systemConfigurationPath
     ) throws(ConfigurationError) -> Settings {
