@@ -145,8 +145,8 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let directory = TemporaryDirectory()
         let file = directory.write("photosync.yaml", "database: /file.sqlite\nper_page: 50\n")
         let environment = ["PHOTOSYNC_CONCURRENCY": "99", "PHOTOSYNC_CONFIG": file]
-        #expect(try DatabaseOptions.parse([]).resolve(environment: environment).databasePath == "/file.sqlite")
-        #expect(try DatabaseOptions.parse(["--database", "/flag.sqlite"]).resolve(environment: environment).databasePath
+        #expect(try DatabaseOptions.parse([]).databasePath(environment: environment) == "/file.sqlite")
+        #expect(try DatabaseOptions.parse(["--database", "/flag.sqlite"]).databasePath(environment: environment)
             == "/flag.sqlite")
         #expect(throws: ConfigurationError.self) { try resolveSettings([], environment: environment) }
     }

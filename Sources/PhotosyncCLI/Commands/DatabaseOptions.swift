@@ -6,6 +6,6 @@ extension DatabaseOptions {
     /// Only the database's setting is resolved: parsing the flags as a whole
     /// ``SettingsOptions`` and resolving every setting cost about 2 ms of a 30 ms `photosync query`.
     func openStore(environment: [String: String]) throws -> PhotoStore {
-        try PhotoStore.openExisting(path: resolve(environment: environment).databasePath)
+        try PhotoStore.openExisting(path: databasePath(environment: environment))
     }
 }

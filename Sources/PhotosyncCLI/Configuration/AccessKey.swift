@@ -63,12 +63,11 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
         if let flag {
             (text, source) = (flag, .flag)
         } else if let file {
-            (text, source) = (try read(file, source: .file(path: file)), .file(path: file))
+            (text, source) = (try read(file, from: .file(path: file)), .file(path: file))
         } else if let value = environment[environmentVariable] {
             (text, source) = (value, .environment)
         } else if let credential, SmallFile.exists(credential) {
-            let credentialSource = AccessKeySource.credential(path: credential)
-            (text, source) = (try read(credential, source: credentialSource), credentialSource)
+            (text, source) = (try read(credential, from: .credential(path: credential)), .credential(path: credential))
         } else {
             throw ConfigurationError(
                 .missingAccessKey, source: nil,
@@ -81,18 +80,8 @@ public struct AccessKey: Sendable, Equatable, CustomStringConvertible, CustomDeb
         return key
     }
 
-    private static func read(_ path: String, source: AccessKeySource) throws(ConfigurationError) -> String {
-        do {
-            return try SmallFile.text(of: path)
-        } catch {
-            switch error {
-            case .missing:
-                throw ConfigurationError(.missingFile, source: "\(source)", message: "access key file does not exist")
-            case .unreadable(let reason):
-                throw ConfigurationError(
-                    .unreadableFile, source: "\(source)", message: "access key file cannot be read: \(reason)")
-            }
-        }
+    private static func read(_ path: String, from source: AccessKeySource) throws(ConfigurationError) -> String {
+        try SmallFile.text(of: path, what: "access key file", source: "\(source)")
     }
 
     fileprivate static func validated(_ raw: String, from source: AccessKeySource)

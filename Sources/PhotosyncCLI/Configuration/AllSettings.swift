@@ -6,11 +6,20 @@ import UnsplashAPI
 /// The engine's defaults, which the settings default to.
 private let engine = SyncConfiguration.standard
 
+/// `$STATE_DIRECTORY/photosync.sqlite` under systemd's `StateDirectory=` (the first path when it
+/// lists several, separated by colons); otherwise `photosync.sqlite` in the working directory.
+private func defaultDatabasePath(environment: [String: String]) -> String {
+    guard let first = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else {
+        return "photosync.sqlite"
+    }
+    return first.hasSuffix("/") ? first + "photosync.sqlite" : first + "/photosync.sqlite"
+}
+
 /// Every setting of `photosync`, each declared once.
 ///
 /// Adding a setting is one declaration here (its place among the properties is its place in
-/// `--help`, the README and the example file), a one-line flag in ``SettingsOptions`` (or
-/// ``DatabaseOptions`` for a setting of every command) named as the property, and its tests.
+/// `--help`, the README and the example file), a one-line flag in ``SettingsOptions`` named as
+/// the property, and its tests.
 /// ``Settings`` then has a field of the same name. Limits that are the API's (page size, image
 /// sizes, base URL, image host) come from `UnsplashAPI`, and the engine's defaults from
 /// ``SyncConfiguration/standard``.
@@ -25,8 +34,8 @@ struct AllSettings: Sendable {
     static let list = properties.map(\.declaration)
 
     let databasePath = Setting(
-        "database", flag: "--database", .text, scope: .everyCommand, summary: "SQLite database file.",
-        valueName: "path", default: Settings.defaultDatabasePath(environment:),
+        "database", flag: "--database", .text, summary: "SQLite database file.",
+        valueName: "path", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file()
     ) { path throws(SettingProblem) in
         guard !path.isEmpty else { throw SettingProblem("must not be empty") }
@@ -35,67 +44,58 @@ struct AllSettings: Sendable {
 
     let apiBase = Setting(
         "api_base", flag: "--api-base", .text, summary: "Unsplash API base URL.", valueName: "url",
-        default: { _ in UnsplashAPI.defaultBaseURL.absoluteString },
-        defaultText: UnsplashAPI.defaultBaseURL.absoluteString, rule: SettingRules.apiBase)
+        default: { _ in UnsplashAPI.defaultBaseURL.absoluteString }, rule: SettingRules.apiBase)
 
     let sources = Setting(
         "sources", flag: "--source", .list(of: "a list of sources"),
         summary: "What to mirror: \(PhotoSource.validForms); repeat for several.", valueName: "source",
-        default: { _ in engine.sources.map(\.description) },
-        defaultText: engine.sources.map(\.description).joined(separator: ", "), rule: SettingRules.sources)
+        default: { _ in engine.sources.map(\.description) }, rule: SettingRules.sources)
 
     let perPage = Setting(
         "per_page", flag: "--per-page", .integer,
         summary: "Photos per page of each source, \(SettingRules.span(UnsplashAPI.perPageRange)).", valueName: "n",
-        default: { _ in engine.perPage }, defaultText: "\(engine.perPage)",
-        rule: SettingRules.number(in: UnsplashAPI.perPageRange))
+        default: { _ in engine.perPage }, rule: SettingRules.number(in: UnsplashAPI.perPageRange))
 
     let variants = Setting(
         "variant", flag: "--variant", .names,
         summary: "Image sizes to download: \(SettingRules.sentence(ImageVariant.allCases.map(\.rawValue))), "
             + "several as a list, or none for metadata only.",
         valueName: "size", default: { _ in engine.variants.map(\.rawValue) },
-        defaultText: engine.variants.map(\.rawValue).joined(separator: ","),
         completion: .list(ImageVariant.allCases.map(\.rawValue) + [SettingRules.noVariant]),
         rule: SettingRules.variants)
 
     let concurrency = Setting(
         "concurrency", flag: "--concurrency", .integer,
         summary: "Image downloads at once, \(SettingRules.span(1...16)).", valueName: "n",
-        default: { _ in engine.concurrency }, defaultText: "\(engine.concurrency)",
-        rule: SettingRules.number(in: 1...16))
+        default: { _ in engine.concurrency }, rule: SettingRules.number(in: 1...16))
 
     let pollInterval = Setting(
         "poll_interval", flag: "--poll-interval", .integer,
         summary: "Seconds between polls of each source's head, 10-86400 (a day).", valueName: "seconds",
-        default: { _ in Int(engine.pollInterval.components.seconds) },
-        defaultText: "\(engine.pollInterval.components.seconds)", rule: SettingRules.pollInterval)
+        default: { _ in Int(engine.pollInterval.components.seconds) }, rule: SettingRules.pollInterval)
 
     let allowedImageHosts = Setting(
         "allowed_image_hosts", flag: "--allowed-image-host", .list(of: "a list of host names"),
         summary: "Host images may be downloaded from; repeat for several.", valueName: "host",
-        default: { _ in engine.allowedImageHosts.sorted() },
-        defaultText: engine.allowedImageHosts.sorted().joined(separator: ", "), rule: SettingRules.imageHosts)
+        default: { _ in engine.allowedImageHosts.sorted() }, rule: SettingRules.imageHosts)
 
     let downloadTracking = Setting(
         "download_tracking", flag: "--download-tracking", .boolean,
         summary: "Report each download to Unsplash's download_location, as its API guidelines require.",
-        default: { _ in engine.downloadTracking }, defaultText: engine.downloadTracking ? "on" : "off",
-        rule: { $0 })
+        default: { _ in engine.downloadTracking }, rule: { $0 })
 
     let rateLimitReserve = Setting(
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
         summary: "API requests to keep in reserve (the sync waits rather than spend them), "
             + "\(SettingRules.span(0...1000)).",
-        valueName: "n", default: { _ in engine.rateLimitReserve }, defaultText: "\(engine.rateLimitReserve)",
-        rule: SettingRules.number(in: 0...1000))
+        valueName: "n", default: { _ in engine.rateLimitReserve }, rule: SettingRules.number(in: 0...1000))
 
     // SQLite keeps a value in at most 2 GiB - 1 bytes.
     let maxImageMiB = Setting(
         "max_image_mib", flag: "--max-image-mib", .integer,
         summary: "The largest image to accept, in MiB, \(SettingRules.span(1...2047)); "
             + "a larger one is recorded as failed.",
-        valueName: "n", default: { _ in 256 }, defaultText: "256", rule: SettingRules.number(in: 1...2047))
+        valueName: "n", default: { _ in 256 }, rule: SettingRules.number(in: 1...2047))
 
     let metricsListen = Setting(
         "metrics_listen", flag: "--metrics-listen", .text,
@@ -106,6 +106,6 @@ struct AllSettings: Sendable {
     let logLevel = Setting(
         "log_level", flag: "--log-level", .text,
         summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
-        valueName: "level", default: { _ in Logger.Level.info.rawValue }, defaultText: Logger.Level.info.rawValue,
+        valueName: "level", default: { _ in Logger.Level.info.rawValue },
         completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
 }

@@ -14,8 +14,7 @@ import Yams
 /// the type it wants (``ValueType``), and keeps a scalar's plainness for numbers and booleans.
 struct ConfigurationFile {
     let path: String
-    /// Every key the file sets, dot-separated for nested mappings, sorted.
-    var keys: [String] { values.keys.sorted() }
+    /// Every key the file sets (dot-separated for nested mappings), with its value.
     let values: [String: SettingInput]
 
     /// Reads and parses the file at `path`.
@@ -23,18 +22,7 @@ struct ConfigurationFile {
     /// - Throws: ``ConfigurationError`` naming `path`: `.missingFile`, `.unreadableFile` or
     ///   `.malformedFile`.
     static func load(path: String) throws(ConfigurationError) -> ConfigurationFile {
-        let text: String
-        do {
-            text = try SmallFile.text(of: path)
-        } catch {
-            switch error {
-            case .missing:
-                throw ConfigurationError(.missingFile, source: path, message: "configuration file does not exist")
-            case .unreadable(let reason):
-                throw ConfigurationError(
-                    .unreadableFile, source: path, message: "configuration file cannot be read: \(reason)")
-            }
-        }
+        let text = try SmallFile.text(of: path, what: "configuration file", source: path)
         let hasNoContent = text.split(whereSeparator: \.isNewline).allSatisfy { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed == "---" || trimmed == "..."

@@ -2,15 +2,14 @@ import ArgumentParser
 import Foundation
 
 /// One setting, declared once in ``AllSettings``: its names in each source, how its value is
-/// read and checked, its default, its help, and which commands use it. The flag, the help,
-/// the resolver, ``Settings``' field and the README's row are all derived from it.
+/// read and checked, its default and its help. The flag, the help, the resolver, ``Settings``'
+/// field and the README's row are all derived from it.
 struct SettingDeclaration: Sendable {
     /// The key in the configuration file and in messages: `per_page`.
     let name: String
     /// The command-line flag: `--per-page`.
     let flag: String
     let type: SettingType
-    let scope: SettingScope
     /// The sentence `--help` and the README start with: "Photos per page of each source, 1-30."
     let summary: String
     /// The placeholder in `--help`: `n`, `url`.
@@ -51,23 +50,21 @@ struct Setting<Value: Sendable & Equatable>: Sendable {
     let declaration: SettingDeclaration
 
     /// `default` and every value given go through `rule`, so a default that breaks it is caught
-    /// by the first test that resolves the settings.
+    /// by the first test that resolves the settings. `defaultText` is how `--help` and the README
+    /// say the default; without it, the default without an environment, as `type` shows it.
     init<Given>(
-        _ name: String, flag: String, _ type: ValueType<Given>, scope: SettingScope = .run,
+        _ name: String, flag: String, _ type: ValueType<Given>,
         summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
-        defaultText: String, completion: CompletionKind? = nil,
+        defaultText: String? = nil, completion: CompletionKind? = nil,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
     ) {
         declaration = SettingDeclaration(
-            name: name, flag: flag, type: type.type, scope: scope, summary: summary, valueName: valueName,
-            defaultText: defaultText, completion: completion,
+            name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
+            defaultText: defaultText ?? type.show(`default`([:])), completion: completion,
             read: { input throws(SettingProblem) in try rule(type.decode(input)) },
             standard: { environment throws(SettingProblem) in try rule(`default`(environment)) })
     }
 }
-
-/// Which commands read a setting: `run` alone, or every command (the database's path).
-enum SettingScope: Sendable { case run, everyCommand }
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
 struct SettingProblem: Error, Equatable {

@@ -1,40 +1,23 @@
 import Foundation
 
-/// The checked values of the settings a command uses, each read as `settings.perPage`: a field
-/// for every property of ``AllSettings``, of that declaration's type.
+/// The checked values of every setting, each read as `settings.perPage`: a field for every
+/// property of ``AllSettings``, of that declaration's type.
 ///
 /// The only way to one is ``SettingsResolver``, which validates every value, defaults included.
-/// `run` resolves every setting; the read-only commands only those of
-/// ``SettingScope/everyCommand``, and reading another setting from theirs is a programming
-/// error that stops the process.
 @dynamicMemberLookup
 struct Settings: Sendable, Equatable {
     private let values: [String: any Sendable & Equatable]
 
-    /// Only the resolver builds settings: every value has passed its setting's rule.
     fileprivate init(checked values: [String: any Sendable & Equatable]) { self.values = values }
 
     subscript<Value>(dynamicMember declaration: KeyPath<AllSettings, Setting<Value>>) -> Value {
-        let name = AllSettings.declared[keyPath: declaration].declaration.name
-        guard let value = values[name] as? Value else {
-            preconditionFailure("\(name) is not resolved for this command")
-        }
-        return value
+        // The resolver holds a value of its declared type for every setting.
+        values[AllSettings.declared[keyPath: declaration].declaration.name] as! Value
     }
 
     static func == (lhs: Settings, rhs: Settings) -> Bool {
         lhs.values.count == rhs.values.count
             && lhs.values.allSatisfy { name, value in value.isEqual(to: rhs.values[name]) }
-    }
-
-    /// `$STATE_DIRECTORY/photosync.sqlite` under systemd's `StateDirectory=` (the first path when
-    /// it lists several, separated by colons); otherwise `photosync.sqlite`, relative to the
-    /// working directory.
-    static func defaultDatabasePath(environment: [String: String]) -> String {
-        guard let first = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else {
-            return "photosync.sqlite"
-        }
-        return first.hasSuffix("/") ? first + "photosync.sqlite" : first + "/photosync.sqlite"
     }
 }
 
@@ -57,8 +40,7 @@ struct SettingsResolver: Sendable {
     /// The configuration file used when none is named, if it exists.
     var defaultConfigurationPath = systemConfigurationPath
 
-    /// Resolves and validates the settings `scope` names: all of them for `run`, the database's
-    /// path alone for ``SettingScope/everyCommand``.
+    /// Resolves and validates every setting.
     ///
     /// - Parameters:
     ///   - flags: the flags given, by setting name (see ``SettingsOptions``).
@@ -66,39 +48,50 @@ struct SettingsResolver: Sendable {
     /// - Throws: ``ConfigurationError`` for the first problem found: the configuration file is
     ///   missing (when named), unreadable, not valid YAML or sets an unknown key; or a value has
     ///   the wrong type or breaks its rule. The error names the flag, variable or file it came from.
-    func resolve(_ scope: SettingScope = .run, flags: [String: SettingInput], configPath: String?)
-        throws(ConfigurationError) -> Settings
-    {
+    func resolve(flags: [String: SettingInput], configPath: String?) throws(ConfigurationError) -> Settings {
         let file = try configurationFile(named: configPath)
         var values: [String: any Sendable & Equatable] = [:]
-        for setting in AllSettings.list where scope == .run || setting.scope == scope {
-            // A list's variable is comma-separated, its items trimmed, as swift-configuration reads it.
-            let variable = environment[setting.environmentVariable].map { text -> SettingInput in
-                guard setting.type.isList else { return .text(text) }
-                let items = text.split(separator: ",", omittingEmptySubsequences: false)
-                return .list(items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-            }
-            let (input, source): (SettingInput?, String) =
-                if let given = flags[setting.name] {
-                    (given, setting.flag)
-                } else if let variable {
-                    (variable, setting.environmentVariable)
-                } else if let file, let written = file.values[setting.name] {
-                    (written, file.path)
-                } else {
-                    (nil, "default")
-                }
-            do {
-                if let input {
-                    values[setting.name] = try setting.read(input)
-                } else {
-                    values[setting.name] = try setting.standard(environment)
-                }
-            } catch {
-                throw ConfigurationError(.invalidValue, source: source, message: "\(setting.name) \(error.text)")
-            }
+        for setting in AllSettings.list {
+            values[setting.name] = try value(of: setting, flag: flags[setting.name], file: file)
         }
         return Settings(checked: values)
+    }
+
+    /// Resolves and validates one setting as ``resolve(flags:configPath:)`` does, reading no other.
+    func resolve<Value>(
+        _ declaration: KeyPath<AllSettings, Setting<Value>>, flags: [String: SettingInput], configPath: String?
+    ) throws(ConfigurationError) -> Value {
+        let setting = AllSettings.declared[keyPath: declaration].declaration
+        // A declaration's rule returns its `Value`.
+        return try value(of: setting, flag: flags[setting.name], file: configurationFile(named: configPath)) as! Value
+    }
+
+    /// The setting's value from the first place that gives one, checked by its rule.
+    func value(of setting: SettingDeclaration, flag: SettingInput?, file: ConfigurationFile?)
+        throws(ConfigurationError) -> any Sendable & Equatable
+    {
+        // A list's variable is comma-separated, its items trimmed, as swift-configuration reads it.
+        let variable = environment[setting.environmentVariable].map { text -> SettingInput in
+            guard setting.type.isList else { return .text(text) }
+            let items = text.split(separator: ",", omittingEmptySubsequences: false)
+            return .list(items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        }
+        let (input, source): (SettingInput?, String) =
+            if let flag {
+                (flag, setting.flag)
+            } else if let variable {
+                (variable, setting.environmentVariable)
+            } else if let file, let written = file.values[setting.name] {
+                (written, file.path)
+            } else {
+                (nil, "default")
+            }
+        do {
+            guard let input else { return try setting.standard(environment) }
+            return try setting.read(input)
+        } catch {
+            throw ConfigurationError(.invalidValue, source: source, message: "\(setting.name) \(error.text)")
+        }
     }
 
     /// The configuration file that applies, read and checked for unknown keys; nil when there is none.
@@ -120,7 +113,7 @@ struct SettingsResolver: Sendable {
     /// A misspelled key would otherwise be silently ignored.
     private func checked(_ file: ConfigurationFile) throws(ConfigurationError) -> ConfigurationFile {
         let names = AllSettings.list.map(\.name)
-        let unknown = file.keys.filter { !names.contains($0) }
+        let unknown = file.values.keys.sorted().filter { !names.contains($0) }
         guard let first = unknown.first else { return file }
         var message = "unknown setting \(SettingRules.quoted(first))"
         let distances = names.map { ($0, Self.editDistance(first, $0)) }.filter { $0.1 <= 2 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 
-/// `--config` and the flags of the settings every command uses (``SettingScope/everyCommand``):
-/// the read-only commands' options, and part of ``SettingsOptions``.
+/// `--config` and `--database`: the read-only commands' options, and part of ``SettingsOptions``.
 struct DatabaseOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("config"),
@@ -13,13 +12,13 @@ struct DatabaseOptions: ParsableArguments, Sendable {
 
     @Option(\.databasePath) var databasePath: String?
 
-    func validate() throws { try check(.everyCommand, flagsOf: self) }
+    func validate() throws { try check(flagsOf: self) }
 
-    /// The settings of every command, resolved as `run` resolves them. Other settings' values
-    /// are neither read nor checked: a bad one stops `run`, not a command that does not use it.
-    func resolve(environment: [String: String]) throws(ConfigurationError) -> Settings {
+    /// The database's path, resolved as `run` resolves it. Other settings' values are neither
+    /// read nor checked: a bad one stops `run`, not a command that does not use it.
+    func databasePath(environment: [String: String]) throws(ConfigurationError) -> String {
         try SettingsResolver(environment: environment)
-            .resolve(.everyCommand, flags: flags(of: self), configPath: configPath)
+            .resolve(\.databasePath, flags: flags(of: self), configPath: configPath)
     }
 }
 
@@ -41,10 +40,10 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.metricsListen) var metricsListen: String?
     @Option(\.logLevel) var logLevel: String?
 
-    func validate() throws { try check(.run, flagsOf: self) }
+    func validate() throws { try check(flagsOf: self) }
 
     /// Every setting from these flags, `environment` and the configuration file; see
-    /// ``SettingsResolver/resolve(_:flags:configPath:)``.
+    /// ``SettingsResolver/resolve(flags:configPath:)``.
     func resolve(
         environment: [String: String], defaultConfigurationPath: String = SettingsResolver.systemConfigurationPath
     ) throws(ConfigurationError) -> Settings {
@@ -76,14 +75,17 @@ func flags(of options: some ParsableArguments) -> [String: SettingInput] {
     return given
 }
 
-/// Checks flag values alone, with no environment and no file, before a command runs, so that a
-/// bad one is a usage error (exit 64) reported by argument-parser.
-private func check(_ scope: SettingScope, flagsOf options: some ParsableArguments) throws {
-    do {
-        _ = try SettingsResolver(environment: [:], defaultConfigurationPath: "")
-            .resolve(scope, flags: flags(of: options), configPath: nil)
-    } catch {
-        throw ValidationError(error.description)
+/// Checks flag values alone before a command runs, so that a bad one is a usage error (exit 64)
+/// reported by argument-parser.
+private func check(flagsOf options: some ParsableArguments) throws {
+    let given = flags(of: options)
+    for setting in AllSettings.list {
+        guard let flag = given[setting.name] else { continue }
+        do {
+            _ = try SettingsResolver(environment: [:]).value(of: setting, flag: flag, file: nil)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 }
 

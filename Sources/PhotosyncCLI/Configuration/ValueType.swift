@@ -23,21 +23,23 @@ enum SettingType: Sendable, Equatable {
 /// Reads a ``SettingInput`` as the Swift type a setting's rule takes.
 struct ValueType<Given>: Sendable {
     let type: SettingType
+    /// A value as `--help` and the README show a default.
+    let show: @Sendable (Given) -> String
     let decode: @Sendable (SettingInput) throws(SettingProblem) -> Given
 }
 
 extension ValueType where Given == String {
     static var text: Self {
-        Self(type: .text) { input throws(SettingProblem) in
+        Self(type: .text, show: { $0 }, decode: { input throws(SettingProblem) in
             guard let text = input.single else { throw SettingProblem("must be a single value, not a list") }
             return text
-        }
+        })
     }
 }
 
 extension ValueType where Given == Int {
     static var integer: Self {
-        Self(type: .integer) { input throws(SettingProblem) in
+        Self(type: .integer, show: { "\($0)" }, decode: { input throws(SettingProblem) in
             switch input {
             case .text(let text): if let number = Int(text) { return number }
             // YAML's forms too (0x1e, 1_000), read as Yams' own constructor reads them.
@@ -45,13 +47,13 @@ extension ValueType where Given == Int {
             case .yaml, .list: break
             }
             throw SettingProblem("must be a whole number" + input.got)
-        }
+        })
     }
 }
 
 extension ValueType where Given == Bool {
     static var boolean: Self {
-        Self(type: .boolean) { input throws(SettingProblem) in
+        Self(type: .boolean, show: { $0 ? "on" : "off" }, decode: { input throws(SettingProblem) in
             switch input {
             // As swift-configuration reads an environment variable.
             case .text(let text):
@@ -64,25 +66,25 @@ extension ValueType where Given == Bool {
             case .yaml, .list: break
             }
             throw SettingProblem("must be true or false" + input.got)
-        }
+        })
     }
 }
 
 extension ValueType where Given == [String] {
     /// `what` completes "must be ...": "a list of host names".
     static func list(of what: String) -> Self {
-        Self(type: .list) { input throws(SettingProblem) in
+        Self(type: .list, show: { $0.joined(separator: ", ") }, decode: { input throws(SettingProblem) in
             guard case .list(let list) = input else { throw SettingProblem("must be \(what)" + input.got) }
             return list
-        }
+        })
     }
 
     static var names: Self {
-        Self(type: .names) { input in
+        Self(type: .names, show: { $0.joined(separator: ",") }, decode: { input in
             (input.single.map { [$0] } ?? input.list)
                 .flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+        })
     }
 }
 
