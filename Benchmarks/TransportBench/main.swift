@@ -17,7 +17,8 @@ struct TransportBench {
         let urls = try String(contentsOfFile: arguments[1], encoding: .utf8)
             .split(separator: "\n").compactMap { URL(string: String($0)) }
         let concurrency = arguments.count > 2 ? max(1, Int(arguments[2]) ?? 8) : 8
-        let spoolDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("transport-bench-\(getpid())")
+        let spoolDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "transport-bench-\(getpid())")
         let spool = BodySpool(directory: spoolDirectory, maxBytes: Int64(Int32.max))
         try spool.prepare()
         let session = AsyncHTTPClientSession(configuration: .init(maxConnectionsPerHost: concurrency))
@@ -45,7 +46,9 @@ struct TransportBench {
         print("transport-bench: \(urls.count) bodies, \(bytes) bytes, \(String(format: "%.3f", seconds)) s")
     }
 
-    static func fetchAll(_ urls: [URL], concurrency: Int, _ provider: Provider, _ spool: BodySpool) async throws -> Int64 {
+    static func fetchAll(_ urls: [URL], concurrency: Int, _ provider: Provider, _ spool: BodySpool) async throws
+        -> Int64
+    {
         try await withThrowingTaskGroup(of: Int64.self) { group in
             var pending = urls[...]
             var total: Int64 = 0

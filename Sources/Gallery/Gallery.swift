@@ -56,7 +56,8 @@ public struct Gallery: Sendable {
         }
         router.get("/images/:id") { request, context in
             try await self.imageResponse(
-                id: try context.parameters.require("id"), request.uri, ifNoneMatch: request.headers[values: .ifNoneMatch])
+                id: try context.parameters.require("id"), request.uri,
+                ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
         router.get("/api/photos") { request, _ in await self.apiResponse(request.uri) }
         router.get("/healthz") { _, _ in await self.healthResponse() }
@@ -86,17 +87,21 @@ public struct Gallery: Sendable {
         } catch {
             return problem(.badRequest, title: "Bad request", message: error.message)
         }
-        let query = form.q, user = form.user, source = form.source
+        let query = form.q
+        let user = form.user
+        let source = form.source
         let search = SearchState(query: query, user: user, source: source, knownSources: try await knownSources())
         var view = GridPage(
-            title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user, sources: search.sources,
+            title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user,
+            sources: search.sources,
             message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
         let photos: [PhotoSummary]
         do {
             // One more than a page tells whether there is an older page.
-            photos = try await store.catalog.photos(matching: PhotoQuery(
-                text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
-                limit: pageSize + 1, offset: (page - 1) * pageSize))
+            photos = try await store.catalog.photos(
+                matching: PhotoQuery(
+                    text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
+                    limit: pageSize + 1, offset: (page - 1) * pageSize))
         } catch {
             // Matching the case in the catch clause crashes Swift 6.3's SIL verifier.
             guard case .invalidSearch(let text) = error else { throw error }
@@ -119,7 +124,9 @@ public struct Gallery: Sendable {
         }
         view.empty = shown.isEmpty
         if page > 1 { view.newerURL = GalleryLinks.grid(query: query, user: user, source: source, page: page - 1) }
-        if photos.count > pageSize { view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1) }
+        if photos.count > pageSize {
+            view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1)
+        }
         return html(.ok, render(view, "grid"))
     }
 
@@ -154,9 +161,13 @@ public struct Gallery: Sendable {
             created: photo.createdAt.map { $0.formatted(.iso8601.year().month().day()) },
             likes: photo.likes.map(String.init),
             location: details.location, exif: details.exif,
-            photoSources: photoSources.map { SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0)) },
+            photoSources: photoSources.map {
+                SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0))
+            },
             variants: images.map { image in
-                VariantLink(name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant), size: GalleryLinks.byteCount(image.byteCount))
+                VariantLink(
+                    name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant),
+                    size: GalleryLinks.byteCount(image.byteCount))
             })
         return html(.ok, render(view, "photo"))
     }
@@ -177,7 +188,8 @@ public struct Gallery: Sendable {
             return problem(.badRequest, title: "Bad request", message: error.message)
         }
         guard let image = try await store.archive.storedImage(photoID: id, variant: variant) else {
-            return problem(.notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
+            return problem(
+                .notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
         }
         let etag = "\"\(image.sha256)\""
         // A named variant's bytes never change. Without one, the URL means the latest variant

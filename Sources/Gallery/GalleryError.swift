@@ -10,8 +10,10 @@ enum GalleryError: Error, Equatable {
     var message: String {
         switch self {
         case .badParameter(let text): text
-        case .imageChanged(let photoID, let variant): "the \(variant) image of photo \(photoID) changed while it was sent"
-        case .badSearch(let text): "the search '\(text)' cannot be understood: use words, \"quoted phrases\", prefix* and AND, OR, NOT"
+        case .imageChanged(let photoID, let variant):
+            "the \(variant) image of photo \(photoID) changed while it was sent"
+        case .badSearch(let text):
+            "the search '\(text)' cannot be understood: use words, \"quoted phrases\", prefix* and AND, OR, NOT"
         }
     }
 }

@@ -97,7 +97,9 @@ enum GalleryLinks {
 
     /// The grid with these filters; page 1 is left out of the link.
     static func grid(query: String?, user: String?, source: String?, page: Int = 1) -> String {
-        let parameters = GalleryLinks.query([("q", query), ("user", user), ("source", source), ("page", page > 1 ? String(page) : nil)])
+        let parameters = GalleryLinks.query([
+            ("q", query), ("user", user), ("source", source), ("page", page > 1 ? String(page) : nil),
+        ])
         return parameters.isEmpty ? "/" : "/?" + parameters
     }
 
@@ -105,7 +107,8 @@ enum GalleryLinks {
     /// anything else could carry more CSS into a `style` attribute, so it becomes grey.
     static func cssColor(_ color: String?) -> String? {
         let hex = Set("0123456789abcdefABCDEF")
-        guard let color, color.hasPrefix("#"), [4, 5, 7, 9].contains(color.count), color.dropFirst().allSatisfy(hex.contains)
+        guard let color, color.hasPrefix("#"), [4, 5, 7, 9].contains(color.count),
+            color.dropFirst().allSatisfy(hex.contains)
         else { return nil }
         return color
     }

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where downloaded bodies land while they are checked: in memory up to ``memoryLimit`` bytes,
@@ -130,7 +131,8 @@ public struct BodySpool: Sendable {
         mutating func finish() throws(SpoolError) -> SpooledBody {
             let digest = Hex.string(hasher.finalize())
             guard let file else {
-                return SpooledBody(storage: .memory(memory), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
+                return SpooledBody(
+                    storage: .memory(memory), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
             }
             self.file = nil
             if close(file.descriptor) != 0 {
@@ -138,7 +140,8 @@ public struct BodySpool: Sendable {
                 unlink(file.url.path)
                 throw .cannotWrite(path: file.url.path, reason: reason)
             }
-            return SpooledBody(storage: .file(file.url), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
+            return SpooledBody(
+                storage: .file(file.url), byteCount: byteCount, sha256: digest, prefix: prefix, suffix: suffix)
         }
 
         mutating func abandon() {

@@ -59,8 +59,8 @@ public struct Endpoint<Response>: Sendable {
     /// The full URL: base, joined path and encoded query.
     public func url() throws(NetworkError) -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = components.host, !host.isEmpty
+            let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = components.host, !host.isEmpty
         else {
             throw .invalidURL("\(Redaction.string(for: baseURL)) is not an absolute http(s) URL")
         }
@@ -80,7 +80,7 @@ public struct Endpoint<Response>: Sendable {
             var items = components.percentEncodedQueryItems ?? []
             for (name, value) in query {
                 guard let encodedName = name.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed),
-                      let encodedValue = value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed)
+                    let encodedValue = value.addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed)
                 else { throw .invalidURL("query parameter \(name) cannot be encoded") }
                 items.append(URLQueryItem(name: encodedName, value: encodedValue))
             }
@@ -125,10 +125,12 @@ extension Endpoint {
 extension CharacterSet {
     /// RFC 3986 unreserved characters: everything else in a query name or value is percent-encoded,
     /// notably `+` (which servers read as a space), `&`, `=` and `/`.
-    static let urlQueryValueAllowed = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static let urlQueryValueAllowed = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Unreserved characters plus the sub-delimiters a path segment may carry unencoded.
-    static let urlPathSegmentAllowed = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,;=:@")
+    static let urlPathSegmentAllowed = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$'()*,;=:@")
 }

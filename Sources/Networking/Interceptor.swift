@@ -39,7 +39,10 @@ public struct Exchange: Sendable {
     /// 1 for the first attempt, 2 for the first retry, ...
     public var attempt: Int
 
-    public init(request: TransportRequest, statusCode: Int, headers: HTTPHeaders, body: Data?, byteCount: Int64, duration: Duration, attempt: Int) {
+    public init(
+        request: TransportRequest, statusCode: Int, headers: HTTPHeaders, body: Data?, byteCount: Int64,
+        duration: Duration, attempt: Int
+    ) {
         self.request = request
         self.statusCode = statusCode
         self.headers = headers

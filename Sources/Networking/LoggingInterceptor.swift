@@ -17,23 +17,28 @@ public struct LoggingInterceptor: Interceptor {
     }
 
     public func willSend(_ request: TransportRequest) async throws(NetworkError) -> TransportRequest {
-        logger.trace("sending request", metadata: [
-            "method": "\(request.method)",
-            "url": "\(Self.url(request))",
-            "headers": "\(Redaction.headers(request.headers.dictionary).sorted { $0.key < $1.key })",
-        ])
+        logger.trace(
+            "sending request",
+            metadata: [
+                "method": "\(request.method)",
+                "url": "\(Self.url(request))",
+                "headers": "\(Redaction.headers(request.headers.dictionary).sorted { $0.key < $1.key })",
+            ])
         return request
     }
 
     public func didReceive(_ exchange: Exchange) async throws(NetworkError) {
         // A redirect is an ordinary hop; anything else outside 2xx is worth noticing.
         let isSuccess = (200..<400).contains(exchange.statusCode)
-        logger.log(level: isSuccess ? level : .notice, "\(exchange.request.method) \(Self.url(exchange.request)) \(exchange.statusCode)", metadata: [
-            "status": "\(exchange.statusCode)",
-            "bytes": "\(exchange.byteCount)",
-            "duration_ms": "\(Self.milliseconds(exchange.duration))",
-            "attempt": "\(exchange.attempt)",
-        ])
+        logger.log(
+            level: isSuccess ? level : .notice,
+            "\(exchange.request.method) \(Self.url(exchange.request)) \(exchange.statusCode)",
+            metadata: [
+                "status": "\(exchange.statusCode)",
+                "bytes": "\(exchange.byteCount)",
+                "duration_ms": "\(Self.milliseconds(exchange.duration))",
+                "attempt": "\(exchange.attempt)",
+            ])
     }
 
     public func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async {
@@ -42,9 +47,11 @@ public struct LoggingInterceptor: Interceptor {
             case .transport(let failure, _): failure.description
             default: error.errorDescription ?? "\(error)"
             }
-        logger.warning("\(request.method) \(Self.url(request)) failed: \(reason)", metadata: [
-            "duration_ms": "\(Self.milliseconds(duration))",
-        ])
+        logger.warning(
+            "\(request.method) \(Self.url(request)) failed: \(reason)",
+            metadata: [
+                "duration_ms": "\(Self.milliseconds(duration))"
+            ])
     }
 
     private static func url(_ request: TransportRequest) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+
 import enum NIOHTTP1.HTTPResponseStatus
 
 /// Why a request did not produce the response the caller asked for: everything ``Provider``
@@ -131,13 +132,14 @@ public enum NetworkError: Error, LocalizedError, Sendable {
 extension DecodingError {
     /// The coding path as `[3].user.name`, for error messages.
     var codingPathDescription: String {
-        let path: [any CodingKey] = switch self {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context),
-             .keyNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath + (keyNotFoundKey.map { [$0] } ?? [])
-        @unknown default:
-            []
-        }
+        let path: [any CodingKey] =
+            switch self {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context),
+                .keyNotFound(_, let context), .dataCorrupted(let context):
+                context.codingPath + (keyNotFoundKey.map { [$0] } ?? [])
+            @unknown default:
+                []
+            }
         return path.map { key in
             key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
         }.joined().trimmingPrefix(".").description

@@ -12,8 +12,8 @@ public struct Origin: Hashable, Sendable, CustomStringConvertible {
     /// The origin of `url`; nil unless it is an absolute http(s) URL with a host.
     public init?(_ url: URL) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host?.lowercased(), !host.isEmpty
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host?.lowercased(), !host.isEmpty
         else { return nil }
         self.scheme = scheme
         self.host = host

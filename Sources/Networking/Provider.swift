@@ -148,7 +148,8 @@ public struct Provider: Sendable {
             try await body.collect(upTo: maxBodyBytes, url: url())
         } describe: { data in
             (data, Int64(data.count))
-        } discard: { _ in }
+        } discard: { _ in
+        }
     }
 
     /// Sends `outbound` until it succeeds, fails for good, or the retry policy gives up.
@@ -168,13 +169,15 @@ public struct Provider: Sendable {
         while true {
             if Task.isCancelled { throw .cancelled }
             let failure: NetworkError
-            switch try await exchange(outbound, attempt: attempt, receive: receive, describe: describe, discard: discard) {
+            switch try await exchange(
+                outbound, attempt: attempt, receive: receive, describe: describe, discard: discard)
+            {
             case .done(let response): return response
             case .failed(let error): failure = error
             }
             guard outbound.idempotent, attempt < retryPolicy.maxAttempts, retryPolicy.isRetryable(failure),
-                  let delay = nextDelay(after: failure, attempt: attempt),
-                  waited + delay <= retryPolicy.maxTotalDelay
+                let delay = nextDelay(after: failure, attempt: attempt),
+                waited + delay <= retryPolicy.maxTotalDelay
             else { throw failure }
             do {
                 try await clock.sleep(for: delay)
@@ -261,11 +264,13 @@ public struct Provider: Sendable {
                 if RedirectPolicy.redirectStatuses.contains(status), let location = headers["Location"] {
                     request = try redirect(outgoing, to: location, hops: &hops, outbound: outbound)
                     if outbound.credential != nil {
-                        try await admitsCredentialedHop(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url()))
+                        try await admitsCredentialedHop(
+                            .init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url()))
                     }
                     continue
                 }
-                return .failed(.unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url())))
+                return .failed(
+                    .unacceptableStatus(.init(statusCode: status, headers: headers, bodyPrefix: prefix, url: url())))
 
             case .received(let payload, let headers, let status, let answeredURL):
                 let (body, byteCount) = describe(payload)
@@ -280,8 +285,9 @@ public struct Provider: Sendable {
                     discard(payload)
                     throw error
                 }
-                return .done(Response(
-                    value: payload, statusCode: status, headers: headers, url: answeredURL ?? outgoing.url))
+                return .done(
+                    Response(
+                        value: payload, statusCode: status, headers: headers, url: answeredURL ?? outgoing.url))
             }
         }
     }
@@ -319,7 +325,7 @@ public struct Provider: Sendable {
     ) throws(NetworkError) -> TransportRequest {
         let from = Redaction.string(for: outgoing.url)
         guard let target = URL(string: location, relativeTo: outgoing.url)?.absoluteURL,
-              let targetOrigin = Origin(target)
+            let targetOrigin = Origin(target)
         else {
             throw .redirectRefused(from: from, to: "an invalid Location", reason: "it is not an http(s) URL")
         }
@@ -357,8 +363,9 @@ public struct Provider: Sendable {
     /// The wait before the next attempt, or nil when the server asks for more than the policy allows.
     private func nextDelay(after failure: NetworkError, attempt: Int) -> Duration? {
         if case .unacceptableStatus(let status) = failure,
-           let value = status.headers["Retry-After"],
-           let requested = RetryPolicy.retryAfter(value, now: now()) {
+            let value = status.headers["Retry-After"],
+            let requested = RetryPolicy.retryAfter(value, now: now())
+        {
             return requested <= retryPolicy.maxDelay ? requested : nil
         }
         return retryPolicy.backoff(afterAttempt: attempt)

@@ -75,11 +75,13 @@ public struct RetryPolicy: Sendable {
     public func isRetryable(_ error: NetworkError) -> Bool {
         switch error {
         case .transport(let error, _): retryableTransportErrors.contains(error.code)
-        case .unacceptableStatus(let failure): retryableStatusCodes.contains(failure.statusCode) && !refusesRetry(failure)
+        case .unacceptableStatus(let failure):
+            retryableStatusCodes.contains(failure.statusCode) && !refusesRetry(failure)
         // A body cut short is the connection failing mid-answer: worth another try.
         case .lengthMismatch(_, let declared, let received): received < declared
         case .invalidURL, .invalidRequest, .decoding, .emptyBody, .foreignOrigin, .redirectRefused,
-             .tooManyRedirects, .bodyTooLarge, .spool, .cancelled: false
+            .tooManyRedirects, .bodyTooLarge, .spool, .cancelled:
+            false
         }
     }
 
@@ -96,7 +98,9 @@ public struct RetryPolicy: Sendable {
 
 /// The three date formats HTTP allows (RFC 9110, 5.6.7); senders use the first.
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     static func parse(_ text: String) -> Date? {
         for format in formats {

@@ -73,11 +73,14 @@ extension ImageArchive {
             try Self.missingBytes(db) + Self.orphanedBytes(db)
         }
         let images = try await database.read("listing stored images") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
-                WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
-                ORDER BY photo.sequence, image.variant
-                """).map { row -> Int64 in try row.decode(forColumn: "id") }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
+                    WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                    ORDER BY photo.sequence, image.variant
+                    """
+            ).map { row -> Int64 in try row.decode(forColumn: "id") }
         }
         var current = VerificationProgress(imagesChecked: 0, imagesTotal: images.count, bytesChecked: 0)
         for imageID in images {
@@ -98,9 +101,10 @@ extension ImageArchive {
 
     /// Hashes one stored image's bytes and compares them with its record; returns the size read.
     private static func rehash(imageID: Int64, in db: Database) throws -> (Int64, VerificationProblem?) {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT photo_id, variant, byte_count, sha256 FROM image WHERE id = ? AND status = 'stored'",
-            arguments: [imageID])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT photo_id, variant, byte_count, sha256 FROM image WHERE id = ? AND status = 'stored'",
+                arguments: [imageID])
         else { return (0, nil) }
         let photoID: String = try row.decode(forColumn: "photo_id")
         let variant: String = try row.decode(forColumn: "variant")
@@ -111,24 +115,33 @@ extension ImageArchive {
         let size = try ImageBlob.forEachChunk(rowID: imageID, in: db) { chunk in hasher.update(bufferPointer: chunk) }
         let actual = hexadecimal(hasher.finalize())
         if size != byteCount {
-            return (size, VerificationProblem(
-                kind: .sizeMismatch, photoID: photoID, variant: variant,
-                detail: "\(size) bytes stored, \(byteCount) recorded"))
+            return (
+                size,
+                VerificationProblem(
+                    kind: .sizeMismatch, photoID: photoID, variant: variant,
+                    detail: "\(size) bytes stored, \(byteCount) recorded")
+            )
         }
         if actual != recorded {
-            return (size, VerificationProblem(
-                kind: .sha256Mismatch, photoID: photoID, variant: variant,
-                detail: "bytes hash to \(actual), \(recorded) recorded"))
+            return (
+                size,
+                VerificationProblem(
+                    kind: .sha256Mismatch, photoID: photoID, variant: variant,
+                    detail: "bytes hash to \(actual), \(recorded) recorded")
+            )
         }
         return (size, nil)
     }
 
     private static func missingBytes(_ db: Database) throws -> [VerificationProblem] {
-        try Row.fetchAll(db, sql: """
-            SELECT photo_id, variant FROM image
-            WHERE status = 'stored' AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
-            ORDER BY id
-            """).map { row in
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT photo_id, variant FROM image
+                WHERE status = 'stored' AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                ORDER BY id
+                """
+        ).map { row in
             VerificationProblem(
                 kind: .missingBytes, photoID: try row.decode(forColumn: "photo_id"),
                 variant: try row.decode(forColumn: "variant"), detail: "marked stored, but no bytes are kept")
@@ -136,12 +149,15 @@ extension ImageArchive {
     }
 
     private static func orphanedBytes(_ db: Database) throws -> [VerificationProblem] {
-        try Row.fetchAll(db, sql: """
-            SELECT image_data.image_id, image.photo_id, image.variant, image.status
-            FROM image_data LEFT JOIN image ON image.id = image_data.image_id
-            WHERE image.id IS NULL OR image.status <> 'stored'
-            ORDER BY image_data.image_id
-            """).map { row in
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT image_data.image_id, image.photo_id, image.variant, image.status
+                FROM image_data LEFT JOIN image ON image.id = image_data.image_id
+                WHERE image.id IS NULL OR image.status <> 'stored'
+                ORDER BY image_data.image_id
+                """
+        ).map { row in
             let status: String? = try row.decode(forColumn: "status")
             let imageID: Int64 = try row.decode(forColumn: "image_id")
             return VerificationProblem(

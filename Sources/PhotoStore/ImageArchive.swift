@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Image bytes, in and out. Bytes and their job's `stored` status commit together, so a crash

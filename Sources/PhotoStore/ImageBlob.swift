@@ -66,7 +66,9 @@ enum ImageBlob {
 
     /// Hands the whole blob of `image_data` row `rowID` to `body` in chunks of at most
     /// ``chunkSize`` bytes, in order, returning its size. Must run inside a read transaction.
-    static func forEachChunk(rowID: Int64, in db: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+    static func forEachChunk(rowID: Int64, in db: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws
+        -> Int64
+    {
         let blob = try open(rowID: rowID, writable: false, in: db)
         defer { sqlite3_blob_close(blob) }
 

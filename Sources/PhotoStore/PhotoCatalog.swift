@@ -62,10 +62,12 @@ public struct PhotoCatalog: Sendable {
             let photos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
             var counts: [String: Int64] = [:]
             var bytesStored: Int64 = 0
-            for row in try Row.fetchAll(db, sql: """
-                SELECT status, COUNT(*) AS count, COALESCE(SUM(byte_count), 0) AS bytes
-                FROM image GROUP BY status
-                """)
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT status, COUNT(*) AS count, COALESCE(SUM(byte_count), 0) AS bytes
+                    FROM image GROUP BY status
+                    """)
             {
                 let status: String = try row.decode(forColumn: "status")
                 counts[status] = try row.decode(forColumn: "count")
@@ -106,7 +108,8 @@ public struct PhotoCatalog: Sendable {
             _ = arguments.append(contentsOf: [text])
         }
         if let source = query.source {
-            conditions.append("""
+            conditions.append(
+                """
                 EXISTS (SELECT 1 FROM photo_source JOIN source ON source.id = photo_source.source_id
                         WHERE photo_source.photo_id = photo.id AND source.name = ?)
                 """)
@@ -130,12 +133,13 @@ public struct PhotoCatalog: Sendable {
             conditions.append("photo.created_at < ?")
             _ = arguments.append(contentsOf: [until])
         }
-        let order = switch query.sort {
-        case .relevance where query.text != nil: "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
-        case .newest, .relevance: "photo.created_at DESC, photo.sequence DESC"
-        case .oldest: "photo.created_at ASC, photo.sequence ASC"
-        case .likes: "photo.likes DESC, photo.created_at DESC, photo.sequence DESC"
-        }
+        let order =
+            switch query.sort {
+            case .relevance where query.text != nil: "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
+            case .newest, .relevance: "photo.created_at DESC, photo.sequence DESC"
+            case .oldest: "photo.created_at ASC, photo.sequence ASC"
+            case .likes: "photo.likes DESC, photo.created_at DESC, photo.sequence DESC"
+            }
         _ = arguments.append(contentsOf: [query.limit ?? -1, max(0, query.offset)])
         let statementArguments = arguments
         // The clauses are fixed text chosen above; every value is a bound argument.
@@ -202,14 +206,16 @@ public struct PhotoCatalog: Sendable {
     /// Counts the Unsplash+ members through the `photo_plus` index (`IN`): a join to `photo`
     /// read every member's photo row instead (`QueryPlanTests`).
     static func sourceStatistics(_ db: Database) throws -> [SourceStatistics] {
-        try Row.fetchAll(db, sql: """
-            SELECT source.*,
-                   (SELECT COUNT(*) FROM photo_source WHERE source_id = source.id) AS photos,
-                   (SELECT COUNT(*) FROM photo_source
-                    WHERE photo_source.source_id = source.id
-                      AND photo_source.photo_id IN (SELECT id FROM photo WHERE is_plus = 1)) AS plus_photos
-            FROM source ORDER BY name
-            """
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT source.*,
+                       (SELECT COUNT(*) FROM photo_source WHERE source_id = source.id) AS photos,
+                       (SELECT COUNT(*) FROM photo_source
+                        WHERE photo_source.source_id = source.id
+                          AND photo_source.photo_id IN (SELECT id FROM photo WHERE is_plus = 1)) AS plus_photos
+                FROM source ORDER BY name
+                """
         ).map { row in
             SourceStatistics(
                 name: row["name"],

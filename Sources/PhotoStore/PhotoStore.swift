@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The photosync database: opening, migrating and checking the file, and the parts that each
@@ -65,7 +66,9 @@ public final class PhotoStore: Sendable {
             if photosToIndex > 0 { onProgress?(.indexingForSearch(photos: photosToIndex)) }
             let start = ContinuousClock.now
             try Schema.migrator.migrate(pool)
-            if photosToIndex > 0 { onProgress?(.indexedForSearch(photos: photosToIndex, duration: ContinuousClock.now - start)) }
+            if photosToIndex > 0 {
+                onProgress?(.indexedForSearch(photos: photosToIndex, duration: ContinuousClock.now - start))
+            }
         } catch {
             throw StoreError(error, path: path, operation: "migrating the schema")
         }
@@ -85,7 +88,7 @@ public final class PhotoStore: Sendable {
     private static func photosToIndex(_ pool: DatabasePool) throws -> Int64 {
         try pool.read { db in
             guard try db.tableExists("photo"),
-                  try !Schema.migrator.appliedIdentifiers(db).contains(Schema.searchMigration)
+                try !Schema.migrator.appliedIdentifiers(db).contains(Schema.searchMigration)
             else { return 0 }
             return try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
         }

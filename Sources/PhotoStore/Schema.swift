@@ -30,71 +30,72 @@ enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 photos, images, sync state") { db in
-            try db.execute(sql: """
-                CREATE TABLE photo (
-                    id TEXT NOT NULL PRIMARY KEY CHECK (id <> ''),
-                    sequence INTEGER NOT NULL UNIQUE CHECK (sequence > 0),
-                    created_at TEXT,
-                    updated_at TEXT,
-                    width INTEGER CHECK (width >= 0),
-                    height INTEGER CHECK (height >= 0),
-                    color TEXT,
-                    blur_hash TEXT,
-                    description TEXT,
-                    alt_description TEXT,
-                    user_username TEXT,
-                    user_name TEXT,
-                    likes INTEGER CHECK (likes >= 0),
-                    is_sponsored INTEGER NOT NULL CHECK (is_sponsored IN (0, 1)),
-                    download_location TEXT,
-                    download_tracked_at TEXT,
-                    json TEXT NOT NULL CHECK (json_valid(json)),
-                    first_seen_at TEXT NOT NULL,
-                    last_seen_at TEXT NOT NULL
-                );
-                CREATE INDEX photo_created_at ON photo(created_at);
-                CREATE INDEX photo_user_username ON photo(user_username);
-                CREATE INDEX photo_download_untracked ON photo(sequence)
-                    WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
+            try db.execute(
+                sql: """
+                    CREATE TABLE photo (
+                        id TEXT NOT NULL PRIMARY KEY CHECK (id <> ''),
+                        sequence INTEGER NOT NULL UNIQUE CHECK (sequence > 0),
+                        created_at TEXT,
+                        updated_at TEXT,
+                        width INTEGER CHECK (width >= 0),
+                        height INTEGER CHECK (height >= 0),
+                        color TEXT,
+                        blur_hash TEXT,
+                        description TEXT,
+                        alt_description TEXT,
+                        user_username TEXT,
+                        user_name TEXT,
+                        likes INTEGER CHECK (likes >= 0),
+                        is_sponsored INTEGER NOT NULL CHECK (is_sponsored IN (0, 1)),
+                        download_location TEXT,
+                        download_tracked_at TEXT,
+                        json TEXT NOT NULL CHECK (json_valid(json)),
+                        first_seen_at TEXT NOT NULL,
+                        last_seen_at TEXT NOT NULL
+                    );
+                    CREATE INDEX photo_created_at ON photo(created_at);
+                    CREATE INDEX photo_user_username ON photo(user_username);
+                    CREATE INDEX photo_download_untracked ON photo(sequence)
+                        WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
 
-                CREATE TABLE image (
-                    id INTEGER PRIMARY KEY,
-                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
-                    variant TEXT NOT NULL CHECK (variant <> ''),
-                    status TEXT NOT NULL DEFAULT 'pending'
-                        CHECK (status IN ('pending', 'stored', 'failed')),
-                    source_url TEXT NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-                    last_error TEXT,
-                    next_attempt_at TEXT,
-                    content_type TEXT,
-                    byte_count INTEGER CHECK (byte_count >= 0),
-                    sha256 TEXT CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
-                    fetched_at TEXT,
-                    UNIQUE (photo_id, variant),
-                    CHECK (status <> 'stored' OR (content_type IS NOT NULL AND byte_count IS NOT NULL
-                        AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
-                );
-                CREATE INDEX image_queue ON image(status, variant, next_attempt_at);
+                    CREATE TABLE image (
+                        id INTEGER PRIMARY KEY,
+                        photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                        variant TEXT NOT NULL CHECK (variant <> ''),
+                        status TEXT NOT NULL DEFAULT 'pending'
+                            CHECK (status IN ('pending', 'stored', 'failed')),
+                        source_url TEXT NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                        last_error TEXT,
+                        next_attempt_at TEXT,
+                        content_type TEXT,
+                        byte_count INTEGER CHECK (byte_count >= 0),
+                        sha256 TEXT CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+                        fetched_at TEXT,
+                        UNIQUE (photo_id, variant),
+                        CHECK (status <> 'stored' OR (content_type IS NOT NULL AND byte_count IS NOT NULL
+                            AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
+                    );
+                    CREATE INDEX image_queue ON image(status, variant, next_attempt_at);
 
-                CREATE TABLE image_data (
-                    image_id INTEGER PRIMARY KEY REFERENCES image(id) ON DELETE CASCADE,
-                    bytes BLOB NOT NULL
-                );
+                    CREATE TABLE image_data (
+                        image_id INTEGER PRIMARY KEY REFERENCES image(id) ON DELETE CASCADE,
+                        bytes BLOB NOT NULL
+                    );
 
-                CREATE TABLE sync_state (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    backfill_next TEXT,
-                    backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
-                    catch_up_next TEXT,
-                    catch_up_baseline INTEGER,
-                    last_page_at TEXT,
-                    CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
-                );
-                INSERT INTO sync_state (id) VALUES (1);
+                    CREATE TABLE sync_state (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        backfill_next TEXT,
+                        backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
+                        catch_up_next TEXT,
+                        catch_up_baseline INTEGER,
+                        last_page_at TEXT,
+                        CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
+                    );
+                    INSERT INTO sync_state (id) VALUES (1);
 
-                PRAGMA application_id = 1347636803;
-                """)
+                    PRAGMA application_id = 1347636803;
+                    """)
         }
         migrator.registerMigration("v2 page cursors relative to the API") { db in
             // Cursors were absolute `Link` URLs, which tied the database to one API host. Keep
@@ -113,28 +114,30 @@ enum Schema {
             }
             // One statement, so that a catch-up losing its cursor loses its baseline with it
             // (sync_state's CHECK): in progress means catch_up_next IS NOT NULL.
-            try db.execute(sql: """
-                UPDATE sync_state SET
-                    backfill_next = \(relative("backfill_next")),
-                    catch_up_next = \(relative("catch_up_next")),
-                    catch_up_baseline = CASE WHEN \(relative("catch_up_next")) IS NULL THEN NULL ELSE catch_up_baseline END
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE sync_state SET
+                        backfill_next = \(relative("backfill_next")),
+                        catch_up_next = \(relative("catch_up_next")),
+                        catch_up_baseline = CASE WHEN \(relative("catch_up_next")) IS NULL THEN NULL ELSE catch_up_baseline END
+                    """)
         }
         migrator.registerMigration("v3 rejected photos, backfill stalls") { db in
-            try db.execute(sql: """
-                CREATE TABLE rejected_photo (
-                    id INTEGER PRIMARY KEY,
-                    photo_id TEXT,
-                    json TEXT NOT NULL UNIQUE,
-                    reason TEXT NOT NULL,
-                    first_seen_at TEXT NOT NULL,
-                    last_seen_at TEXT NOT NULL
-                );
-                CREATE INDEX rejected_photo_photo_id ON rejected_photo(photo_id);
+            try db.execute(
+                sql: """
+                    CREATE TABLE rejected_photo (
+                        id INTEGER PRIMARY KEY,
+                        photo_id TEXT,
+                        json TEXT NOT NULL UNIQUE,
+                        reason TEXT NOT NULL,
+                        first_seen_at TEXT NOT NULL,
+                        last_seen_at TEXT NOT NULL
+                    );
+                    CREATE INDEX rejected_photo_photo_id ON rejected_photo(photo_id);
 
-                ALTER TABLE sync_state ADD COLUMN backfill_stall_reason TEXT;
-                ALTER TABLE sync_state ADD COLUMN backfill_stalled_at TEXT;
-                """)
+                    ALTER TABLE sync_state ADD COLUMN backfill_stall_reason TEXT;
+                    ALTER TABLE sync_state ADD COLUMN backfill_stalled_at TEXT;
+                    """)
         }
         migrator.registerMigration(searchMigration) { db in
             // An FTS5 index over what people search photos by. Triggers keep it current inside
@@ -142,41 +145,43 @@ enum Schema {
             // rowid is the photo's sequence. Written out here, not derived from app types:
             // a migration must not change when the code does.
             let document = v4SearchDocument
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE photo_search USING fts5(
-                    description, alt_description, user_name, user_username, location, tags,
-                    tokenize = 'unicode61 remove_diacritics 2');
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE photo_search USING fts5(
+                        description, alt_description, user_name, user_username, location, tags,
+                        tokenize = 'unicode61 remove_diacritics 2');
 
-                INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
-                SELECT photo.sequence, \(document("photo")) FROM photo;
+                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                    SELECT photo.sequence, \(document("photo")) FROM photo;
 
-                CREATE TRIGGER photo_search_insert AFTER INSERT ON photo BEGIN
-                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
-                    VALUES (new.sequence, \(document("new")));
-                END;
-                CREATE TRIGGER photo_search_update AFTER UPDATE ON photo BEGIN
-                    DELETE FROM photo_search WHERE rowid = old.sequence;
-                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
-                    VALUES (new.sequence, \(document("new")));
-                END;
-                CREATE TRIGGER photo_search_delete AFTER DELETE ON photo BEGIN
-                    DELETE FROM photo_search WHERE rowid = old.sequence;
-                END;
-                """)
+                    CREATE TRIGGER photo_search_insert AFTER INSERT ON photo BEGIN
+                        INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                        VALUES (new.sequence, \(document("new")));
+                    END;
+                    CREATE TRIGGER photo_search_update AFTER UPDATE ON photo BEGIN
+                        DELETE FROM photo_search WHERE rowid = old.sequence;
+                        INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                        VALUES (new.sequence, \(document("new")));
+                    END;
+                    CREATE TRIGGER photo_search_delete AFTER DELETE ON photo BEGIN
+                        DELETE FROM photo_search WHERE rowid = old.sequence;
+                    END;
+                    """)
         }
         migrator.registerMigration("v5 search index follows only its columns") { db in
             // v4's update trigger re-indexed a photo on any change to its row, so that marking
             // its download tracked rewrote its search entry: five times the cost of that small
             // write. The document is built from these columns alone (see v4).
-            try db.execute(sql: """
-                DROP TRIGGER photo_search_update;
-                CREATE TRIGGER photo_search_update
-                AFTER UPDATE OF description, alt_description, user_name, user_username, json ON photo BEGIN
-                    DELETE FROM photo_search WHERE rowid = old.sequence;
-                    INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
-                    VALUES (new.sequence, \(v4SearchDocument("new")));
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    DROP TRIGGER photo_search_update;
+                    CREATE TRIGGER photo_search_update
+                    AFTER UPDATE OF description, alt_description, user_name, user_username, json ON photo BEGIN
+                        DELETE FROM photo_search WHERE rowid = old.sequence;
+                        INSERT INTO photo_search (rowid, description, alt_description, user_name, user_username, location, tags)
+                        VALUES (new.sequence, \(v4SearchDocument("new")));
+                    END;
+                    """)
         }
         migrator.registerMigration("v6 sources and memberships, Unsplash+ photos") { db in
             // Each source keeps the cursors sync_state kept for the feed, which become the feed's
@@ -185,44 +190,45 @@ enum Schema {
             // photo_source's id orders memberships as a catch-up baseline; the feed's are
             // created with the photo's sequence as id, so a catch-up baseline in progress (a
             // sequence) keeps its meaning.
-            try db.execute(sql: """
-                CREATE TABLE source (
-                    id INTEGER PRIMARY KEY,
-                    name TEXT NOT NULL UNIQUE CHECK (name <> ''),
-                    active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
-                    backfill_next TEXT,
-                    backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
-                    catch_up_next TEXT,
-                    catch_up_baseline INTEGER,
-                    last_page_at TEXT,
-                    backfill_stall_reason TEXT,
-                    backfill_stalled_at TEXT,
-                    error TEXT,
-                    error_at TEXT,
-                    CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
-                );
-                INSERT INTO source (name, backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
-                                    last_page_at, backfill_stall_reason, backfill_stalled_at)
-                SELECT 'feed', backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
-                       last_page_at, backfill_stall_reason, backfill_stalled_at
-                FROM sync_state
-                WHERE id = 1 AND (backfill_next IS NOT NULL OR backfill_complete = 1 OR catch_up_next IS NOT NULL
-                                  OR last_page_at IS NOT NULL OR EXISTS (SELECT 1 FROM photo));
+            try db.execute(
+                sql: """
+                    CREATE TABLE source (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE CHECK (name <> ''),
+                        active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+                        backfill_next TEXT,
+                        backfill_complete INTEGER NOT NULL DEFAULT 0 CHECK (backfill_complete IN (0, 1)),
+                        catch_up_next TEXT,
+                        catch_up_baseline INTEGER,
+                        last_page_at TEXT,
+                        backfill_stall_reason TEXT,
+                        backfill_stalled_at TEXT,
+                        error TEXT,
+                        error_at TEXT,
+                        CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
+                    );
+                    INSERT INTO source (name, backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
+                                        last_page_at, backfill_stall_reason, backfill_stalled_at)
+                    SELECT 'feed', backfill_next, backfill_complete, catch_up_next, catch_up_baseline,
+                           last_page_at, backfill_stall_reason, backfill_stalled_at
+                    FROM sync_state
+                    WHERE id = 1 AND (backfill_next IS NOT NULL OR backfill_complete = 1 OR catch_up_next IS NOT NULL
+                                      OR last_page_at IS NOT NULL OR EXISTS (SELECT 1 FROM photo));
 
-                CREATE TABLE photo_source (
-                    id INTEGER PRIMARY KEY,
-                    photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
-                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
-                    first_seen_at TEXT NOT NULL,
-                    UNIQUE (photo_id, source_id)
-                );
-                CREATE INDEX photo_source_source ON photo_source(source_id, photo_id);
-                INSERT INTO photo_source (id, photo_id, source_id, first_seen_at)
-                SELECT photo.sequence, photo.id, source.id, photo.first_seen_at
-                FROM photo, source WHERE source.name = 'feed';
+                    CREATE TABLE photo_source (
+                        id INTEGER PRIMARY KEY,
+                        photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                        source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                        first_seen_at TEXT NOT NULL,
+                        UNIQUE (photo_id, source_id)
+                    );
+                    CREATE INDEX photo_source_source ON photo_source(source_id, photo_id);
+                    INSERT INTO photo_source (id, photo_id, source_id, first_seen_at)
+                    SELECT photo.sequence, photo.id, source.id, photo.first_seen_at
+                    FROM photo, source WHERE source.name = 'feed';
 
-                ALTER TABLE photo ADD COLUMN is_plus INTEGER NOT NULL DEFAULT 0 CHECK (is_plus IN (0, 1));
-                """)
+                    ALTER TABLE photo ADD COLUMN is_plus INTEGER NOT NULL DEFAULT 0 CHECK (is_plus IN (0, 1));
+                    """)
         }
         migrator.registerMigration("v7 an index of Unsplash+ photos") { db in
             // `status` counts the Unsplash+ photos, in all and per source. Without an index that

@@ -13,7 +13,10 @@ public struct SourceStatistics: Sendable, Equatable {
     /// Why it could not be read, while that lasts.
     public var failure: SourceFailure?
 
-    public init(name: String, active: Bool, photos: Int64, plusPhotos: Int64 = 0, state: SyncState, failure: SourceFailure? = nil) {
+    public init(
+        name: String, active: Bool, photos: Int64, plusPhotos: Int64 = 0, state: SyncState,
+        failure: SourceFailure? = nil
+    ) {
         self.name = name
         self.active = active
         self.photos = photos

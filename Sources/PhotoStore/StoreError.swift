@@ -42,13 +42,15 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
         case .newerSchema(let path):
             return "the database at \(path) was written by a newer photosync; upgrade photosync to use it"
         case .olderSchema(let path):
-            return "the database at \(path) has not been set up or upgraded for this photosync; run `photosync run` once to migrate it"
+            return
+                "the database at \(path) has not been set up or upgraded for this photosync; run `photosync run` once to migrate it"
         case .unknownPhoto(let path, let photoID):
             return "no photo \(photoID) in the database at \(path)"
         case .unknownImageJob(let path, let photoID, let variant):
             return "no \(variant) image job for photo \(photoID) in the database at \(path)"
         case .imageTooLarge(let photoID, let variant, let byteCount):
-            return "the \(variant) image of photo \(photoID) is \(byteCount) bytes, more than the 2 GiB SQLite can store in one blob"
+            return
+                "the \(variant) image of photo \(photoID) is \(byteCount) bytes, more than the 2 GiB SQLite can store in one blob"
         case .imageSizeMismatch(let file, let expected, let actual):
             return "\(file) holds \(actual) bytes, expected \(expected); the image was not stored"
         case .cannotReadImageFile(let file, let reason):

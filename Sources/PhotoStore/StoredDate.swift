@@ -56,7 +56,8 @@ struct StoredDate: DatabaseValueConvertible {
     static func iso8601(_ date: Date) -> String? {
         let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e12 else { return nil }
-        return text(secondsSince1970: Int64(seconds) + Int64(referenceSeconds), separator: UInt8(ascii: "T"), millisecond: nil)
+        return text(
+            secondsSince1970: Int64(seconds) + Int64(referenceSeconds), separator: UInt8(ascii: "T"), millisecond: nil)
     }
 
     /// `yyyy-MM-dd HH:mm:ss.SSS` with `separator` between the date and the time, or
@@ -102,8 +103,8 @@ struct StoredDate: DatabaseValueConvertible {
         var text = text
         return text.withUTF8 { bytes -> Date? in
             guard bytes.count == 23,
-                  bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
-                  bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".")
+                bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
+                bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".")
             else { return nil }
             func number(at offset: Int, digits: Int) -> Int64? {
                 var value: Int64 = 0
@@ -115,12 +116,12 @@ struct StoredDate: DatabaseValueConvertible {
                 return value
             }
             guard let year = number(at: 0, digits: 4), years.contains(year),
-                  let month = number(at: 5, digits: 2), (1...12).contains(month),
-                  let day = number(at: 8, digits: 2), day >= 1, day <= daysIn(month: month, year: year),
-                  let hour = number(at: 11, digits: 2), hour < 24,
-                  let minute = number(at: 14, digits: 2), minute < 60,
-                  let second = number(at: 17, digits: 2), second < 60,
-                  let millisecond = number(at: 20, digits: 3)
+                let month = number(at: 5, digits: 2), (1...12).contains(month),
+                let day = number(at: 8, digits: 2), day >= 1, day <= daysIn(month: month, year: year),
+                let hour = number(at: 11, digits: 2), hour < 24,
+                let minute = number(at: 14, digits: 2), minute < 60,
+                let second = number(at: 17, digits: 2), second < 60,
+                let millisecond = number(at: 20, digits: 3)
             else { return nil }
             // As Foundation's Gregorian `Calendar.date(from:)` adds them up for GRDB, so that the
             // same steps round to the same Double: the day's start, then the time of day with its

@@ -164,7 +164,7 @@ public struct SyncLedger: Sendable {
             try DownloadTrackingRow.fetchAll(
                 db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]
             )
-                .map(\.job)
+            .map(\.job)
         }
     }
 

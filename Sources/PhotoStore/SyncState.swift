@@ -25,7 +25,10 @@ public struct PageCommit: Sendable, Equatable {
     /// The page's rejected elements that no earlier commit had recorded: each is reported once.
     public var newlyRejected: [RejectedPhoto]
 
-    public init(existingSequences: [String: Int64], existingMemberships: [String: Int64] = [:], newlyRejected: [RejectedPhoto] = []) {
+    public init(
+        existingSequences: [String: Int64], existingMemberships: [String: Int64] = [:],
+        newlyRejected: [RejectedPhoto] = []
+    ) {
         self.existingSequences = existingSequences
         self.existingMemberships = existingMemberships
         self.newlyRejected = newlyRejected

@@ -42,7 +42,8 @@ public struct APIRequestMetrics: Interceptor {
         func increment(status: String) {
             byStatus.withLock { counters in
                 if counters[status] == nil {
-                    counters[status] = Counter(label: "photosync_api_requests_total", dimensions: [("status", status)], factory: factory)
+                    counters[status] = Counter(
+                        label: "photosync_api_requests_total", dimensions: [("status", status)], factory: factory)
                 }
                 return counters[status]!
             }.increment()

@@ -84,7 +84,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
                 state.elements.append(element)
                 return (true, state.wakeAll(.consumer))
             }
-            woken.forEach { $0.resume() }
+            for continuation in woken { continuation.resume() }
             if accepted { return }
             if state.withLock({ $0.finished }) { throw CancellationError() }
             await wait(as: .producer) { $0.count >= self.capacity && !$0.finished }
@@ -96,11 +96,12 @@ final class BoundedQueue<Element: Sendable>: Sendable {
     func next() async -> Element? {
         while true {
             if Task.isCancelled { return nil }
-            let (element, finished, woken) = state.withLock { state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
+            let (element, finished, woken) = state.withLock {
+                state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
                 let element = state.take()
                 return (element, state.finished, element == nil ? [] : state.wakeAll(.producer))
             }
-            woken.forEach { $0.resume() }
+            for continuation in woken { continuation.resume() }
             if let element { return element }
             if finished { return nil }
             await wait(as: .consumer) { $0.count == 0 && !$0.finished }
@@ -113,7 +114,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
             let element = state.take()
             return (element, element == nil ? [] : state.wakeAll(.producer))
         }
-        woken.forEach { $0.resume() }
+        for continuation in woken { continuation.resume() }
         return element
     }
 
@@ -123,7 +124,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
             state.finished = true
             return state.wakeAll(.consumer) + state.wakeAll(.producer)
         }
-        woken.forEach { $0.resume() }
+        for continuation in woken { continuation.resume() }
     }
 
     /// Suspends until woken by a change or cancelled, unless `stillBlocked` is already false.

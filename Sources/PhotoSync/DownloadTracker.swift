@@ -115,9 +115,13 @@ final class DownloadTracker: Sendable {
         } catch let error as UnsplashError {
             switch error {
             case .api(let status, _, _) where (400..<500).contains(status):
-                logger.warning("download tracking refused; not retried", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
+                logger.warning(
+                    "download tracking refused; not retried",
+                    metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
             case .foreignURL, .redirectRefused:
-                logger.warning("download location is not on the API; not tracked", metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
+                logger.warning(
+                    "download location is not on the API; not tracked",
+                    metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
             case .cancelled:
                 throw CancellationError()
             default:

@@ -63,7 +63,9 @@ struct ImageFetcher: Sendable {
             body.remove()
             return .failed(job, reason: "the image is empty", permanent: false)
         }
-        switch ImageFormat.identify(contentType: image.contentType, prefix: body.prefix, suffix: body.suffix, byteCount: body.byteCount) {
+        switch ImageFormat.identify(
+            contentType: image.contentType, prefix: body.prefix, suffix: body.suffix, byteCount: body.byteCount)
+        {
         case .success(let format):
             return .fetched(job, body: body, mediaType: format.mediaType)
         case .failure(let mismatch):

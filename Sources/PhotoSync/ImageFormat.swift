@@ -46,7 +46,9 @@ enum ImageFormat: String, CaseIterable, Sendable {
     /// The format of a body, or why it is not an image photosync stores: its first bytes must
     /// be one of the formats, a `Content-Type`, when sent, must name that same format, and the
     /// body must end as that format ends (see ``isComplete(prefix:suffix:byteCount:)``).
-    static func identify(contentType: String?, prefix: Data, suffix: Data, byteCount: Int64) -> Result<ImageFormat, Mismatch> {
+    static func identify(contentType: String?, prefix: Data, suffix: Data, byteCount: Int64) -> Result<
+        ImageFormat, Mismatch
+    > {
         guard let sniffed = ImageFormat(sniffing: prefix) else {
             return .failure(Mismatch(contentType: contentType, sniffed: nil))
         }
@@ -90,10 +92,12 @@ enum ImageFormat: String, CaseIterable, Sendable {
 
         var description: String {
             if incomplete, let sniffed {
-                return "the \(sniffed.rawValue.uppercased()) image is cut short: it does not end as a \(sniffed.rawValue.uppercased()) file ends"
+                return
+                    "the \(sniffed.rawValue.uppercased()) image is cut short: it does not end as a \(sniffed.rawValue.uppercased()) file ends"
             }
             let declared = contentType.map { "Content-Type \($0.prefix(60))" } ?? "no Content-Type"
-            let found = sniffed.map { "its bytes are \($0.rawValue.uppercased())" }
+            let found =
+                sniffed.map { "its bytes are \($0.rawValue.uppercased())" }
                 ?? "its bytes are not JPEG, PNG, WebP, AVIF or GIF"
             return "the answer is not an image it can store: \(declared), but \(found)"
         }

@@ -24,7 +24,8 @@ struct ImageHostPolicy: Sendable {
     }
 
     func check(_ text: String) -> Result<URL, Refusal> {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), !host.isEmpty
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(),
+            !host.isEmpty
         else { return .failure(.malformed(text)) }
         // An allowed entry names a host, or a host and port ("127.0.0.1:8080").
         let names = [host, Self.bare(host)] + (url.port.map { [host + ":\($0)", Self.bare(host) + ":\($0)"] } ?? [])

@@ -27,7 +27,8 @@ final class ImageJobFeed: Sendable {
     private let wake = WakeSignal()
 
     init(
-        store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>, now: @escaping @Sendable () -> Date,
+        store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> Date,
         progress: ProgressTracker, retriesWithinRun: Bool
     ) {
         self.store = store
@@ -64,13 +65,15 @@ final class ImageJobFeed: Sendable {
                 return claims.claimed.count
             }
             let candidates = try await readingStore { () async throws(StoreError) in
-                try await store.imageQueue.dueImageJobs(variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
+                try await store.imageQueue.dueImageJobs(
+                    variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
             }
             // A job settled after the read began may be in it as still pending: it is done.
             let fresh = claims.withLock { claims in
                 defer { claims.settledDuringRead = nil }
                 return candidates.filter { job in
-                    !(claims.settledDuringRead?.contains(job.photoID) ?? false) && claims.claimed.insert(job.photoID).inserted
+                    !(claims.settledDuringRead?.contains(job.photoID) ?? false)
+                        && claims.claimed.insert(job.photoID).inserted
                 }
             }
             if !fresh.isEmpty {

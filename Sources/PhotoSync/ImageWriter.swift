@@ -49,44 +49,65 @@ struct ImageWriter: Sendable {
 
     /// Stores one batch in one transaction, then reports it.
     func commit(_ batch: [ImageOutcome]) async throws {
-        defer { batch.forEach { $0.discard() } }
+        defer { for image in batch { image.discard() } }
         let fetchedAt = now()
         var images: [(job: ImageJob, image: ImageToStore)] = []
         var failures: [(failure: ImageAttemptFailure, attempts: Int, givesUp: Bool)] = []
         for outcome in batch {
             switch outcome {
             case .fetched(let job, let body, let mediaType):
-                let bytes: ImageToStore.Bytes = switch body.storage {
-                case .memory(let data): .data(data)
-                case .file(let file): .file(file, byteCount: body.byteCount)
-                }
-                images.append((job, ImageToStore(
-                    photoID: job.photoID, variant: job.variant, contentType: mediaType, bytes: bytes,
-                    sha256: body.sha256, fetchedAt: fetchedAt)))
+                let bytes: ImageToStore.Bytes =
+                    switch body.storage {
+                    case .memory(let data): .data(data)
+                    case .file(let file): .file(file, byteCount: body.byteCount)
+                    }
+                images.append(
+                    (
+                        job,
+                        ImageToStore(
+                            photoID: job.photoID, variant: job.variant, contentType: mediaType, bytes: bytes,
+                            sha256: body.sha256, fetchedAt: fetchedAt)
+                    ))
             case .failed(let job, let reason, let permanent):
                 let attempts = job.attempts + 1
                 let givesUp = permanent || attempts >= configuration.maxImageAttempts
-                let retryAt = givesUp ? nil : fetchedAt.addingTimeInterval(configuration.imageRetryDelay(afterAttempts: attempts).timeInterval)
-                failures.append((ImageAttemptFailure(photoID: job.photoID, variant: job.variant, error: reason, retryAt: retryAt), attempts, givesUp))
+                let retryAt =
+                    givesUp
+                    ? nil
+                    : fetchedAt.addingTimeInterval(configuration.imageRetryDelay(afterAttempts: attempts).timeInterval)
+                failures.append(
+                    (
+                        ImageAttemptFailure(
+                            photoID: job.photoID, variant: job.variant, error: reason, retryAt: retryAt), attempts,
+                        givesUp
+                    ))
             }
         }
         let store = store
         let toStore = images.map(\.image)
         let failed = failures.map(\.failure)
-        let stored = try await transactions.run { try storing { try store.archive.storeImages(toStore, failures: failed) } }
+        let stored = try await transactions.run {
+            try storing { try store.archive.storeImages(toStore, failures: failed) }
+        }
 
         var storedCount = 0
         var storedBytes: Int64 = 0
         for ((_, image), wasStored) in zip(images, stored) where wasStored {
             storedCount += 1
             storedBytes += image.byteCount
-            logger.debug("image stored", metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
+            logger.debug(
+                "image stored",
+                metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
         }
         for (failure, attempts, givesUp) in failures {
             if givesUp {
-                logger.warning("image failed for good", metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
+                logger.warning(
+                    "image failed for good",
+                    metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
             } else {
-                logger.notice("image failed; will retry", metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
+                logger.notice(
+                    "image failed; will retry",
+                    metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
             }
         }
         let failedForGood = failures.filter { $0.givesUp }.count

@@ -75,8 +75,11 @@ struct PageWalker: Sendable {
                         report.complete = false
                     }
                 } catch SyncError.sourceNotFound(let failure) {
-                    try storing { try store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now()) }
-                    backoff.failed(failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
+                    try storing {
+                        try store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
+                    }
+                    backoff.failed(
+                        failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
                     logger.error("\(failure.description); the other sources go on")
                     report.notFound.append(failure)
                     report.complete = false
@@ -135,10 +138,13 @@ struct PageWalker: Sendable {
             await progress.update { $0.activity = "backfilling" }
             let cursor = state.backfillNext
             let page = try await fetchPage(walk.source, at: cursor)
-            if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage, source: walk.source) {
+            if let reason = Self.contradiction(
+                in: page, at: cursor, perPage: configuration.perPage, source: walk.source)
+            {
                 try storing { try store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
-                throw SyncError.inconsistentPage(PageContradiction(
-                    walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
+                throw SyncError.inconsistentPage(
+                    PageContradiction(
+                        walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
             }
             let following = try nextCursor(of: page)
             try await commit(page, of: walk.name, at: cursor) { _ in .backfill(next: following) }
@@ -161,7 +167,9 @@ struct PageWalker: Sendable {
             if let stateBaseline = state.catchUpBaseline {
                 baseline = stateBaseline
             } else {
-                baseline = try await readingStore { () async throws(StoreError) in try await store.ledger.maxMembership() }
+                baseline = try await readingStore { () async throws(StoreError) in
+                    try await store.ledger.maxMembership()
+                }
             }
             cursor = state.catchUpNext
             await progress.update { $0.activity = "catching up with the head" }
@@ -169,14 +177,16 @@ struct PageWalker: Sendable {
         try await backlog.waitForRoom()
         let page = try await fetchPage(walk.source, at: cursor)
         if let reason = Self.contradiction(in: page, at: cursor, perPage: configuration.perPage, source: walk.source) {
-            throw SyncError.inconsistentPage(PageContradiction(
-                walk: "the head catch-up", source: name, cursor: cursor?.absoluteString, reason: reason))
+            throw SyncError.inconsistentPage(
+                PageContradiction(
+                    walk: "the head catch-up", source: name, cursor: cursor?.absoluteString, reason: reason))
         }
         let organic = page.photos.filter { !$0.isSponsored }.count
         let next = try nextCursor(of: page)
         let knownRunToStop = configuration.knownRunToStop
         let change = try await commit(page, of: name, at: cursor) { commit in
-            let reachedKnown = Self.knownRun(in: page.photos, existing: commit.existingMemberships, baseline: baseline)
+            let reachedKnown =
+                Self.knownRun(in: page.photos, existing: commit.existingMemberships, baseline: baseline)
                 >= min(knownRunToStop, max(1, organic))
             // A page of rejected elements only is not the end of the list.
             let following = reachedKnown || (page.photos.isEmpty && page.rejected.isEmpty) ? nil : next
@@ -192,7 +202,9 @@ struct PageWalker: Sendable {
     /// `X-Total` may be off by one (Unsplash's own counts disagree by that much).
     /// A search's total is an estimate of matches, not a promise of pages, so it is not held
     /// against a search's last page.
-    static func contradiction(in page: PhotoPage, at cursor: URL?, perPage defaultPerPage: Int, source: PhotoSource = .feed) -> String? {
+    static func contradiction(
+        in page: PhotoPage, at cursor: URL?, perPage defaultPerPage: Int, source: PhotoSource = .feed
+    ) -> String? {
         if page.photos.isEmpty && page.rejected.isEmpty && page.next != nil {
             return "the page is empty but links a next page"
         }
@@ -201,7 +213,8 @@ struct PageWalker: Sendable {
         let perPage = page.perPage ?? defaultPerPage
         guard let number = pageNumber(cursor), perPage > 0 else { return nil }
         if number * perPage < total - 1 {
-            return "page \(number) has no next page, but X-Total says \(total) photos, more than \(number) pages of \(perPage) hold"
+            return
+                "page \(number) has no next page, but X-Total says \(total) photos, more than \(number) pages of \(perPage) hold"
         }
         return nil
     }
@@ -209,7 +222,8 @@ struct PageWalker: Sendable {
     /// The `page` parameter of a cursor; 1 for the first page (no cursor).
     static func pageNumber(_ cursor: URL?) -> Int? {
         guard let cursor else { return 1 }
-        return URLComponents(url: cursor, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
+        return URLComponents(url: cursor, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page" }?
+            .value.flatMap { Int($0) }
     }
 
     /// The longest run of consecutive photos the source listed at or before `baseline` (a
@@ -237,17 +251,19 @@ struct PageWalker: Sendable {
         let perPage = configuration.perPage
         let progress = progress
         do {
-            return try await budget.spend({ admitsRetry in
-                let repository = repository.admitting(admitsRetry)
-                return if let cursor {
-                    try await repository.page(of: source, atCursor: cursor.absoluteString)
-                } else {
-                    try await repository.firstPage(of: source, perPage: perPage)
-                }
-            }, report: { $0.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
+            return try await budget.spend(
+                { admitsRetry in
+                    let repository = repository.admitting(admitsRetry)
+                    return if let cursor {
+                        try await repository.page(of: source, atCursor: cursor.absoluteString)
+                    } else {
+                        try await repository.firstPage(of: source, perPage: perPage)
+                    }
+                }, report: { $0.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
         } catch UnsplashError.api(let status, let messages, _) where status == 404 || status == 410 {
             // The source, not the API, is the problem: the other sources go on.
-            let detail = "Unsplash answered \(status)" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
+            let detail =
+                "Unsplash answered \(status)" + (messages.isEmpty ? "" : " (\(messages.joined(separator: "; ")))")
             throw SyncError.sourceNotFound(SourceNotFound(source: source.description, detail: detail, status: status))
         } catch UnsplashError.cancelled {
             throw CancellationError()
@@ -271,7 +287,9 @@ struct PageWalker: Sendable {
     /// Stores `page` with the cursor change `cursor` decides from what the page found, and its
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
-    private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange) async throws -> CursorChange {
+    private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange)
+        async throws -> CursorChange
+    {
         let variants = configuration.variants.map(\.rawValue)
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
@@ -290,9 +308,12 @@ struct PageWalker: Sendable {
         }
         pageCommitted()
         for element in commit.newlyRejected {
-            logger.warning("rejected a photo the API sent: \(element.reason); it is kept in rejected_photo", metadata: [
-                "photo": "\(element.photoID ?? "-")", "source": "\(source)", "page": "\(location?.absoluteString ?? "page 1")",
-            ])
+            logger.warning(
+                "rejected a photo the API sent: \(element.reason); it is kept in rejected_photo",
+                metadata: [
+                    "photo": "\(element.photoID ?? "-")", "source": "\(source)",
+                    "page": "\(location?.absoluteString ?? "page 1")",
+                ])
         }
         let newCount = Set(page.photos.map(\.id)).subtracting(commit.existingSequences.keys).count
         await progress.update {
@@ -300,11 +321,14 @@ struct PageWalker: Sendable {
             $0.photosSeen += page.photos.count
             $0.photosNew += newCount
         }
-        logger.info("page stored", metadata: [
-            "source": "\(source)", "photos": "\(page.photos.count)", "new": "\(newCount)", "rejected": "\(page.rejected.count)",
-            "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
-            "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
-        ])
+        logger.info(
+            "page stored",
+            metadata: [
+                "source": "\(source)", "photos": "\(page.photos.count)", "new": "\(newCount)",
+                "rejected": "\(page.rejected.count)",
+                "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
+                "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
+            ])
         return change ?? .backfill(next: nil)
     }
 }

@@ -39,7 +39,10 @@ actor RateLimitBudget {
     private var nextTicket: UInt64 = 0
     private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
 
-    init(reserve: Int, pause: Duration, clock: any Clock<Duration>, logger: Logger, onWait: @escaping @Sendable (Duration) async -> Void = { _ in }) {
+    init(
+        reserve: Int, pause: Duration, clock: any Clock<Duration>, logger: Logger,
+        onWait: @escaping @Sendable (Duration) async -> Void = { _ in }
+    ) {
         self.reserve = reserve
         self.pause = pause
         self.clock = clock
@@ -67,9 +70,12 @@ actor RateLimitBudget {
                     return Permit(reportsBefore: reports)
                 }
                 if inFlight == 0, let last {
-                    logger.notice("rate limit low: waiting instead of spending the reserve", metadata: [
-                        "remaining": "\(last.remaining)", "limit": "\(last.limit)", "reserve": "\(reserve)", "wait_s": "\(pause.components.seconds)",
-                    ])
+                    logger.notice(
+                        "rate limit low: waiting instead of spending the reserve",
+                        metadata: [
+                            "remaining": "\(last.remaining)", "limit": "\(last.limit)", "reserve": "\(reserve)",
+                            "wait_s": "\(pause.components.seconds)",
+                        ])
                     try await wait(pause)
                     continue
                 }
@@ -97,9 +103,11 @@ actor RateLimitBudget {
     func exhausted(_ permit: Permit, retryAfter: Duration?) async throws(CancellationError) {
         inFlight -= 1
         let delay = retryAfter.map { max($0, .seconds(1)) } ?? pause
-        logger.notice("rate limit exceeded: waiting before the next request", metadata: [
-            "wait_s": "\(delay.components.seconds)",
-        ])
+        logger.notice(
+            "rate limit exceeded: waiting before the next request",
+            metadata: [
+                "wait_s": "\(delay.components.seconds)"
+            ])
         try await wait(delay)
     }
 
@@ -159,7 +167,7 @@ actor RateLimitBudget {
     private func wakeWaiters() {
         let woken = waiters.values
         waiters = [:]
-        woken.forEach { $0.resume() }
+        for continuation in woken { continuation.resume() }
     }
 }
 
@@ -175,9 +183,10 @@ extension RateLimitBudget {
     ///   ``UnsplashError``s as they are; `CancellationError` (from the wait for a permit, or
     ///   ``UnsplashError/cancelled`` from the request).
     func spend<T: Sendable>(
-        _ request: @Sendable (
-            _ admitsRetry: @escaping @Sendable (RateLimit?) async throws(CancellationError) -> Void
-        ) async throws -> T,
+        _ request:
+            @Sendable (
+                _ admitsRetry: @escaping @Sendable (RateLimit?) async throws(CancellationError) -> Void
+            ) async throws -> T,
         report: @Sendable (T) -> RateLimit?,
         onReport: @escaping @Sendable (RateLimit) async -> Void
     ) async throws -> T {

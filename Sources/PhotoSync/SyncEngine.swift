@@ -60,7 +60,9 @@ public final class SyncEngine: Sendable {
         let progressTracker = self.progressTracker
         self.budget = RateLimitBudget(
             reserve: configuration.rateLimitReserve, pause: configuration.rateLimitPause, clock: clock, logger: logger,
-            onWait: { delay in await progressTracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" } })
+            onWait: { delay in
+                await progressTracker.update { $0.activity = "waiting \(delay.components.seconds)s for the rate limit" }
+            })
     }
 
     /// What the sync has done so far.
@@ -134,9 +136,11 @@ public final class SyncEngine: Sendable {
             } catch let error as SyncError {
                 switch error {
                 case .apiUnavailable, .inconsistentPage:
-                    logger.warning("\(error.errorDescription ?? "\(error)"); trying again later", metadata: [
-                        "wait_s": "\(configuration.outageRetryDelay.components.seconds)",
-                    ])
+                    logger.warning(
+                        "\(error.errorDescription ?? "\(error)"); trying again later",
+                        metadata: [
+                            "wait_s": "\(configuration.outageRetryDelay.components.seconds)"
+                        ])
                     await progressTracker.update { $0.activity = "waiting for the API" }
                     try await clock.sleep(for: configuration.outageRetryDelay)
                 case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound, .cancelled, .unexpected:
@@ -208,17 +212,21 @@ public final class SyncEngine: Sendable {
         let feed = ImageJobFeed(
             store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
             progress: progressTracker, retriesWithinRun: retriesWithinRun)
-        let tracker = configuration.downloadTracking
+        let tracker =
+            configuration.downloadTracking
             ? DownloadTracker(
-                repository: repository, store: store, budget: budget, progress: progressTracker, now: now, logger: logger,
+                repository: repository, store: store, budget: budget, progress: progressTracker, now: now,
+                logger: logger,
                 concurrency: configuration.trackingConcurrency)
             : nil
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
             backlog: ImageBacklog(
-                store: store, variants: variants, limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
+                store: store, variants: variants,
+                limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
                 imagesSettled: imagesSettled),
-            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() }, backoff: sourceBackoff)
+            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
+            backoff: sourceBackoff)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
             committed: { settled, stored in
@@ -228,7 +236,8 @@ public final class SyncEngine: Sendable {
             })
         return Pipeline(
             walker: walker, feed: feed,
-            fetcher: ImageFetcher(repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
+            fetcher: ImageFetcher(
+                repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
             // As many fetched images may wait for the writer as are being fetched: a kill -9 then
             // loses at most 4 x concurrency downloads (fetching, waiting, and the batch being written).
             outcomes: BoundedQueue(capacity: configuration.concurrency), writer: writer, tracker: tracker)
@@ -247,7 +256,8 @@ public final class SyncEngine: Sendable {
         for variant in configuration.variants.map(\.rawValue) {
             let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }
             if created > 0 {
-                logger.info("queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
+                logger.info(
+                    "queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
             }
         }
     }

@@ -104,7 +104,9 @@ enum JSONText {
             default:
                 var index = start
                 while index < bytes.count, !Self.isSpace(bytes[index]),
-                      bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "]"), bytes[index] != UInt8(ascii: "}") {
+                    bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "]"),
+                    bytes[index] != UInt8(ascii: "}")
+                {
                     index += 1
                 }
                 return index

@@ -109,7 +109,8 @@ public struct Photo: Decodable, Sendable, Identifiable, Equatable {
         guard let urls else { return false }
         return [urls.raw, urls.full, urls.regular, urls.small, urls.thumb].contains { url in
             guard let url, let components = URLComponents(string: url) else { return false }
-            return components.host?.lowercased() == UnsplashAPI.plusImageHost || components.path.hasPrefix("/premium_photo-")
+            return components.host?.lowercased() == UnsplashAPI.plusImageHost
+                || components.path.hasPrefix("/premium_photo-")
         }
     }
 

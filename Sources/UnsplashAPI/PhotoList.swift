@@ -23,15 +23,18 @@ public struct PhotoList: BodyDecodable, Sendable {
         let count = try decoder.decode([Unread].self, from: body).count
         let elements = JSONText.arrayElements(of: body)
         guard elements.count == count else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the array's elements could not be told apart"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "the array's elements could not be told apart"))
         }
         photos = []
         rejected = []
         for (index, range) in elements.enumerated() {
             let text = body[range]
             guard String(validating: text, as: UTF8.self) != nil else {
-                rejected.append(RejectedElement(
-                    index: index, json: Data(String(decoding: text, as: UTF8.self).utf8), reason: "not valid UTF-8"))
+                rejected.append(
+                    RejectedElement(
+                        index: index, json: Data(String(decoding: text, as: UTF8.self).utf8), reason: "not valid UTF-8")
+                )
                 continue
             }
             let json = Data(text)
@@ -43,7 +46,8 @@ public struct PhotoList: BodyDecodable, Sendable {
                     photos.append(photo)
                 }
             } catch let error as DecodingError {
-                rejected.append(RejectedElement(index: index, canonicalizing: json, reason: Element.describe(error, depth: 0)))
+                rejected.append(
+                    RejectedElement(index: index, canonicalizing: json, reason: Element.describe(error, depth: 0)))
             }
         }
     }

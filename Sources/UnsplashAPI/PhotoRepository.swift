@@ -14,7 +14,9 @@ public struct PhotoPage: Sendable {
     public var perPage: Int?
     public var rateLimit: RateLimit?
 
-    public init(photos: [Photo], rejected: [RejectedElement] = [], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?) {
+    public init(
+        photos: [Photo], rejected: [RejectedElement] = [], next: URL?, total: Int?, perPage: Int?, rateLimit: RateLimit?
+    ) {
         self.photos = photos
         self.rejected = rejected
         self.next = next
@@ -151,7 +153,8 @@ public struct PhotoRepository: Sendable {
             photos: response.value.results.photos,
             rejected: response.value.results.rejected,
             next: response.headers["Link"].flatMap { LinkHeader($0).next },
-            total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? response.value.total,
+            total: response.headers["X-Total"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                ?? response.value.total,
             perPage: response.headers["X-Per-Page"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
             rateLimit: RateLimit(headers: response.headers))
     }

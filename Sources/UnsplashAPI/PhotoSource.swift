@@ -39,7 +39,9 @@ public enum PhotoSource: Hashable, Sendable, CustomStringConvertible {
             return
         }
         guard let colon = text.firstIndex(of: ":") else {
-            throw SourceError(text: text, problem: Self.isKnownKind(text) ? "needs a value after the colon" : "is not a known kind of source")
+            throw SourceError(
+                text: text,
+                problem: Self.isKnownKind(text) ? "needs a value after the colon" : "is not a known kind of source")
         }
         let kind = String(text[..<colon])
         let value = String(text[text.index(after: colon)...])
@@ -53,7 +55,9 @@ public enum PhotoSource: Hashable, Sendable, CustomStringConvertible {
                 throw SourceError(text: text, problem: "has an empty search query")
             }
             guard value.count <= Self.maxQueryLength else {
-                throw SourceError(text: text, problem: "has a search query longer than \(Self.maxQueryLength) characters (\(value.count))")
+                throw SourceError(
+                    text: text,
+                    problem: "has a search query longer than \(Self.maxQueryLength) characters (\(value.count))")
             }
             guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw SourceError(text: text, problem: "has a control character in its search query")
@@ -109,7 +113,8 @@ public struct SourceError: Error, Equatable, Sendable, CustomStringConvertible {
             switch scalar {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u{\(String(scalar.value, radix: 16))}"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
         }

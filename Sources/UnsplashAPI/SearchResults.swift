@@ -20,7 +20,8 @@ public struct SearchResults: BodyDecodable, Sendable {
     public init(body: Data, decoder: JSONDecoder) throws {
         let counts = try decoder.decode(Counts.self, from: body)
         guard let results = JSONText.member("results", of: body) else {
-            throw DecodingError.keyNotFound(CodingKeys.results, .init(codingPath: [], debugDescription: "no results in a search answer"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.results, .init(codingPath: [], debugDescription: "no results in a search answer"))
         }
         total = counts.total
         totalPages = counts.totalPages

@@ -35,7 +35,8 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     ///
     /// `Body` is ``PhotoList`` for every source but ``PhotoSource/search(_:)``, whose answer is a
     /// ``SearchResults``.
-    public func firstPage<Body>(of source: PhotoSource, perPage: Int, as body: Body.Type = Body.self) -> Endpoint<Body> {
+    public func firstPage<Body>(of source: PhotoSource, perPage: Int, as body: Body.Type = Body.self) -> Endpoint<Body>
+    {
         let segments: [String]
         var query: [(name: String, value: String)] = []
         switch source {
@@ -62,7 +63,9 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     /// browser resolves a link, so that a database outlives a change of base URL. A cursor that
     /// resolves off the API's origin (`//elsewhere/...`) is refused here, with
     /// ``UnsplashError/foreignURL(_:expected:)``.
-    public func page<Body>(atCursor cursor: String, as body: Body.Type = Body.self) throws(UnsplashError) -> Endpoint<Body> {
+    public func page<Body>(atCursor cursor: String, as body: Body.Type = Body.self) throws(UnsplashError) -> Endpoint<
+        Body
+    > {
         guard let url = URL(string: cursor, relativeTo: baseURL)?.absoluteURL else {
             throw .foreignURL(cursor, expected: baseURL.absoluteString)
         }

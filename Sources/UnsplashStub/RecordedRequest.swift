@@ -57,7 +57,8 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let redacted: Set<String> = ["client_id"]
-        let query = query
+        let query =
+            query
             .map { "\($0.name)=\(redacted.contains($0.name) ? "<redacted>" : $0.value)" }
             .joined(separator: "&")
         return "\(method) \(path)\(query.isEmpty ? "" : "?" + query) -> \(status)"

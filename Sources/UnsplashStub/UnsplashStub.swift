@@ -109,7 +109,8 @@ public actor UnsplashStub {
         guard let colon = source.firstIndex(of: ":") else { return nil }
         let catalog = SourceCatalog(
             feed: feed,
-            renderer: PhotoRenderer(seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
+            renderer: PhotoRenderer(
+                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
             seed: configuration.seed)
         let kind = String(source[..<colon])
         let value = String(source[source.index(after: colon)...])

@@ -49,14 +49,18 @@ struct FaultOptions: ParsableArguments {
         if let rate = failRate, !(0...1).contains(rate) {
             throw ValidationError("fail-rate must be between 0 and 1, got \(rate)")
         }
-        if !(100...599).contains(failStatus) { throw ValidationError("fail-status must be an HTTP status, got \(failStatus)") }
+        if !(100...599).contains(failStatus) {
+            throw ValidationError("fail-status must be an HTTP status, got \(failStatus)")
+        }
         for (name, value) in [("delay-api", delayAPI), ("delay-images", delayImages)] {
             if let value, value < 0 { throw ValidationError("\(name) must not be negative, got \(value)") }
         }
         for page in emptyPage + malformedPage + photoWithoutIDOnPage where page < 1 {
             throw ValidationError("pages are numbered from 1, got \(page)")
         }
-        if let count = headArrivals, count < 1 { throw ValidationError("head-arrivals must be at least 1, got \(count)") }
+        if let count = headArrivals, count < 1 {
+            throw ValidationError("head-arrivals must be at least 1, got \(count)")
+        }
         if headArrivalsEvery < 1 {
             throw ValidationError("head-arrivals-every must be at least 1, got \(headArrivalsEvery)")
         }
@@ -71,6 +75,8 @@ struct FaultOptions: ParsableArguments {
         for page in emptyPage { await stub.serveEmptyPage(page) }
         for page in malformedPage { await stub.serveMalformedJSON(onPage: page) }
         for page in photoWithoutIDOnPage { await stub.damagePhoto(onPage: page, .missingID) }
-        if let count = headArrivals { await stub.addPhotosWhilePaging(count: count, everyPageRequests: headArrivalsEvery) }
+        if let count = headArrivals {
+            await stub.addPhotosWhilePaging(count: count, everyPageRequests: headArrivalsEvery)
+        }
     }
 }

@@ -18,9 +18,13 @@ final class Chromium: Sendable {
     }
 
     static func start(windowSize: (Int, Int) = (1280, 900)) async throws -> Chromium {
-        guard let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile)
+        guard
+            let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(
+                where: FileManager.default.isExecutableFile)
         else {
-            throw StartError(description: "no chromium executable: install Debian's chromium (apt-get install -y chromium); .ci/run does")
+            throw StartError(
+                description:
+                    "no chromium executable: install Debian's chromium (apt-get install -y chromium); .ci/run does")
         }
         let profile = FileManager.default.temporaryDirectory.appending(path: "photosync-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
@@ -61,7 +65,9 @@ final class Chromium: Sendable {
         }
         var endpoint: String?
         for await line in lines {
-            if let range = line.range(of: "ws://[^ ]+", options: .regularExpression), line.contains("DevTools listening on") {
+            if let range = line.range(of: "ws://[^ ]+", options: .regularExpression),
+                line.contains("DevTools listening on")
+            {
                 endpoint = String(line[range])
                 break
             }
@@ -69,7 +75,9 @@ final class Chromium: Sendable {
         guard let endpoint else {
             process.waitUntilExit()
             try? FileManager.default.removeItem(at: profile)
-            throw StartError(description: "chromium exited (\(process.terminationStatus)) before DevTools listened:\n" + transcript.withLock { $0 })
+            throw StartError(
+                description: "chromium exited (\(process.terminationStatus)) before DevTools listened:\n"
+                    + transcript.withLock { $0 })
         }
         return Chromium(process: process, profile: profile, endpoint: endpoint)
     }
@@ -94,8 +102,10 @@ final class Chromium: Sendable {
         var logger = Logger(label: "cdp")
         logger.logLevel = .warning
         // Screenshots arrive as one large message.
-        try await WebSocketClient.connect(url: endpoint, configuration: .init(maxFrameSize: 64 << 20), logger: logger) { inbound, outbound, _ in
-            let session = DevToolsPage(messages: inbound.messages(maxSize: 64 << 20).makeAsyncIterator(), outbound: outbound)
+        try await WebSocketClient.connect(url: endpoint, configuration: .init(maxFrameSize: 64 << 20), logger: logger) {
+            inbound, outbound, _ in
+            let session = DevToolsPage(
+                messages: inbound.messages(maxSize: 64 << 20).makeAsyncIterator(), outbound: outbound)
             do {
                 try await session.attachToFirstTab()
                 let value = try await body(session)
@@ -105,7 +115,9 @@ final class Chromium: Sendable {
             }
             try await outbound.close(.normalClosure, reason: nil)
         }
-        guard let result = outcome.withLock({ $0 }) else { throw StartError(description: "the DevTools connection closed before the test ran") }
+        guard let result = outcome.withLock({ $0 }) else {
+            throw StartError(description: "the DevTools connection closed before the test ran")
+        }
         return try result.get()
     }
 }
@@ -183,16 +195,22 @@ final class DevToolsPage {
 
     /// The value of the JavaScript `expression` (awaited when it is a promise), as JSON gives it.
     func evaluate(_ expression: String) async throws -> Any? {
-        let result = try await send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
-        if let exception = result["exceptionDetails"] { throw ProtocolError(description: "\(expression): \(exception)") }
+        let result = try await send(
+            "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        if let exception = result["exceptionDetails"] {
+            throw ProtocolError(description: "\(expression): \(exception)")
+        }
         return (result["result"] as? [String: Any])?["value"]
     }
 
     /// Types `text` into the focused element and presses Enter, as a person would.
     func type(_ text: String, thenPress key: String = "Enter") async throws {
         try await send("Input.insertText", ["text": text])
-        try await send("Input.dispatchKeyEvent", ["type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": 13, "text": "\r"])
-        try await send("Input.dispatchKeyEvent", ["type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": 13])
+        try await send(
+            "Input.dispatchKeyEvent",
+            ["type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": 13, "text": "\r"])
+        try await send(
+            "Input.dispatchKeyEvent", ["type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": 13])
     }
 
     /// A PNG of the viewport.
@@ -205,11 +223,14 @@ final class DevToolsPage {
     }
 
     private func next() async throws -> [String: Any] {
-        guard let message = try await messages.next() else { throw ProtocolError(description: "chromium closed the DevTools connection") }
-        let data: Data = switch message {
-        case .text(let text): Data(text.utf8)
-        case .binary(let buffer): Data(buffer.readableBytesView)
+        guard let message = try await messages.next() else {
+            throw ProtocolError(description: "chromium closed the DevTools connection")
         }
+        let data: Data =
+            switch message {
+            case .text(let text): Data(text.utf8)
+            case .binary(let buffer): Data(buffer.readableBytesView)
+            }
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// The daemon as systemd runs it: `Type=notify`, stopped with SIGTERM.
@@ -10,15 +10,19 @@ extension EndToEnd {
         @Test func notifiesReadyAndStopsCleanlyOnSIGTERM() async throws {
             // GIVEN a daemon busy with a feed whose images come slowly, and a notification socket
             let world = try await PhotosyncEndToEndTests.World.start(photos: 150)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 await world.stub.delayImages(by: .milliseconds(20))
                 let socket = try NotifySocket()
                 defer { socket.close() }
-                let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                                 "--config", world.config, "--allowed-image-host", "127.0.0.1", "--poll-interval", "10"]
-                let daemon = try PhotosyncProcess(arguments, environment: [
-                    "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
-                ])
+                let arguments = [
+                    "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                    "--config", world.config, "--allowed-image-host", "127.0.0.1", "--poll-interval", "10",
+                ]
+                let daemon = try PhotosyncProcess(
+                    arguments,
+                    environment: [
+                        "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
+                    ])
 
                 // WHEN it says it is ready, and has made progress
                 #expect(await socket.awaitMessage { $0 == "READY=1" } != nil)
@@ -40,7 +44,9 @@ extension EndToEnd {
                 #expect(stats.photos > 0)
                 #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
                 for id in try await store.catalog.photoIDs(withStoredImage: true) {
-                    #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
+                    #expect(
+                        try await store.catalog.photo(id: id)?.image?.sha256
+                            == world.stub.expectedSHA256(photoID: id, variant: "regular"))
                 }
                 #expect(!result.stderr.contains(PhotosyncEndToEndTests.key))
             }

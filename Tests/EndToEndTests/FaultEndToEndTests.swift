@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// issue 8's guarantees, proved through the real binary against a stub that misbehaves on
@@ -22,9 +22,10 @@ extension EndToEnd {
         // MARK: - 1. A storm of faults
 
         @Test func aStormOfFaultsEndsWithEveryPhotoStoredOnceByteExactWithinTheBudget() async throws {
-            let world = try await World.start(.init(
-                photoCount: 240, accessKey: Self.key, rateLimit: 26, imageSize: 2_000, sponsoredEvery: 6, seed: 8))
-            try await withTeardown({ await world.stop() }) {
+            let world = try await World.start(
+                .init(
+                    photoCount: 240, accessKey: Self.key, rateLimit: 26, imageSize: 2_000, sponsoredEvery: 6, seed: 8))
+            try await withTeardown(await world.stop()) {
                 let stub = world.stub
                 let ids = await stub.photoIDs()
 
@@ -63,8 +64,11 @@ extension EndToEnd {
                 for round in 0..<30 where !finished {
                     // A reserve of 5, as an operator would keep one; the budget's edge, reserve 0 with
                     // retries and API redirect hops, is tested alone below.
-                    let process = try PhotosyncProcess(await world.runArguments(["--rate-limit-reserve", "5"]), environment: Self.environment)
-                    let (result, stoppedForTheLimit) = try await withDeadline(.seconds(90), failure: Hung(what: "storm run \(round) hung")) {
+                    let process = try PhotosyncProcess(
+                        await world.runArguments(["--rate-limit-reserve", "5"]), environment: Self.environment)
+                    let (result, stoppedForTheLimit) = try await withDeadline(
+                        .seconds(90), failure: Hung(what: "storm run \(round) hung")
+                    ) {
                         var stopped = false
                         for await line in process.errorLines where !stopped && Self.waitsLongForTheRateLimit(line) {
                             stopped = true
@@ -75,20 +79,24 @@ extension EndToEnd {
                     runs.append(result.status)
                     if stoppedForTheLimit { stopsForTheLimit += 1 }
                     if await stub.requestsOverBudget > 0 && overBudgetIn == nil {
-                        overBudgetIn = "run \(round): " + result.stderr.split(separator: "\n").suffix(25).joined(separator: "\n")
+                        overBudgetIn =
+                            "run \(round): " + result.stderr.split(separator: "\n").suffix(25).joined(separator: "\n")
                     }
                     // The next run starts in a fresh window: a new process does not know the budget yet.
                     await stub.resetRateLimit()
                     // New uploads stop after the first run; later runs must catch up with all of them.
                     if round == 0 { await stub.addPhotosWhilePaging(count: 0, everyPageRequests: 0) }
                     finished = round > 0 && !stoppedForTheLimit && result.status == 0
-                    #expect([0, 69, 75].contains(result.status), "run \(round) exited \(result.status): \(result.stderr)")
+                    #expect(
+                        [0, 69, 75].contains(result.status), "run \(round) exited \(result.status): \(result.stderr)")
                 }
                 #expect(finished, "no run exited 0: \(runs)")
                 // Every fault struck (a test that dodged them would prove nothing)
                 let answered = await stub.requests()
                 for status in [503, 429, 403] {
-                    #expect(answered.contains { $0.kind == .api && $0.status == status }, "no API request was answered \(status)")
+                    #expect(
+                        answered.contains { $0.kind == .api && $0.status == status },
+                        "no API request was answered \(status)")
                 }
                 #expect(answered.contains { $0.path.hasPrefix("/hop/") }, "no image was redirected")
                 #expect(runs.count > 2, "runs: \(runs), stopped for the limit \(stopsForTheLimit) times")
@@ -103,12 +111,16 @@ extension EndToEnd {
                 let missing = Set(feed).subtracting(storedSet)
                 #expect(missing.count <= 1, "missing: \(missing.sorted())")
                 #expect(storedSet.subtracting(feed).isSubset(of: sponsored), "stored photos that no page held")
-                let status = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+                let status = try await PhotosyncProcess.run([
+                    "status", "--json", "--database", world.database, "--config", world.config,
+                ])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
                 #expect(object["photos_rejected"] as? Int == 1)
                 #expect(object["backfill_complete"] as? Bool == true)
                 if let damaged = missing.first {
-                    let rejectedJSON = try await DatabaseQueue(path: world.database, configuration: Self.readOnly).read { db in
+                    let rejectedJSON = try await DatabaseQueue(path: world.database, configuration: Self.readOnly).read
+                    { db in
                         try String.fetchAll(db, sql: "SELECT json FROM rejected_photo")
                     }
                     #expect(rejectedJSON.contains { $0.contains(damaged) }, "\(damaged) is neither stored nor rejected")
@@ -117,11 +129,15 @@ extension EndToEnd {
                 let stats = try await store.catalog.statistics()
                 #expect(stats.imagesStored == stats.photos && stats.imagesFailed == 0 && stats.imagesPending == 0)
                 for id in stored {
-                    #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(
+                        try await store.catalog.photo(id: id)?.image?.sha256
+                            == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                 }
                 // AND once known, the budget was never exceeded
                 #expect(await stub.maximumRequestsOverBudget == 0, "first over budget in \(overBudgetIn ?? "-")")
-                let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
                 #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             }
         }
@@ -129,8 +145,9 @@ extension EndToEnd {
         @Test func theBudgetIsSpentToItsLastRequestAndNotOneMore() async throws {
             // GIVEN a budget of 20 requests, far fewer than the sync needs, and no reserve; and an
             // API that answers every third request with a 503, so that retries spend it too
-            let world = try await World.start(.init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 9))
-            try await withTeardown({ await world.stop() }) {
+            let world = try await World.start(
+                .init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 9))
+            try await withTeardown(await world.stop()) {
                 await world.stub.failAPIRequests(every: 3, status: 503)
                 try await expectTheBudgetSpentToItsLastRequest(world)
             }
@@ -139,21 +156,27 @@ extension EndToEnd {
         @Test func aRedirectHopIsARequestOfTheBudgetToo() async throws {
             // GIVEN a budget of 20 requests and no reserve, and an API that redirects every
             // request once on its own origin: each hop spends a request as Unsplash counts them
-            let world = try await World.start(.init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 10))
-            try await withTeardown({ await world.stop() }) {
+            let world = try await World.start(
+                .init(photoCount: 60, accessKey: Self.key, rateLimit: 20, imageSize: 2_000, seed: 10))
+            try await withTeardown(await world.stop()) {
                 await world.stub.redirectNextAPIRequests(count: 1_000, to: .sameOrigin(hops: 1))
                 try await expectTheBudgetSpentToItsLastRequest(world)
-                #expect(await world.stub.requests().contains { $0.kind == .api && $0.path.hasPrefix("/hop/") }, "no API request was redirected")
+                #expect(
+                    await world.stub.requests().contains { $0.kind == .api && $0.path.hasPrefix("/hop/") },
+                    "no API request was redirected")
             }
         }
 
         /// Runs photosync on `world` until it says it waits for the rate limit, then checks that
         /// it spent the whole budget and not one request more.
         private func expectTheBudgetSpentToItsLastRequest(_ world: World) async throws {
-            let process = try PhotosyncProcess(await world.runArguments(["--rate-limit-reserve", "0"]), environment: Self.environment)
+            let process = try PhotosyncProcess(
+                await world.runArguments(["--rate-limit-reserve", "0"]), environment: Self.environment)
 
             // WHEN photosync has spent it and says it waits
-            let waits = try await withDeadline(.seconds(60), failure: Hung(what: "photosync never waited for the rate limit")) {
+            let waits = try await withDeadline(
+                .seconds(60), failure: Hung(what: "photosync never waited for the rate limit")
+            ) {
                 await process.awaitLine(Self.waitsLongForTheRateLimit)
             }
             process.signal(SIGTERM)
@@ -169,7 +192,7 @@ extension EndToEnd {
 
         @Test func twentySIGKILLsAtRandomMomentsLoseNothingAndRepeatNothing() async throws {
             let world = try await World.start(.init(photoCount: 300, accessKey: Self.key, imageSize: 2_000, seed: 2))
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let stub = world.stub
                 await stub.delayImages(by: .milliseconds(30))
                 await stub.delayAPIRequests(by: .milliseconds(4))
@@ -184,7 +207,8 @@ extension EndToEnd {
                 while kills < 20 && round < 40 {
                     round += 1
                     let process = try PhotosyncProcess(
-                        await world.runArguments(["--concurrency", "2", "--log-level", "debug"]), environment: Self.environment)
+                        await world.runArguments(["--concurrency", "2", "--log-level", "debug"]),
+                        environment: Self.environment)
                     // A random moment: just after the n-th stored image (mid-download), or up to 300 ms
                     // after the first stored page (mid-page, mid-download or mid-tracking).
                     let afterImages = random.next() % 2 == 0
@@ -202,12 +226,16 @@ extension EndToEnd {
                         }
                         return await process.result()
                     }
-                    if result.status == SIGKILL { kills += 1 } else {
+                    if result.status == SIGKILL {
+                        kills += 1
+                    } else {
                         #expect(result.status == 0, "round \(round): \(result.stderr)")
                     }
 
                     // After every kill the file is sound and its images are what was sent
-                    let verify = try await PhotosyncProcess.run(["verify", "--json", "--database", world.database, "--config", world.config])
+                    let verify = try await PhotosyncProcess.run([
+                        "verify", "--json", "--database", world.database, "--config", world.config,
+                    ])
                     #expect(verify.status == 0, "round \(round): \(verify.stdout)\(verify.stderr)")
                     #expect(try Self.integrityCheck(world.database) == "ok", "round \(round)")
 
@@ -233,17 +261,24 @@ extension EndToEnd {
                 #expect(stats.imagesFailed == 0 && stats.imagesPending == 0 && stats.backfillComplete)
                 #expect(try Self.integrityCheck(world.database) == "ok")
                 for id in ids {
-                    #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(
+                        try await store.catalog.photo(id: id)?.image?.sha256
+                            == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                     #expect(await stub.downloadTrackingCount(photoID: id) >= 1, "\(id) never tracked")
                 }
                 // AND no image stored before a kill was fetched again, no recorded tracking sent again
                 for (id, fetches) in fetchesOfStored {
-                    #expect(await stub.imageRequestCount(photoID: id) == fetches, "\(id) was stored, then fetched again")
+                    #expect(
+                        await stub.imageRequestCount(photoID: id) == fetches, "\(id) was stored, then fetched again")
                 }
                 for (id, trackings) in trackingsRecorded {
-                    #expect(await stub.downloadTrackingRequestCount(photoID: id) == trackings, "\(id)'s download was tracked again")
+                    #expect(
+                        await stub.downloadTrackingRequestCount(photoID: id) == trackings,
+                        "\(id)'s download was tracked again")
                 }
-                let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
                 #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             }
         }
@@ -252,12 +287,13 @@ extension EndToEnd {
 
         @Test func aFullDiskExits74WithinSecondsAndLosesNothingCommitted() async throws {
             let world = try await World.start(.init(photoCount: 300, accessKey: Self.key, imageSize: 20_000, seed: 3))
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 // GIVEN a file-size limit of 2 MiB: a write past it fails with EFBIG, as on a full disk
                 let arguments = await world.runArguments(["--log-level", "debug"])
                 let full = try await withDeadline(.seconds(30), failure: Hung(what: "photosync hung on a full disk")) {
                     try await PhotosyncProcess.run(
-                        arguments, environment: Self.environment, launcher: ["/usr/bin/prlimit", "--fsize=\(2 << 20)", "--"])
+                        arguments, environment: Self.environment,
+                        launcher: ["/usr/bin/prlimit", "--fsize=\(2 << 20)", "--"])
                 }
 
                 // THEN it exits 74 with one line saying so
@@ -267,10 +303,16 @@ extension EndToEnd {
                 #expect(errors.last?.contains(world.database) == true, "\(errors)")
 
                 // AND what it had committed is intact: every page and image it logged as stored
-                let storedImages = Set(full.stderr.split(separator: "\n").filter { $0.contains("image stored") }.compactMap(Self.photoField))
-                let newPhotos = full.stderr.split(separator: "\n").filter { $0.contains("page stored") }.compactMap(Self.newField).reduce(0, +)
+                let storedImages = Set(
+                    full.stderr.split(separator: "\n").filter { $0.contains("image stored") }.compactMap(
+                        Self.photoField))
+                let newPhotos = full.stderr.split(separator: "\n").filter { $0.contains("page stored") }.compactMap(
+                    Self.newField
+                ).reduce(0, +)
                 #expect(newPhotos > 0, "nothing was committed before the disk filled")
-                let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
                 #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
                 let store = try world.store()
                 let stats = try await store.catalog.statistics()
@@ -278,7 +320,9 @@ extension EndToEnd {
                 #expect(stats.photos >= Int64(newPhotos))
                 #expect(stats.imagesStored >= Int64(storedImages.count))
                 for id in storedImages {
-                    #expect(try await store.catalog.photo(id: id)?.image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(
+                        try await store.catalog.photo(id: id)?.image?.sha256
+                            == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                 }
                 #expect(try Self.integrityCheck(world.database) == "ok")
 
@@ -287,7 +331,8 @@ extension EndToEnd {
                 #expect(again.status == 0, "\(again.stderr)")
                 #expect(try await world.store().catalog.statistics().imagesStored == 300)
                 for id in storedImages {
-                    #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was stored, then fetched again")
+                    #expect(
+                        await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was stored, then fetched again")
                 }
             }
         }
@@ -296,7 +341,7 @@ extension EndToEnd {
 
         @Test func aReadOnlyDatabaseGivesOneClearLineAndExit74() async throws {
             let world = try await World.start(.init(photoCount: 30, accessKey: Self.key, imageSize: 2_000, seed: 4))
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 await world.stub.addPhotos(count: 5)
 
@@ -311,12 +356,15 @@ extension EndToEnd {
                 for suffix in [".lock", "-wal", "-shm"] { try? fileManager.removeItem(atPath: world.database + suffix) }
                 try fileManager.setAttributes([.posixPermissions: 0o444], ofItemAtPath: world.database)
                 try fileManager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: world.directory.path)
-                try fileManager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: world.database + RunCommandSpool.suffix)
+                try fileManager.setAttributes(
+                    [.posixPermissions: 0o777], ofItemAtPath: world.database + RunCommandSpool.suffix)
                 let before = try Data(contentsOf: URL(fileURLWithPath: world.database))
-                let launcher = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
+                let launcher =
+                    getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : []
 
                 // WHEN photosync runs on it
-                let result = try await PhotosyncProcess.run(await world.runArguments(), environment: Self.environment, launcher: launcher)
+                let result = try await PhotosyncProcess.run(
+                    await world.runArguments(), environment: Self.environment, launcher: launcher)
 
                 // THEN it exits 74 with one line that names the file and the problem, and changes nothing
                 #expect(result.status == 74, "\(result.stderr)")
@@ -334,21 +382,27 @@ extension EndToEnd {
         @Test func sigtermRightAfterACommitExitsZeroWithNothingHalfWritten() async throws {
             // Images of 3 to 9 MB: most go through spool files and take a while to commit.
             let world = try await World.start(.init(photoCount: 24, accessKey: Self.key, imageSize: 6_000_000, seed: 5))
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let triggers = ["image stored", "page stored", "image stored", "image stored"]
 
                 // The daemon, as systemd stops it.
-                let arguments = await world.runArguments(["--log-level", "debug", "--concurrency", "4"]).filter { $0 != "--once" }
+                let arguments = await world.runArguments(["--log-level", "debug", "--concurrency", "4"]).filter {
+                    $0 != "--once"
+                }
                 for (round, trigger) in triggers.enumerated() {
                     let process = try PhotosyncProcess(arguments, environment: Self.environment)
                     // The next commits are under way when the line of the last one is written.
-                    let result = try await withDeadline(.seconds(30), failure: Hung(what: "round \(round) did not stop")) {
+                    let result = try await withDeadline(
+                        .seconds(30), failure: Hung(what: "round \(round) did not stop")
+                    ) {
                         let sawTrigger = await process.awaitLine { $0.contains(trigger) }
                         if sawTrigger { process.signal(SIGTERM) }
                         return await process.result()
                     }
                     #expect(result.status == 0, "round \(round): \(result.stderr.suffix(2_000))")
-                    let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+                    let verify = try await PhotosyncProcess.run([
+                        "verify", "--database", world.database, "--config", world.config,
+                    ])
                     #expect(verify.status == 0, "round \(round): \(verify.stdout)\(verify.stderr)")
                     #expect(try Self.integrityCheck(world.database) == "ok")
                     let store = try world.store()
@@ -357,9 +411,13 @@ extension EndToEnd {
                     for id in try await store.catalog.photoIDs(withStoredImage: true) {
                         let image = try #require(try await store.catalog.photo(id: id)?.image)
                         #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
-                        #expect(image.byteCount == Int64(world.stub.imageBytes(photoID: id, variant: "regular").count), "\(id)")
+                        #expect(
+                            image.byteCount == Int64(world.stub.imageBytes(photoID: id, variant: "regular").count),
+                            "\(id)")
                     }
-                    #expect(try FileManager.default.contentsOfDirectory(atPath: world.database + RunCommandSpool.suffix).isEmpty)
+                    #expect(
+                        try FileManager.default.contentsOfDirectory(atPath: world.database + RunCommandSpool.suffix)
+                            .isEmpty)
                 }
             }
         }
@@ -389,7 +447,8 @@ extension EndToEnd {
         /// A log line saying the sync waits a minute or more for the rate limit (not a short
         /// `Retry-After`).
         static func waitsLongForTheRateLimit(_ line: String) -> Bool {
-            guard line.contains("rate limit"), let wait = line.firstMatch(of: /wait_s=(\d+)/).flatMap({ Int($0.1) }) else {
+            guard line.contains("rate limit"), let wait = line.firstMatch(of: /wait_s=(\d+)/).flatMap({ Int($0.1) })
+            else {
                 return false
             }
             return wait >= 60

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `photosync serve` and `photosync demo` as a person uses them: the real binary, a database
 /// synced from the stub, and headless Chromium.
@@ -25,14 +26,17 @@ extension EndToEnd {
         @Test func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution() async throws {
             // GIVEN `photosync serve` on a database synced from the stub
             let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
-                let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config])
+                let serve = try PhotosyncProcess([
+                    "serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config,
+                ])
                 var served = false
                 defer { if !served { serve.signal(SIGKILL) } }
                 let base = try #require(await Self.galleryURL(of: serve), "serve never said where it listens")
                 let inZurich = try await world.store().catalog.photos(matching: PhotoQuery(text: "zurich")).map(\.id)
-                try #require(!inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
+                try #require(
+                    !inZurich.isEmpty && inZurich.count < 30, "the stub's world has a few photos taken in Zürich")
 
                 // WHEN Chromium opens the grid, searches with the box, and clicks the first result
                 let chromium = try await Chromium.start()
@@ -43,22 +47,32 @@ extension EndToEnd {
                     try await page.send("Page.enable")
                     try await page.navigate(base)
                     let images = try await page.evaluate(
-                        "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))")
-                    sight.gridImages = try JSONDecoder().decode([[Int]].self, from: Data((images as? String ?? "[]").utf8))
+                        "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile img')).map(i => [i.complete ? 1 : 0, i.naturalWidth]))"
+                    )
+                    sight.gridImages = try JSONDecoder().decode(
+                        [[Int]].self, from: Data((images as? String ?? "[]").utf8))
                     try await page.screenshot().write(to: screenshots.appending(path: "gallery-screenshot.png"))
 
                     _ = try await page.evaluate("document.querySelector('input[name=q]').focus()")
                     try await page.loading { try await page.type("zurich") }
                     sight.searchURL = try await page.evaluate("location.href") as? String ?? ""
-                    let tiles = try await page.evaluate("JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
-                    sight.searchTiles = try JSONDecoder().decode([String].self, from: Data((tiles as? String ?? "[]").utf8))
+                    let tiles = try await page.evaluate(
+                        "JSON.stringify(Array.from(document.querySelectorAll('#grid .tile')).map(t => t.dataset.id))")
+                    sight.searchTiles = try JSONDecoder().decode(
+                        [String].self, from: Data((tiles as? String ?? "[]").utf8))
 
-                    try await page.loading { _ = try await page.evaluate("document.querySelector('#grid .tile a').click()") }
+                    try await page.loading {
+                        _ = try await page.evaluate("document.querySelector('#grid .tile a').click()")
+                    }
                     sight.photoURL = try await page.evaluate("location.href") as? String ?? ""
-                    sight.attributionText = try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
-                    sight.photographerLink = try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
-                    sight.unsplashLink = try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
-                    sight.photoImageWidth = try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
+                    sight.attributionText =
+                        try await page.evaluate("document.querySelector('.attribution').textContent") as? String ?? ""
+                    sight.photographerLink =
+                        try await page.evaluate("document.querySelector('#photographer').href") as? String ?? ""
+                    sight.unsplashLink =
+                        try await page.evaluate("document.querySelector('#unsplash-page').href") as? String ?? ""
+                    sight.photoImageWidth =
+                        try await page.evaluate("document.querySelector('#photo').naturalWidth") as? Int ?? 0
                     try await page.screenshot().write(to: screenshots.appending(path: "gallery-photo-screenshot.png"))
                     return sight
                 }
@@ -74,8 +88,12 @@ extension EndToEnd {
                 #expect(sight.photoURL == base + "photos/" + first)
                 let photo = try #require(try await world.store().catalog.photo(id: first))
                 #expect(sight.attributionText == "Photo by \(photo.userName ?? "") on Unsplash")
-                #expect(sight.photographerLink == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
-                #expect(sight.unsplashLink == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
+                #expect(
+                    sight.photographerLink
+                        == "https://unsplash.com/@\(photo.userUsername ?? "")?utm_source=photosync&utm_medium=referral")
+                #expect(
+                    sight.unsplashLink
+                        == "https://unsplash.com/photos/\(first)?utm_source=photosync&utm_medium=referral")
                 #expect(sight.photoImageWidth > 0)
 
                 // AND serve stops on Ctrl-C with exit 0
@@ -87,13 +105,16 @@ extension EndToEnd {
         }
 
         @Test func demoSyncsTheStubServesTilesAndStopsOnCtrlC() async throws {
-            let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-demo-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appending(
+                path: "photosync-demo-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let database = directory.appending(path: "demo.sqlite").path
 
             // WHEN the demo runs with no key anywhere
-            let demo = try PhotosyncProcess(["demo", "--database", database, "--listen", "127.0.0.1:0", "--photos", "45"])
+            let demo = try PhotosyncProcess([
+                "demo", "--database", database, "--listen", "127.0.0.1:0", "--photos", "45",
+            ])
             var ended = false
             defer { if !ended { demo.signal(SIGKILL) } }
             let base = try #require(await Self.galleryURL(of: demo), "the demo never served the gallery")
@@ -115,21 +136,27 @@ extension EndToEnd {
 
         @Test func badInputIsOneLineAndADocumentedExitCode() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 30)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
-                let badAddress = try await PhotosyncProcess.run(["serve", "--listen", "8080", "--database", world.database, "--config", world.config])
+                let badAddress = try await PhotosyncProcess.run([
+                    "serve", "--listen", "8080", "--database", world.database, "--config", world.config,
+                ])
                 #expect(badAddress.status == 64)
                 #expect(badAddress.stderr.contains("--listen must be HOST:PORT"))
 
-                let missing = try await PhotosyncProcess.run(["serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config", world.config])
+                let missing = try await PhotosyncProcess.run([
+                    "serve", "--database", world.directory.appending(path: "none.sqlite").path, "--config",
+                    world.config,
+                ])
                 #expect(missing.status == 74)
                 #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
 
                 // The stub's own port is taken.
                 let taken = await world.stub.baseURL
                 let busy = try await PhotosyncProcess.run([
-                    "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config", world.config,
+                    "serve", "--listen", "127.0.0.1:\(taken.port ?? 0)", "--database", world.database, "--config",
+                    world.config,
                 ])
                 #expect(busy.status == 78)
                 #expect(busy.stderr.split(separator: "\n").count == 1, "\(busy.stderr)")
@@ -142,7 +169,7 @@ extension EndToEnd {
             var url: String?
             _ = await process.awaitLine { line in
                 guard line.contains("serving the gallery at"),
-                      let range = line.range(of: "http://127\\.0\\.0\\.1:[0-9]+/", options: .regularExpression)
+                    let range = line.range(of: "http://127\\.0\\.0\\.1:[0-9]+/", options: .regularExpression)
                 else { return false }
                 url = String(line[range])
                 return true

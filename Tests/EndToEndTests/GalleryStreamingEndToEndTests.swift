@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PhotoStore
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension EndToEnd {
     /// `/images/ID` streams an image from SQLite a chunk at a time: the real `photosync serve`,
@@ -15,7 +16,8 @@ extension EndToEnd {
 
         @Test func servingAHundredMegabyteImageGrowsServesMemoryByLessThan32MiB() async throws {
             // GIVEN a database holding a 100 MiB image, stored from a file as a large download is
-            let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-stream-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appending(
+                path: "photosync-stream-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let database = directory.appending(path: "photosync.sqlite").path
@@ -23,7 +25,8 @@ extension EndToEnd {
             let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", database])
             var served = false
             defer { if !served { serve.signal(SIGKILL) } }
-            let base = try #require(await GalleryEndToEndTests.galleryURL(of: serve), "serve never said where it listens")
+            let base = try #require(
+                await GalleryEndToEndTests.galleryURL(of: serve), "serve never said where it listens")
             // One answer first, so whatever serve builds on its first request is in the baseline.
             _ = try await URLSession.shared.data(from: try #require(URL(string: base + "healthz")))
             let before = try Self.memory(of: serve.pid)
@@ -51,7 +54,10 @@ extension EndToEnd {
         static func storeLargeImage(in database: String, directory: URL) throws -> String {
             let store = try PhotoStore(path: database)
             try store.ledger.commitPage(
-                [PhotoRecord(id: "big", imageURL: "https://images.example.com/big", json: Data(#"{"id": "big"}"#.utf8))],
+                [
+                    PhotoRecord(
+                        id: "big", imageURL: "https://images.example.com/big", json: Data(#"{"id": "big"}"#.utf8))
+                ],
                 variant: "regular", source: "feed", now: Date()
             ) { _ in .backfill(next: nil) }
             let file = directory.appending(path: "big.jpg")

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// `photosync list` on a database synced from the stub.
@@ -10,10 +10,11 @@ extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(2))) struct ListEndToEndTests {
         @Test func listsEveryStoredPhotoInEachFormat() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 45)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 func list(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
-                    try await PhotosyncProcess.run(["list", "--database", world.database, "--config", world.config] + arguments)
+                    try await PhotosyncProcess.run(
+                        ["list", "--database", world.database, "--config", world.config] + arguments)
                 }
 
                 let json = try await list(["--json"])
@@ -40,7 +41,8 @@ extension EndToEnd {
                 #expect(csv.stdout.split(separator: "\n").count == 4)
 
                 let table = try await PhotosyncProcess.run(
-                    ["list", "--database", world.database, "--config", world.config, "--limit", "3"], environment: ["COLUMNS": "80"])
+                    ["list", "--database", world.database, "--config", world.config, "--limit", "3"],
+                    environment: ["COLUMNS": "80"])
                 let lines = table.stdout.split(separator: "\n")
                 #expect(lines.first?.hasPrefix("ID") == true && lines.count == 4)
                 #expect(lines.allSatisfy { $0.count <= 80 }, "the table fits the terminal")
@@ -58,23 +60,31 @@ extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(2))) struct SearchEndToEndTests {
         @Test func searchFindsWordsPhrasesAndPrefixesAndRefusesWhatItCannotParse() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 func search(_ arguments: [String]) async throws -> PhotosyncProcess.Result {
-                    try await PhotosyncProcess.run(["search", "--database", world.database, "--config", world.config] + arguments)
+                    try await PhotosyncProcess.run(
+                        ["search", "--database", world.database, "--config", world.config] + arguments)
                 }
                 func photos(_ result: PhotosyncProcess.Result) throws -> [[String: Any]] {
                     try result.stdout.split(separator: "\n").map { line in
                         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                     }
                 }
-                let all = try photos(try await PhotosyncProcess.run(["list", "--json", "--database", world.database, "--config", world.config]))
-                let inZurich = Set(all.filter { ($0["description"] as? String)?.contains("Zürich") == true }.compactMap { $0["id"] as? String })
+                let all = try photos(
+                    try await PhotosyncProcess.run([
+                        "list", "--json", "--database", world.database, "--config", world.config,
+                    ]))
+                let inZurich = Set(
+                    all.filter { ($0["description"] as? String)?.contains("Zürich") == true }.compactMap {
+                        $0["id"] as? String
+                    })
                 #expect(!inZurich.isEmpty, "the stub's world has photos taken in Zürich")
 
                 let found = try await search(["zurich", "--json"])
                 #expect(found.status == 0, "\(found.stderr)")
-                #expect(Set(try photos(found).compactMap { $0["id"] as? String }) == inZurich, "diacritics do not matter")
+                #expect(
+                    Set(try photos(found).compactMap { $0["id"] as? String }) == inZurich, "diacritics do not matter")
 
                 let phrase = try await search(["\"quiet moments in zürich\"", "--ids"])
                 #expect(Set(phrase.stdout.split(separator: "\n").map(String.init)) == inZurich)
@@ -97,12 +107,13 @@ extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(2))) struct ExportEndToEndTests {
         @Test func exportsExactBytesWithAttributionAndASecondExportWritesNothing() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 40)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let directory = world.directory.appending(path: "export")
                 func export(_ extra: [String] = []) async throws -> PhotosyncProcess.Result {
                     try await PhotosyncProcess.run(
-                        ["export", "--database", world.database, "--config", world.config, "--to", directory.path] + extra)
+                        ["export", "--database", world.database, "--config", world.config, "--to", directory.path]
+                            + extra)
                 }
 
                 let first = try await export()
@@ -119,18 +130,28 @@ extension EndToEnd {
                 let entry = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
                 let attribution = try #require(entry["attribution"] as? [String: Any])
                 #expect((attribution["text"] as? String)?.hasPrefix("Photo by ") == true)
-                #expect((attribution["photographer_url"] as? String)?.hasSuffix("?utm_source=photosync&utm_medium=referral") == true)
-                let modified = try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[.modificationDate] as? Date
+                #expect(
+                    (attribution["photographer_url"] as? String)?.hasSuffix("?utm_source=photosync&utm_medium=referral")
+                        == true)
+                let modified =
+                    try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[
+                        .modificationDate] as? Date
 
                 let second = try await export()
                 #expect(second.stdout.contains("0 written, 40 unchanged"), "\(second.stdout)")
-                #expect(try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[.modificationDate] as? Date == modified)
-                let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".partial") }
+                #expect(
+                    try FileManager.default.attributesOfItem(atPath: directory.appending(path: "\(ids[0]).jpg").path)[
+                        .modificationDate] as? Date == modified)
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+                    $0.hasSuffix(".partial")
+                }
                 #expect(leftovers.isEmpty)
 
                 let file = world.directory.appending(path: "not-a-directory")
                 try Data().write(to: file)
-                let refused = try await PhotosyncProcess.run(["export", "--database", world.database, "--config", world.config, "--to", file.path])
+                let refused = try await PhotosyncProcess.run([
+                    "export", "--database", world.database, "--config", world.config, "--to", file.path,
+                ])
                 #expect(refused.status == 73)
                 #expect(refused.stderr.hasPrefix("photosync: cannot create"))
             }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `photosync run --metrics-listen`: what `/metrics` says after a sync.
 extension EndToEnd {
@@ -12,16 +13,20 @@ extension EndToEnd {
         @Test func metricsReportWhatTheSyncDid() async throws {
             // GIVEN a daemon serving metrics on a free loopback port
             let world = try await PhotosyncEndToEndTests.World.start(photos: 60)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let socket = try NotifySocket()
                 defer { socket.close() }
                 let daemon = try PhotosyncProcess(
-                    ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                     "--config", world.config, "--allowed-image-host", "127.0.0.1", "--metrics-listen", "127.0.0.1:0"],
+                    [
+                        "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                        "--config", world.config, "--allowed-image-host", "127.0.0.1", "--metrics-listen",
+                        "127.0.0.1:0",
+                    ],
                     environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
                 var metricsURL: URL?
                 _ = await daemon.awaitLine { line in
-                    guard let range = line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression) else { return false }
+                    guard let range = line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression)
+                    else { return false }
                     metricsURL = URL(string: String(line[range]))
                     return true
                 }
@@ -34,14 +39,19 @@ extension EndToEnd {
                 let result = await daemon.result()
 
                 // THEN /metrics says so, in Prometheus' text format
-                #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain") == true)
+                #expect(
+                    (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain")
+                        == true)
                 let metrics = Self.samples(String(decoding: body, as: UTF8.self))
                 #expect(metrics["photosync_pages_fetched_total"] == 3, "2 pages of 30, then the head check")
                 #expect(metrics["photosync_images_stored_total"] == 60)
-                #expect(metrics["photosync_image_bytes_stored_total"] == Double(try await world.store().catalog.statistics().bytesStored))
+                #expect(
+                    metrics["photosync_image_bytes_stored_total"]
+                        == Double(try await world.store().catalog.statistics().bytesStored))
                 #expect(metrics["photosync_images_failed_total"] ?? 0 == 0)
                 #expect(metrics["photosync_downloads_tracked_total"] == 60)
-                #expect(metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")
+                #expect(
+                    metrics[#"photosync_api_requests_total{status="200"}"#] == 63, "3 pages and 60 tracking requests")
                 // Tracking answers arrive out of order (4 at once): the last one recorded may not be the
                 // lowest.
                 let remaining = try #require(metrics["photosync_rate_limit_remaining"])
@@ -56,7 +66,7 @@ extension EndToEnd {
 
         @Test func aMetricsAddressInUseIsOneLineAndExit78() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 1)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let taken = await world.stub.baseURL
                 let result = try await world.sync(["--metrics-listen", "127.0.0.1:\(taken.port ?? 0)"])
                 #expect(result.status == 78, "\(result.stderr)")

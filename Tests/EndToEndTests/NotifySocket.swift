@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: each message the daemon sends
@@ -28,7 +29,9 @@ final class NotifySocket: Sendable {
             buffer.copyBytes(from: path.utf8.prefix(buffer.count - 1))
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
 

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// The real `photosync` binary against the stub server on 127.0.0.1.
@@ -17,12 +17,15 @@ extension EndToEnd {
             var config: String { directory.appending(path: "photosync.yaml").path }
 
             static func start(photos: Int) async throws -> World {
-                let stub = UnsplashStub(configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
+                let stub = UnsplashStub(
+                    configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
                 try await stub.start()
-                let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-e2e-\(UUID().uuidString)")
+                let directory = FileManager.default.temporaryDirectory.appending(
+                    path: "photosync-e2e-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 // An explicit, empty configuration: the machine's /etc/photosync must not leak in.
-                try "# photosync end-to-end test\nper_page: 30\n".write(toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
+                try "# photosync end-to-end test\nper_page: 30\n".write(
+                    toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
                 return World(stub: stub, directory: directory)
             }
 
@@ -32,11 +35,15 @@ extension EndToEnd {
             }
 
             func runArguments(_ extra: [String] = []) async -> [String] {
-                ["run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
-                 "--config", config, "--allowed-image-host", "127.0.0.1"] + extra
+                [
+                    "run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
+                    "--config", config, "--allowed-image-host", "127.0.0.1",
+                ] + extra
             }
 
-            func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws -> PhotosyncProcess.Result {
+            func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws
+                -> PhotosyncProcess.Result
+            {
                 try await PhotosyncProcess.run(await runArguments(extra), environment: ["UNSPLASH_ACCESS_KEY": key])
             }
 
@@ -49,14 +56,16 @@ extension EndToEnd {
 
         @Test func aOnceSyncStoresEveryPhotoAndImageByteExact() async throws {
             let world = try await World.start(photos: 300)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let result = try await world.sync()
 
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stdout.contains("synced:"))
                 let store = try world.store()
                 let stats = try await store.catalog.statistics()
-                #expect(stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+                #expect(
+                    stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0
+                        && stats.imagesFailed == 0)
                 #expect(stats.backfillComplete)
                 for id in await world.stub.photoIDs() {
                     let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
@@ -70,7 +79,7 @@ extension EndToEnd {
 
         @Test func aSecondRunOnlyAsksWhetherAnythingIsNew() async throws {
             let world = try await World.start(photos: 120)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 await world.stub.resetRequestLog()
 
@@ -85,11 +94,12 @@ extension EndToEnd {
 
         @Test func aRunKilledMidwayAndRestartedEndsComplete() async throws {
             let world = try await World.start(photos: 300)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 await world.stub.delayImages(by: .milliseconds(5))
 
                 // GIVEN a sync killed with SIGKILL after its third page
-                let first = try PhotosyncProcess(await world.runArguments(["--concurrency", "2"]), environment: ["UNSPLASH_ACCESS_KEY": Self.key])
+                let first = try PhotosyncProcess(
+                    await world.runArguments(["--concurrency", "2"]), environment: ["UNSPLASH_ACCESS_KEY": Self.key])
                 let sawThirdPage = await first.awaitPages(3)
                 #expect(sawThirdPage)
                 first.signal(SIGKILL)
@@ -106,7 +116,9 @@ extension EndToEnd {
                 // THEN nothing is missing or duplicated, and no stored image was fetched again
                 #expect(second.status == 0, "\(second.stderr)")
                 let stats = try await world.store().catalog.statistics()
-                #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count) && stats.imagesFailed == 0)
+                #expect(
+                    stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count)
+                        && stats.imagesFailed == 0)
                 var refetched = 0
                 for id in ids {
                     let fetches = await world.stub.imageRequestCount(photoID: id)
@@ -123,7 +135,7 @@ extension EndToEnd {
 
         @Test func queryFindsAPhotoAndWritesItsExactBytes() async throws {
             let world = try await World.start(photos: 30)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let id = try #require(await world.stub.photoIDs().dropFirst(3).first)
 
@@ -133,7 +145,8 @@ extension EndToEnd {
                 #expect(text.stdout.contains("image       regular, image/jpeg"))
 
                 let json = try await world.query(["--id", id, "--json"])
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
                 #expect(object["id"] as? String == id)
                 let image = try #require(object["image"] as? [String: Any])
                 let expected = world.stub.imageBytes(photoID: id, variant: "regular")
@@ -156,22 +169,25 @@ extension EndToEnd {
                 let page = try #require((object["links"] as? [String: Any])?["html"] as? String)
                 #expect(lines.contains("  page        \(page)"), "\(lines)")
                 let size = ByteCountFormatter.string(fromByteCount: Int64(expected.count), countStyle: .file)
-                #expect(lines.contains { $0.hasPrefix("  image       regular, image/jpeg, \(size), sha256 ") }, "\(lines)")
+                #expect(
+                    lines.contains { $0.hasPrefix("  image       regular, image/jpeg, \(size), sha256 ") }, "\(lines)")
             }
         }
 
         @Test func theReadersNeedOnlyTheDatabaseSetting() async throws {
             let world = try await World.start(photos: 3)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let id = try #require(await world.stub.photoIDs().first)
 
                 // A bad value of a setting they do not use stops `run`, not the commands that only read
                 let unrelated = ["PHOTOSYNC_PER_PAGE": "50", "PHOTOSYNC_API_BASE": "not a url"]
-                let query = try await PhotosyncProcess.run(["query", "--id", id, "--database", world.database], environment: unrelated)
+                let query = try await PhotosyncProcess.run(
+                    ["query", "--id", id, "--database", world.database], environment: unrelated)
                 #expect(query.status == 0, "\(query.stderr)")
                 let status = try await PhotosyncProcess.run(
-                    ["status", "--config", world.config], environment: unrelated.merging(["PHOTOSYNC_DATABASE": world.database]) { $1 })
+                    ["status", "--config", world.config],
+                    environment: unrelated.merging(["PHOTOSYNC_DATABASE": world.database]) { $1 })
                 #expect(status.status == 0, "\(status.stderr)")
                 #expect(status.stdout.contains("photos          3"), "\(status.stdout)")
 
@@ -179,7 +195,9 @@ extension EndToEnd {
                 // configuration, each in one line
                 let emptyFlag = try await PhotosyncProcess.run(["query", "--id", id, "--database", ""])
                 #expect(emptyFlag.status == 64, "\(emptyFlag.stderr)")
-                #expect(emptyFlag.stderr == "photosync: --database: database must not be empty (see 'photosync query --help')\n")
+                #expect(
+                    emptyFlag.stderr
+                        == "photosync: --database: database must not be empty (see 'photosync query --help')\n")
                 let emptyVariable = try await PhotosyncProcess.run(["status"], environment: ["PHOTOSYNC_DATABASE": ""])
                 #expect(emptyVariable.status == 78, "\(emptyVariable.stderr)")
                 #expect(emptyVariable.stderr == "photosync: PHOTOSYNC_DATABASE: database must not be empty\n")
@@ -190,13 +208,14 @@ extension EndToEnd {
                 try "databse: \(world.database)\n".write(toFile: misspelled, atomically: true, encoding: .utf8)
                 let typo = try await PhotosyncProcess.run(["status", "--config", misspelled])
                 #expect(typo.status == 78, "\(typo.stderr)")
-                #expect(typo.stderr.contains("unknown setting \"databse\" (did you mean \"database\"?)"), "\(typo.stderr)")
+                #expect(
+                    typo.stderr.contains("unknown setting \"databse\" (did you mean \"database\"?)"), "\(typo.stderr)")
             }
         }
 
         @Test func anUnknownIDExitsOne() async throws {
             let world = try await World.start(photos: 5)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
                 let result = try await world.query(["--id", "doesNotExist"])
@@ -208,7 +227,7 @@ extension EndToEnd {
 
         @Test func aBadKeyExits77AndLeavesTheDatabaseAsItWas() async throws {
             let world = try await World.start(photos: 40)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let before = try await world.store().catalog.statistics()
                 await world.stub.addPhotos(count: 5)
@@ -228,7 +247,7 @@ extension EndToEnd {
 
         @Test func underJournaldEveryLineCarriesItsPriority() async throws {
             let world = try await World.start(photos: 5)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let result = try await PhotosyncProcess.run(
                     await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": "wrong"], journal: true)
                 #expect(result.status == 77)
@@ -241,7 +260,7 @@ extension EndToEnd {
 
         @Test func aBadKeyOnAFreshDatabaseLeavesNoFile() async throws {
             let world = try await World.start(photos: 5)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let result = try await world.sync(key: "wrong")
                 #expect(result.status == 77)
                 #expect(!FileManager.default.fileExists(atPath: world.database))
@@ -250,13 +269,16 @@ extension EndToEnd {
 
         @Test func statusReportsWhatIsStored() async throws {
             let world = try await World.start(photos: 35)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
-                let result = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
+                let result = try await PhotosyncProcess.run([
+                    "status", "--json", "--database", world.database, "--config", world.config,
+                ])
 
                 #expect(result.status == 0)
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
                 #expect(object["photos"] as? Int == 35)
                 #expect(object["images_stored"] as? Int == 35)
                 #expect(object["images_pending"] as? Int == 0)
@@ -269,7 +291,7 @@ extension EndToEnd {
 
         @Test func theKeyNeverReachesTheLogsEvenAtTrace() async throws {
             let world = try await World.start(photos: 10)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--log-level", "trace"])
                 #expect(result.status == 0)
                 #expect(result.stderr.contains("photos"))
@@ -280,7 +302,7 @@ extension EndToEnd {
 
         @Test func badInputGetsOneLineAndItsExitCode() async throws {
             let world = try await World.start(photos: 1)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 // No key anywhere: usage.
                 let noKey = try await PhotosyncProcess.run(await world.runArguments())
                 #expect(noKey.status == 64)
@@ -292,13 +314,19 @@ extension EndToEnd {
                 #expect(badFlag.status == 64, "\(badFlag.stderr)")
                 #expect(badFlag.stderr.contains("per-page"))
                 let badEnvironment = try await PhotosyncProcess.run(
-                    await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])
+                    await world.runArguments(),
+                    environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])
                 #expect(badEnvironment.status == 78, "\(badEnvironment.stderr)")
-                #expect(badEnvironment.stderr == "photosync: PHOTOSYNC_PER_PAGE: per_page must be between 1 and 30 (got 50)\n")
+                #expect(
+                    badEnvironment.stderr
+                        == "photosync: PHOTOSYNC_PER_PAGE: per_page must be between 1 and 30 (got 50)\n")
 
                 // A database path that cannot be created: I/O.
                 let badPath = try await PhotosyncProcess.run(
-                    ["run", "--once", "--database", "/proc/nope/photosync.sqlite", "--config", world.config, "--api-base", await world.stub.baseURL.absoluteString],
+                    [
+                        "run", "--once", "--database", "/proc/nope/photosync.sqlite", "--config", world.config,
+                        "--api-base", await world.stub.baseURL.absoluteString,
+                    ],
                     environment: ["UNSPLASH_ACCESS_KEY": Self.key])
                 #expect(badPath.status == 74, "\(badPath.stderr)")
                 #expect(badPath.stderr.hasPrefix("photosync: "))

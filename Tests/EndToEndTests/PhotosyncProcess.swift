@@ -26,7 +26,9 @@ final class PhotosyncProcess: Sendable {
     /// stderr looks like journald's stream to it: `JOURNAL_STREAM` names the pipe. A `launcher`
     /// (a program and its arguments, such as `prlimit --fsize=N`) runs photosync in its stead,
     /// so `pid` is the launcher's, which these launchers replace with photosync by exec.
-    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []) throws {
+    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = [])
+        throws
+    {
         let process = Process()
         if let program = launcher.first {
             process.executableURL = URL(fileURLWithPath: program)
@@ -70,7 +72,9 @@ final class PhotosyncProcess: Sendable {
     }
 
     /// Runs `photosync arguments...` to the end.
-    static func run(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []) async throws -> Result {
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []
+    ) async throws -> Result {
         let process = try PhotosyncProcess(arguments, environment: environment, journal: journal, launcher: launcher)
         return await process.result()
     }
@@ -97,12 +101,15 @@ final class PhotosyncProcess: Sendable {
                 continuation.resume()
             }
         }
-        return Result(status: status, stdout: stdout.text,
-                      stderr: stderr.text, stdoutData: stdout.data)
+        return Result(
+            status: status, stdout: stdout.text,
+            stderr: stderr.text, stdoutData: stdout.data)
     }
 
     /// Reads `handle` to its end on a thread of its own, handing on each complete line.
-    private static func drain(_ handle: FileHandle, into sink: OutputBuffer, line: @escaping @Sendable (String) -> Void) -> DispatchSemaphore {
+    private static func drain(_ handle: FileHandle, into sink: OutputBuffer, line: @escaping @Sendable (String) -> Void)
+        -> DispatchSemaphore
+    {
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var pending = Data()

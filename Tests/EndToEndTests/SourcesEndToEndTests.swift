@@ -1,7 +1,7 @@
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// `photosync run` over several sources at once, against the stub's world, where the sources
@@ -21,15 +21,18 @@ extension EndToEnd {
 
         /// What `status --json` says of each source.
         static func statusSources(_ world: World) async throws -> [String: [String: Any]] {
-            let status = try await PhotosyncProcess.run(["status", "--json", "--database", world.database, "--config", world.config])
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            let status = try await PhotosyncProcess.run([
+                "status", "--json", "--database", world.database, "--config", world.config,
+            ])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
             let sources = try #require(object["sources"] as? [[String: Any]])
             return Dictionary(uniqueKeysWithValues: sources.map { ($0["source"] as? String ?? "", $0) })
         }
 
         @Test func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce() async throws {
             let world = try await World.start(photos: 150)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
 
                 let result = try await world.sync(Self.arguments(sources))
@@ -48,18 +51,25 @@ extension EndToEnd {
                 let stats = try await store.catalog.statistics()
                 // Each photo once, whichever sources list it.
                 #expect(stats.photos == Int64(all.count))
-                #expect(stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0 && stats.imagesPending == 0)
+                #expect(
+                    stats.imagesStored == Int64(all.subtracting(premium).count) && stats.imagesFailed == 0
+                        && stats.imagesPending == 0)
                 #expect(stats.plusPhotos == Int64(all.intersection(premium).count))
                 for id in all {
                     if premium.contains(id) {
                         #expect(try await store.catalog.photo(id: id)?.image == nil)
                         #expect(await world.stub.imageRequestCount(photoID: id) == 0)
-                        #expect(await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
+                        #expect(
+                            await world.stub.downloadTrackingCount(photoID: id) == 0, "an Unsplash+ photo was tracked")
                     } else {
-                        let image = try #require(try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
+                        let image = try #require(
+                            try await store.catalog.photo(id: id)?.image, "photo \(id) has no image")
                         #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"))
-                        #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
-                        #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id) was not tracked exactly once")
+                        #expect(
+                            await world.stub.imageRequestCount(photoID: id) == 1, "\(id) was fetched more than once")
+                        #expect(
+                            await world.stub.downloadTrackingCount(photoID: id) == 1,
+                            "\(id) was not tracked exactly once")
                     }
                 }
                 // status --json counts each source's photos as the stub holds them.
@@ -71,14 +81,16 @@ extension EndToEnd {
                 }
                 // list --source shows a source's photos, with every source that listed each.
                 let user = sources[1]
-                let listed = try await PhotosyncProcess.run(["list", "--ids", "--source", user, "--database", world.database, "--config", world.config])
+                let listed = try await PhotosyncProcess.run([
+                    "list", "--ids", "--source", user, "--database", world.database, "--config", world.config,
+                ])
                 #expect(Set(listed.stdout.split(separator: "\n").map(String.init)) == Set(expected[user] ?? []))
             }
         }
 
         @Test func aSecondRunOnlyChecksTheHeadOfEachSource() async throws {
             let world = try await World.start(photos: 90)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 #expect(try await world.sync(Self.arguments(sources)).status == 0)
                 await world.stub.resetRequestLog()
@@ -86,7 +98,9 @@ extension EndToEnd {
                 let again = try await world.sync(Self.arguments(sources))
 
                 #expect(again.status == 0, "\(again.stderr)")
-                let pages = await world.stub.requests().filter { !$0.path.hasPrefix("/images") && !$0.path.hasSuffix("/download") }
+                let pages = await world.stub.requests().filter {
+                    !$0.path.hasPrefix("/images") && !$0.path.hasSuffix("/download")
+                }
                 #expect(pages.count == sources.count, "\(pages.map(\.path))")
                 #expect(pages.allSatisfy { $0.queryValue("page") == "1" })
             }
@@ -94,7 +108,7 @@ extension EndToEnd {
 
         @Test func aKilledMultiSourceSyncResumesEachSourceWhereItStopped() async throws {
             let world = try await World.start(photos: 240)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 await world.stub.delayImages(by: .milliseconds(5))
 
@@ -115,8 +129,10 @@ extension EndToEnd {
                     if state.backfillComplete {
                         committedPages[source] = (ids.count + 9) / 10
                     } else {
-                        let page = state.backfillNext.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false) }?
-                            .queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
+                        let page = state.backfillNext.flatMap {
+                            URLComponents(url: $0, resolvingAgainstBaseURL: false)
+                        }?
+                        .queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
                         committedPages[source] = (page ?? 1) - 1
                     }
                 }
@@ -139,7 +155,9 @@ extension EndToEnd {
                     let pages = (ids.count + 9) / 10
                     let fetched = requests.filter { $0.path == Self.path(of: source) }.count
                     let left = pages - (committedPages[source] ?? 0)
-                    #expect(fetched <= left + 1, "\(source): \(fetched) requests after the restart, for \(left) pages not stored")
+                    #expect(
+                        fetched <= left + 1,
+                        "\(source): \(fetched) requests after the restart, for \(left) pages not stored")
                 }
                 let stats = try await world.store().catalog.statistics()
                 #expect(stats.imagesPending == 0 && stats.imagesFailed == 0)
@@ -148,7 +166,7 @@ extension EndToEnd {
 
         @Test func aSourceNoLongerConfiguredStaysInactiveAndResumesWhenAddedBack() async throws {
             let world = try await World.start(photos: 60)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 #expect(try await world.sync(Self.arguments(["feed", "topic:wallpapers"])).status == 0)
                 let topic = try #require(await world.stub.photoIDs(ofSource: "topic:wallpapers"))
 
@@ -173,13 +191,15 @@ extension EndToEnd {
 
         @Test func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish() async throws {
             let world = try await World.start(photos: 60)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
 
                 #expect(result.status == 78, "\(result.stderr)")
                 let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
-                #expect(lines.count == 1 && lines.first?.contains("user:nobody-here") == true && lines.first?.contains("Couldn't find User") == true,
-                        "\(result.stderr)")
+                #expect(
+                    lines.count == 1 && lines.first?.contains("user:nobody-here") == true
+                        && lines.first?.contains("Couldn't find User") == true,
+                    "\(result.stderr)")
                 #expect(try await world.store().catalog.statistics().photos == 60, "the feed was synced all the same")
                 let status = try await Self.statusSources(world)
                 #expect(status["user:nobody-here"]?["error"] as? String != nil)
@@ -189,35 +209,46 @@ extension EndToEnd {
 
         @Test func aMalformedSourceIsAUsageErrorFromAFlagAndAConfigurationErrorElsewhere() async throws {
             let world = try await World.start(photos: 1)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 let flag = try await world.sync(["--source", "album:3"])
                 #expect(flag.status == 64, "\(flag.stderr)")
-                #expect(flag.stderr.contains("\"album:3\" is not a known kind of source; a source is feed, user:USERNAME"))
+                #expect(
+                    flag.stderr.contains("\"album:3\" is not a known kind of source; a source is feed, user:USERNAME"))
 
                 let environment = try await PhotosyncProcess.run(
                     await world.runArguments(),
                     environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "PHOTOSYNC_SOURCES": "feed,user:"])
                 #expect(environment.status == 78, "\(environment.stderr)")
-                #expect(environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon"))
+                #expect(
+                    environment.stderr.contains("PHOTOSYNC_SOURCES: sources \"user:\" needs a username after the colon")
+                )
             }
         }
 
         @Test func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto() async throws {
             let world = try await World.start(photos: 40)
-            try await withTeardown({ await world.stop() }) {
-                let result = try await world.sync(["--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb"])
+            try await withTeardown(await world.stop()) {
+                let result = try await world.sync([
+                    "--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb",
+                ])
 
                 #expect(result.status == 0, "\(result.stderr)")
                 let store = try world.store()
                 let premium = Set(await world.stub.premiumPhotoIDs())
-                let ids = Set(try #require(await world.stub.photoIDs(ofSource: "feed")) + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
+                let ids = Set(
+                    try #require(await world.stub.photoIDs(ofSource: "feed"))
+                        + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
                 for id in ids.subtracting(premium) {
                     for variant in ["regular", "thumb"] {
-                        let image = try #require(try await store.catalog.photo(id: id, variant: variant)?.image, "\(id) has no \(variant) image")
+                        let image = try #require(
+                            try await store.catalog.photo(id: id, variant: variant)?.image,
+                            "\(id) has no \(variant) image")
                         #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
                     }
                     #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
-                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id): tracked once, whatever the variants")
+                    #expect(
+                        await world.stub.downloadTrackingCount(photoID: id) == 1,
+                        "\(id): tracked once, whatever the variants")
                 }
                 #expect(try await store.catalog.statistics().imagesStored == Int64(2 * ids.subtracting(premium).count))
             }
@@ -225,12 +256,16 @@ extension EndToEnd {
 
         @Test func variantNoneMirrorsMetadataOnly() async throws {
             let world = try await World.start(photos: 40)
-            try await withTeardown({ await world.stop() }) {
-                let result = try await world.sync(["--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none"])
+            try await withTeardown(await world.stop()) {
+                let result = try await world.sync([
+                    "--source", "feed", "--source", "likes:\(world.stub.usernames[0])", "--variant", "none",
+                ])
 
                 #expect(result.status == 0, "\(result.stderr)")
                 let stats = try await world.store().catalog.statistics()
-                #expect(stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0)
+                #expect(
+                    stats.photos >= 40 && stats.imagesStored == 0 && stats.imagesPending == 0 && stats.imagesFailed == 0
+                )
                 #expect(await world.stub.imageRequestCounts().isEmpty, "no image was fetched")
                 let tracked = await world.stub.requests().filter { $0.path.hasSuffix("/download") }
                 #expect(tracked.isEmpty, "no download was tracked")

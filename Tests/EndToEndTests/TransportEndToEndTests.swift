@@ -1,7 +1,7 @@
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// The real binary on its production transport (AsyncHTTPClient): stopping at any moment, and
@@ -15,19 +15,24 @@ extension EndToEnd {
 
         @Test func sigtermAtRandomMomentsAtConcurrency16AlwaysExitsZeroWithinSeconds() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 600)
-            try await withTeardown({ await world.stop() }) {
+            try await withTeardown(await world.stop()) {
                 await world.stub.delayImages(by: .milliseconds(3))
                 var random = SeededRandom(seed: 0x51_6E_A1)
-                let arguments = ["run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                                 "--config", world.config, "--allowed-image-host", "127.0.0.1", "--concurrency", "16"]
+                let arguments = [
+                    "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
+                    "--config", world.config, "--allowed-image-host", "127.0.0.1", "--concurrency", "16",
+                ]
 
                 for round in 0..<10 {
-                    let daemon = try PhotosyncProcess(arguments, environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                    let daemon = try PhotosyncProcess(
+                        arguments, environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
                     #expect(await daemon.awaitPages(1))
                     // A random moment while pages, downloads and tracking requests are in flight.
                     try await Task.sleep(for: .milliseconds(Int(random.next() % 150)))
                     daemon.signal(SIGTERM)
-                    let result = try await withDeadline(.seconds(5), failure: StopHung(round: round)) { await daemon.result() }
+                    let result = try await withDeadline(.seconds(5), failure: StopHung(round: round)) {
+                        await daemon.result()
+                    }
                     #expect(result.status == 0, "round \(round): \(result.stderr)")
                 }
                 #expect(try await world.store().catalog.statistics().photos > 0)
@@ -37,7 +42,8 @@ extension EndToEnd {
 
         @Test func cutAndOversizedBodiesLeaveNoFileAnywhere() async throws {
             // Images of 2.5 to 7.5 MB: those over 4 MiB go through spool files beside the database.
-            let stub = UnsplashStub(configuration: .init(photoCount: 20, accessKey: PhotosyncEndToEndTests.key, imageSize: 5_000_000))
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 20, accessKey: PhotosyncEndToEndTests.key, imageSize: 5_000_000))
             try await stub.start()
             let directory = FileManager.default.temporaryDirectory.appending(path: "photosync-e2e-\(UUID().uuidString)")
             let temporary = directory.appending(path: "tmp")
@@ -51,12 +57,15 @@ extension EndToEnd {
                 await stub.truncateImage(photoID: id, times: 1000)
             }
             let database = directory.appending(path: "photosync.sqlite").path
-            try "per_page: 30\n".write(toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
+            try "per_page: 30\n".write(
+                toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
 
             let result = try await PhotosyncProcess.run(
-                ["run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
-                 "--config", directory.appending(path: "photosync.yaml").path, "--allowed-image-host", "127.0.0.1",
-                 "--max-image-mib", "7"],
+                [
+                    "run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
+                    "--config", directory.appending(path: "photosync.yaml").path, "--allowed-image-host", "127.0.0.1",
+                    "--max-image-mib", "7",
+                ],
                 environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "TMPDIR": temporary.path])
 
             // Cut images fail after their attempts, and images over 7 MiB are refused by size: the
@@ -68,11 +77,14 @@ extension EndToEnd {
             #expect(stats.imagesFailed >= 6 && stats.imagesPending == 0)
             #expect(stats.imagesStored + stats.imagesFailed == Int64(ids.count))
             for id in try await store.catalog.photoIDs(withStoredImage: true) {
-                #expect(try await store.catalog.photo(id: id)?.image?.sha256 == stub.expectedSHA256(photoID: id, variant: "regular"))
+                #expect(
+                    try await store.catalog.photo(id: id)?.image?.sha256
+                        == stub.expectedSHA256(photoID: id, variant: "regular"))
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: database + ".downloads").isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
-            let mode = try FileManager.default.attributesOfItem(atPath: database + ".downloads")[.posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: database + ".downloads")[.posixPermissions] as? Int
             #expect(mode == 0o700)
         }
     }

@@ -1,15 +1,15 @@
 import Foundation
 import GRDB
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashStub
 
 /// The writer lock, `verify`, and the command line's rough edges, through the real binary.
 extension EndToEnd.PhotosyncEndToEndTests {
     @Test func aSecondRunExits73NamingTheWriterWhileReadersGoOn() async throws {
         let world = try await World.start(photos: 60)
-        try await withTeardown({ await world.stop() }) {
+        try await withTeardown(await world.stop()) {
             await world.stub.delayImages(by: .milliseconds(20))
             // GIVEN a daemon that has stored its first page, so it holds the lock
             let daemonArguments = await world.runArguments().filter { $0 != "--once" }
@@ -21,12 +21,18 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
             // THEN it exits at once with one line naming the daemon's PID
             #expect(second.status == 73, "\(second.stderr)")
-            #expect(second.stderr.hasPrefix("photosync: another photosync run (PID \(daemon.pid)) is writing this database"))
+            #expect(
+                second.stderr.hasPrefix("photosync: another photosync run (PID \(daemon.pid)) is writing this database")
+            )
             #expect(second.stderr.filter(\.isNewline).count == 1)
             // AND readers are not blocked
-            let status = try await PhotosyncProcess.run(["status", "--database", world.database, "--config", world.config])
+            let status = try await PhotosyncProcess.run([
+                "status", "--database", world.database, "--config", world.config,
+            ])
             #expect(status.status == 0, "\(status.stderr)")
-            let verify = try await PhotosyncProcess.run(["verify", "--database", world.database, "--config", world.config])
+            let verify = try await PhotosyncProcess.run([
+                "verify", "--database", world.database, "--config", world.config,
+            ])
             #expect(verify.status == 0, "\(verify.stderr)")
 
             // AND once the daemon is killed, the kernel has released the lock for the next run
@@ -40,7 +46,7 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
     @Test func verifyPassesASyncedDatabaseAndNamesACorruptedImage() async throws {
         let world = try await World.start(photos: 30)
-        try await withTeardown({ await world.stop() }) {
+        try await withTeardown(await world.stop()) {
             #expect(try await world.sync().status == 0)
             let verifyArguments = ["verify", "--database", world.database, "--config", world.config]
 
@@ -52,10 +58,11 @@ extension EndToEnd.PhotosyncEndToEndTests {
             // One stored image's bytes zeroed, its length kept, as a failing disk might leave them.
             let victim = try #require(await world.stub.photoIDs().dropFirst(7).first)
             try await DatabaseQueue(path: world.database).write { db in
-                try db.execute(sql: """
-                    UPDATE image_data SET bytes = zeroblob(length(bytes))
-                    WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
-                    """, arguments: [victim])
+                try db.execute(
+                    sql: """
+                        UPDATE image_data SET bytes = zeroblob(length(bytes))
+                        WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
+                        """, arguments: [victim])
             }
 
             let damaged = try await PhotosyncProcess.run(verifyArguments)
@@ -74,7 +81,7 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
     @Test func anIdThatBeginsWithADashIsTakenAsTyped() async throws {
         let world = try await World.start(photos: 3)
-        try await withTeardown({ await world.stop() }) {
+        try await withTeardown(await world.stop()) {
             #expect(try await world.sync().status == 0)
 
             let result = try await world.query(["--id", "-R6xwObznIX"])
@@ -86,7 +93,7 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
     @Test func outputDashWritesTheImageToStandardOutput() async throws {
         let world = try await World.start(photos: 5)
-        try await withTeardown({ await world.stop() }) {
+        try await withTeardown(await world.stop()) {
             #expect(try await world.sync().status == 0)
             let id = try #require(await world.stub.photoIDs().first)
 
@@ -101,25 +108,31 @@ extension EndToEnd.PhotosyncEndToEndTests {
     @Test func aUsageErrorIsOneLineWithAHintToHelp() async throws {
         let unknown = try await PhotosyncProcess.run(["query", "--id", "x", "--bogus"])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr == "photosync: Unknown option '--bogus' (see 'photosync query --help')\n", "\(unknown.stderr)")
+        #expect(
+            unknown.stderr == "photosync: Unknown option '--bogus' (see 'photosync query --help')\n",
+            "\(unknown.stderr)")
 
         let missing = try await PhotosyncProcess.run(["status", "--database"])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("photosync: ") && missing.stderr.hasSuffix(" (see 'photosync status --help')\n"))
+        #expect(
+            missing.stderr.hasPrefix("photosync: ") && missing.stderr.hasSuffix(" (see 'photosync status --help')\n"))
         #expect(missing.stderr.filter(\.isNewline).count == 1, "\(missing.stderr)")
 
         let journal = try await PhotosyncProcess.run(["frobnicate"], journal: true)
         #expect(journal.status == 64)
-        #expect(journal.stderr.hasPrefix("<3>photosync: ") && journal.stderr.hasSuffix("(see 'photosync --help')\n"), "\(journal.stderr)")
+        #expect(
+            journal.stderr.hasPrefix("<3>photosync: ") && journal.stderr.hasSuffix("(see 'photosync --help')\n"),
+            "\(journal.stderr)")
         #expect(journal.stderr.filter(\.isNewline).count == 1)
 
         let help = try await PhotosyncProcess.run(["--help"])
-        #expect(help.status == 0 && help.stdout.contains("EXIT CODES") && help.stdout.contains("73") && help.stderr.isEmpty)
+        #expect(
+            help.status == 0 && help.stdout.contains("EXIT CODES") && help.stdout.contains("73") && help.stderr.isEmpty)
     }
 
     @Test func plainHttpToARemoteApiIsRefused() async throws {
         let world = try await World.start(photos: 1)
-        try await withTeardown({ await world.stop() }) {
+        try await withTeardown(await world.stop()) {
             let arguments = ["run", "--once", "--database", world.database, "--config", world.config]
 
             let flag = try await PhotosyncProcess.run(

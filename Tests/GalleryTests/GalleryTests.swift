@@ -11,7 +11,9 @@ import Testing
         // GIVEN three photos, one stored as regular and small, one regular only, one with none
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("old", day: 1), Sample.photo("mid", day: 2, color: "#abcdef"), Sample.photo("new", day: 3)])
+        try fixture.commit([
+            Sample.photo("old", day: 1), Sample.photo("mid", day: 2, color: "#abcdef"), Sample.photo("new", day: 3),
+        ])
         try fixture.commit([Sample.photo("old", day: 1)], variant: "small")
         try fixture.storeImage("old", variant: "regular", bytes: Sample.bytes(5_000))
         try fixture.storeImage("old", variant: "small", bytes: Sample.bytes(900))
@@ -39,9 +41,12 @@ import Testing
     @Test func stringsFromTheAPIAreEscapedAndAHostileColourIsNotCSS() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo(
-            "evil", day: 1, description: "<script>alert(\"x\")</script> & 'quotes'", name: "<img src=x onerror=alert(1)>",
-            color: "red; background-image: url(https://evil.example/)")])
+        try fixture.commit([
+            Sample.photo(
+                "evil", day: 1, description: "<script>alert(\"x\")</script> & 'quotes'",
+                name: "<img src=x onerror=alert(1)>",
+                color: "red; background-image: url(https://evil.example/)")
+        ])
 
         try await fixture.serve { client in
             for uri in ["/", "/photos/evil", "/?q=script"] {
@@ -98,7 +103,9 @@ import Testing
 
         try await fixture.serve(pageSize: 2) { client in
             let first = try await client.execute(uri: "/?user=ann", method: .get).text
-            #expect(first.contains("data-id=\"p5\"") && first.contains("data-id=\"p4\"") && !first.contains("data-id=\"p3\""))
+            #expect(
+                first.contains("data-id=\"p5\"") && first.contains("data-id=\"p4\"")
+                    && !first.contains("data-id=\"p3\""))
             #expect(first.contains("href=\"/?user=ann&amp;page=2\""), "the next page keeps the filter")
             #expect(!first.contains("rel=\"prev\""))
             let last = try await client.execute(uri: "/?user=ann&page=3", method: .get).text
@@ -113,10 +120,13 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try fixture.commit([
-            Sample.photo("-R6xwObznIX", day: 1, description: "Harbour at noon", username: "ann.b", name: "Ann B", color: "#112233", json: """
-                , "location": {"name": "Zürich, Switzerland", "city": "Zürich", "country": "Switzerland"},
-                "exif": {"make": "FUJIFILM", "model": "X-T4", "exposure_time": "1/250", "aperture": "5.6", "focal_length": "23.0", "iso": 400}
-                """),
+            Sample.photo(
+                "-R6xwObznIX", day: 1, description: "Harbour at noon", username: "ann.b", name: "Ann B",
+                color: "#112233",
+                json: """
+                    , "location": {"name": "Zürich, Switzerland", "city": "Zürich", "country": "Switzerland"},
+                    "exif": {"make": "FUJIFILM", "model": "X-T4", "exposure_time": "1/250", "aperture": "5.6", "focal_length": "23.0", "iso": 400}
+                    """),
             Sample.photo("bare", day: 2),
         ])
         try fixture.storeImage("-R6xwObznIX", bytes: Sample.bytes(3_000))
@@ -127,13 +137,20 @@ import Testing
             let page = response.text
             #expect(page.contains("<h1>Harbour at noon</h1>"))
             #expect(page.contains("src=\"/images/-R6xwObznIX?variant=regular\""))
-            #expect(page.contains("Photo by <a id=\"photographer\" href=\"https://unsplash.com/@ann.b?utm_source=photosync&amp;utm_medium=referral\">Ann B</a> on <a href=\"https://unsplash.com/?utm_source=photosync&amp;utm_medium=referral\">Unsplash</a>"))
-            #expect(page.contains("href=\"https://unsplash.com/photos/-R6xwObznIX?utm_source=photosync&amp;utm_medium=referral\""))
+            #expect(
+                page.contains(
+                    "Photo by <a id=\"photographer\" href=\"https://unsplash.com/@ann.b?utm_source=photosync&amp;utm_medium=referral\">Ann B</a> on <a href=\"https://unsplash.com/?utm_source=photosync&amp;utm_medium=referral\">Unsplash</a>"
+                ))
+            #expect(
+                page.contains(
+                    "href=\"https://unsplash.com/photos/-R6xwObznIX?utm_source=photosync&amp;utm_medium=referral\""))
             #expect(page.contains("4000 × 3000 px"))
             #expect(page.contains("#112233"))
             #expect(page.contains("Zürich, Switzerland"))
             #expect(!page.contains("Zürich, Switzerland, Zürich"), "no part of the place twice")
-            #expect(page.contains("FUJIFILM X-T4") && page.contains("ƒ/5.6") && page.contains("1/250 s") && page.contains("23.0 mm"))
+            #expect(
+                page.contains("FUJIFILM X-T4") && page.contains("ƒ/5.6") && page.contains("1/250 s")
+                    && page.contains("23.0 mm"))
             #expect(page.contains("<dd>400</dd>"), "ISO")
             #expect(page.contains(">feed</a>"), "the sources that list it")
 
@@ -153,7 +170,8 @@ import Testing
         try fixture.commit([Sample.photo("a", day: 1)], variant: "small")
         let bytes = Sample.bytes(70_000)
         let sha256 = try fixture.storeImage("a", variant: "regular", bytes: bytes)
-        let small = try fixture.storeImage("a", variant: "small", bytes: Sample.bytes(100, seed: 9), contentType: "image/webp")
+        let small = try fixture.storeImage(
+            "a", variant: "small", bytes: Sample.bytes(100, seed: 9), contentType: "image/webp")
 
         try await fixture.serve { client in
             let response = try await client.execute(uri: "/images/a?variant=regular", method: .get)
@@ -169,12 +187,14 @@ import Testing
             #expect(other.headers[.eTag] == "\"\(small)\"")
 
             for tag in ["\"\(sha256)\"", "W/\"\(sha256)\"", "\"0000\", \"\(sha256)\"", "*"] {
-                let cached = try await client.execute(uri: "/images/a?variant=regular", method: .get, headers: [.ifNoneMatch: tag])
+                let cached = try await client.execute(
+                    uri: "/images/a?variant=regular", method: .get, headers: [.ifNoneMatch: tag])
                 #expect(cached.status == .notModified, "If-None-Match: \(tag)")
                 #expect(cached.body.readableBytes == 0)
                 #expect(cached.headers[.eTag] == "\"\(sha256)\"")
             }
-            let stale = try await client.execute(uri: "/images/a?variant=regular", method: .get, headers: [.ifNoneMatch: "\"\(small)\""])
+            let stale = try await client.execute(
+                uri: "/images/a?variant=regular", method: .get, headers: [.ifNoneMatch: "\"\(small)\""])
             #expect(stale.status == .ok && stale.body.readableBytes == 70_000)
 
             #expect(try await client.execute(uri: "/images/a?variant=raw", method: .get).status == .notFound)
@@ -237,7 +257,8 @@ import Testing
             #expect(all == PhotoListingJSON.encode(expected))
             #expect(try ids(all) == ["three", "two", "one"])
             #expect(expected[1].image?.sha256 != nil, "the stored image is in the object")
-            #expect(String(decoding: all, as: UTF8.self).contains(#""id":"three","image":null"#), "absent values are null")
+            #expect(
+                String(decoding: all, as: UTF8.self).contains(#""id":"three","image":null"#), "absent values are null")
 
             #expect(try ids(try await api("?q=boat&user=bob").1) == ["two"])
             #expect(try ids(try await api("?q=blue+boat").1) == ["two"], "a form's + is a space")

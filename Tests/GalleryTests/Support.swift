@@ -23,12 +23,16 @@ struct GalleryFixture {
 
     /// Stores `photos` as one page, each with a job for `variant`.
     func commit(_ photos: [PhotoRecord], variant: String = "regular") throws {
-        try writer.ledger.commitPage(photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)) { _ in .backfill(next: nil) }
+        try writer.ledger.commitPage(
+            photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)
+        ) { _ in .backfill(next: nil) }
     }
 
     /// Stores `bytes` as the `variant` image of `photoID`; returns their SHA-256.
     @discardableResult
-    func storeImage(_ photoID: String, variant: String = "regular", bytes: Data, contentType: String = "image/jpeg") throws -> String {
+    func storeImage(_ photoID: String, variant: String = "regular", bytes: Data, contentType: String = "image/jpeg")
+        throws -> String
+    {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         try writer.archive.storeImage(
             photoID: photoID, variant: variant, contentType: contentType, data: bytes, sha256: sha256,
@@ -37,7 +41,9 @@ struct GalleryFixture {
     }
 
     /// Runs `body` with a client of the gallery served over real HTTP on a loopback port.
-    func serve(pageSize: Int = 30, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    func serve(pageSize: Int = 30, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void)
+        async throws
+    {
         let gallery = Gallery(store: try PhotoStore.openExisting(path: path), pageSize: pageSize)
         var logger = Logger(label: "GalleryTests")
         logger.logLevel = .warning
@@ -58,8 +64,10 @@ enum Sample {
              "user": {"username": "\(username)"}\(extra)}
             """
         return PhotoRecord(
-            id: id, createdAt: Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400), width: 4000, height: 3000,
-            color: color, description: description, altDescription: "alt text of \(id)", userUsername: username, userName: name,
+            id: id, createdAt: Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400), width: 4000,
+            height: 3000,
+            color: color, description: description, altDescription: "alt text of \(id)", userUsername: username,
+            userName: name,
             likes: day, imageURL: "https://images.example.com/\(id)", json: Data(json.utf8))
     }
 

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The regression test for the hang that made `URLSession` unfit on Linux: a task cancelled while
 /// its answer completes deadlocked FoundationNetworking (swift-corelibs-foundation #5412). The
@@ -24,14 +25,18 @@ import Testing
             switch (Int(request.path.dropFirst()) ?? 0) % 4 {
             case 0: ScriptedHTTPServer.respond(body: chunk)
             case 1: [.pause(.milliseconds(2))] + ScriptedHTTPServer.respond(body: chunk)
-            case 2: [.head(status: 200, headers: [("Content-Length", "\(chunk.count * 4)")]), .write(chunk), .pause(.milliseconds(3)), .repeating(chunk, times: 3)]
+            case 2:
+                [
+                    .head(status: 200, headers: [("Content-Length", "\(chunk.count * 4)")]), .write(chunk),
+                    .pause(.milliseconds(3)), .repeating(chunk, times: 3),
+                ]
             default: [.stall]
             }
         }
         let session = AsyncHTTPClientSession(configuration: .init(readTimeout: .seconds(60), maxConnectionsPerHost: 16))
         let provider = Provider(session: session, retryPolicy: .none)
         var random = SeededRandom(seed: 0x5EED)
-        try await withTeardown({ try? await session.shutdown() }) {
+        try await withTeardown(try? await session.shutdown()) {
             for round in 0..<50 {
                 // Even rounds cancel each request on its own; odd rounds cancel the whole group at
                 // once, as a SIGTERM cancels the sync's task tree.

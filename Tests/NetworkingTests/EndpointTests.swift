@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite struct EndpointTests {
     let base = URL(string: "https://api.example.com")!
@@ -34,9 +35,11 @@ import Testing
     }
 
     @Test func queryValuesArePercentEncoded() throws {
-        let endpoint = Endpoint<Data>(baseURL: base, path: "search", query: [
-            ("q", "a b+c&d=e"), ("lang", "日本"), ("page", "2"),
-        ])
+        let endpoint = Endpoint<Data>(
+            baseURL: base, path: "search",
+            query: [
+                ("q", "a b+c&d=e"), ("lang", "日本"), ("page", "2"),
+            ])
         let url = try endpoint.url()
         #expect(url.query == "q=a%20b%2Bc%26d%3De&lang=%E6%97%A5%E6%9C%AC&page=2")
         let decoded = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems

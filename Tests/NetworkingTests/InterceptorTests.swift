@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Adds a header naming itself and records what it saw.
 final class RecordingInterceptor: Interceptor {
@@ -54,8 +55,10 @@ final class Journal: Sendable {
     @Test func seeEveryAttempt() async throws {
         let journal = Journal()
         let session = MockURLSession(responses: [.http(status: 503), .json(itemJSON)])
-        _ = try await makeProvider(session, interceptors: [RecordingInterceptor("only", journal: journal)]).request(items)
-        #expect(journal.entries == ["send only", "receive only 503 attempt 1", "send only", "receive only 200 attempt 2"])
+        _ = try await makeProvider(session, interceptors: [RecordingInterceptor("only", journal: journal)]).request(
+            items)
+        #expect(
+            journal.entries == ["send only", "receive only 503 attempt 1", "send only", "receive only 200 attempt 2"])
     }
 
     @Test func mayRejectAnAnswerWhichIsThenNotRetried() async {
@@ -75,8 +78,9 @@ final class Journal: Sendable {
     @Test func logsMethodURLStatusBytesAndDurationWithoutSecrets() async throws {
         let capture = LogCapture()
         let session = MockURLSession(responses: [.json(itemJSON)])
-        let endpoint = Endpoint<Item>(baseURL: api, path: "items", query: [("client_id", "SECRET-KEY")],
-                                      headers: ["Authorization": "Client-ID SECRET-KEY"])
+        let endpoint = Endpoint<Item>(
+            baseURL: api, path: "items", query: [("client_id", "SECRET-KEY")],
+            headers: ["Authorization": "Client-ID SECRET-KEY"])
         let logging = LoggingInterceptor(logger: capture.logger(level: .trace))
         _ = try await makeProvider(session, interceptors: [logging]).request(endpoint)
 
@@ -96,8 +100,9 @@ final class Journal: Sendable {
         let session = MockURLSession(responses: [.failure(.cannotConnectToHost)])
         let logging = LoggingInterceptor(logger: capture.logger())
         _ = try? await makeProvider(session, policy: { $0.maxAttempts = 1 }, interceptors: [logging]).request(items)
-        #expect(capture.output.contains {
-            $0.hasPrefix("warning GET https://api.example.com/items/a1 failed: the connection was refused")
-        })
+        #expect(
+            capture.output.contains {
+                $0.hasPrefix("warning GET https://api.example.com/items/a1 failed: the connection was refused")
+            })
     }
 }

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 struct Item: Codable, Equatable, Sendable {
     let id: String
@@ -40,7 +41,9 @@ func makeProvider(
     }
 
     @Test func exposesStatusAndHeadersCaseInsensitively() async throws {
-        let session = MockURLSession(responses: [.json(itemJSON, headers: ["X-Ratelimit-Remaining": "41", "Link": "<x>; rel=\"next\""])])
+        let session = MockURLSession(responses: [
+            .json(itemJSON, headers: ["X-Ratelimit-Remaining": "41", "Link": "<x>; rel=\"next\""])
+        ])
         let response = try await makeProvider(session).response(items)
         #expect(response.statusCode == 200)
         #expect(response.headers["x-ratelimit-remaining"] == "41")
@@ -59,18 +62,25 @@ func makeProvider(
 
     @Test func returnsRawBytesOnTheDataPath() async throws {
         let bytes = Data([0xFF, 0xD8, 0xFF, 0x00, 0x01])
-        let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Type": "image/jpeg"], body: bytes)])
+        let session = MockURLSession(responses: [
+            .http(status: 200, headers: ["Content-Type": "image/jpeg"], body: bytes)
+        ])
         let data = try await makeProvider(session).request(URL(string: "https://images.example.com/p.jpg")!)
         #expect(data == bytes)
     }
 
     @Test func downloadsIntoTheSpoolWithTheBodysSHA256() async throws {
         let bytes = Data(repeating: 7, count: 100_000)
-        let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Length": "100000"], body: bytes)])
+        let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Length": "100000"], body: bytes)]
+        )
         let spool = try TemporarySpool(memoryLimit: 1000)
-        let response = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
+        let response = try await makeProvider(session).download(
+            URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
         defer { response.value.remove() }
-        guard case .file(let file) = response.value.storage else { Issue.record("expected a spool file"); return }
+        guard case .file(let file) = response.value.storage else {
+            Issue.record("expected a spool file")
+            return
+        }
         #expect(try Data(contentsOf: file) == bytes)
         #expect(response.value.sha256 == SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
         spool.remove()
@@ -80,7 +90,8 @@ func makeProvider(
         let session = MockURLSession(responses: [.http(status: 404, body: Data("gone".utf8))])
         let spool = try TemporarySpool(memoryLimit: 0)
         await #expect {
-            _ = try await makeProvider(session).download(URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
+            _ = try await makeProvider(session).download(
+                URL(string: "https://images.example.com/p.jpg")!, into: spool.spool)
         } throws: { error in
             guard case .unacceptableStatus(let failure) = error as? NetworkError else { return false }
             return failure.statusCode == 404 && failure.bodyText == "gone"
@@ -118,7 +129,9 @@ func makeProvider(
 
     @Test func nonSuccessStatusCarriesCodeHeadersAndBodyEvenWhenNotJSON() async {
         let session = MockURLSession(responses: [
-            .http(status: 403, headers: ["Content-Type": "text/plain", "X-Ratelimit-Remaining": "0"], body: Data("Rate Limit Exceeded".utf8)),
+            .http(
+                status: 403, headers: ["Content-Type": "text/plain", "X-Ratelimit-Remaining": "0"],
+                body: Data("Rate Limit Exceeded".utf8))
         ])
         await #expect {
             _ = try await makeProvider(session).request(items)

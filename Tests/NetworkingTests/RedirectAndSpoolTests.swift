@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Redirects and credentials in ``Provider``, and ``BodySpool``, without a network.
 @Suite struct RedirectTests {
@@ -37,7 +38,8 @@ import Testing
     @Test func aCrossOriginHopDropsSecretHeaders() async throws {
         let session = MockURLSession { request in
             if request.url?.host == "images.example.com" {
-                return try MockResponse.http(status: 302, headers: ["Location": "https://cdn.example.net/p.jpg"]).answer(request)
+                return try MockResponse.http(status: 302, headers: ["Location": "https://cdn.example.net/p.jpg"])
+                    .answer(request)
             }
             return try MockResponse.http(status: 200, body: Data([0xFF, 0xD8, 0xFF])).answer(request)
         }
@@ -72,11 +74,15 @@ import Testing
 
         // THEN each hop was admitted once, in order, with the answer that asked for it
         #expect(admitted.withLock { $0 } == ["302 9", "307 8"])
-        #expect(session.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == Array(repeating: "Client-ID SECRET", count: 3))
+        #expect(
+            session.requests.map { $0.value(forHTTPHeaderField: "Authorization") }
+                == Array(repeating: "Client-ID SECRET", count: 3))
     }
 
     @Test func aHopThatIsNotAdmittedIsNotSent() async throws {
-        let session = MockURLSession(responses: [.http(status: 302, headers: ["Location": "/items/b"]), .json(itemJSON)])
+        let session = MockURLSession(responses: [
+            .http(status: 302, headers: ["Location": "/items/b"]), .json(itemJSON),
+        ])
         var provider = makeProvider(session)
         provider.admitsCredentialedHop = { _ throws(NetworkError) in throw .cancelled }
         await #expect {
@@ -106,7 +112,10 @@ import Testing
     @Test func aRedirectWithoutAUsableLocationIsRefused() async throws {
         let session = MockURLSession(responses: [.http(status: 302, headers: ["Location": "ftp://example.com/x"])])
         let error = await #expect(throws: NetworkError.self) { try await makeProvider(session).request(items) }
-        guard case .redirectRefused? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .redirectRefused? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(session.requests.count == 1)
     }
 
@@ -115,7 +124,10 @@ import Testing
         var provider = makeProvider(session)
         provider.maxBodyBytes = 1024
         let error = await #expect(throws: NetworkError.self) { try await provider.request(items) }
-        guard case .bodyTooLarge? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .bodyTooLarge? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
     }
 }
 
@@ -124,14 +136,26 @@ import Testing
 @Suite(.serialized) struct URLSessionRedirectTests {
     @Test func urlSessionHandsTheRedirectToProviderWhichRefusesTheForeignHop() async throws {
         let seen = Mutex<[String]>([])
-        let endpoint = Endpoint<Item>(baseURL: api, path: "items/a1", credential: Credential(origin: Origin(api)!, headerValue: "Client-ID SECRET"))
-        let error = await MockURLProtocol.withHandler({ request, _ in
+        let endpoint = Endpoint<Item>(
+            baseURL: api, path: "items/a1",
+            credential: Credential(origin: Origin(api)!, headerValue: "Client-ID SECRET"))
+        let handler: MockURLProtocol.Handler = { request, _ in
             seen.withLock { $0.append(request.url?.host ?? "") }
-            return (HTTPURLResponse(url: request.url!, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "https://other.example.org/items/a1"])!, Data())
-        }) {
-            await #expect(throws: NetworkError.self) { try await Provider(session: MockURLProtocol.session(), retryPolicy: .none).request(endpoint) }
+            return (
+                HTTPURLResponse(
+                    url: request.url!, statusCode: 302, httpVersion: "HTTP/1.1",
+                    headerFields: ["Location": "https://other.example.org/items/a1"])!, Data()
+            )
         }
-        guard case .redirectRefused(_, let to, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        let error = try await MockURLProtocol.withHandler(handler) {
+            await #expect(throws: NetworkError.self) {
+                try await Provider(session: MockURLProtocol.session(), retryPolicy: .none).request(endpoint)
+            }
+        }
+        guard case .redirectRefused(_, let to, _)? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(to.contains("other.example.org"))
         #expect(seen.withLock { $0 } == ["api.example.com"])
     }
@@ -140,14 +164,23 @@ import Testing
 @Suite struct BodySpoolTests {
     @Test func smallBodiesStayInMemoryAndLargeOnesGoToAPrivateFile() async throws {
         let spool = try TemporarySpool(memoryLimit: 100)
-        let small = try await spool.spool.receive(ResponseBody(Data(repeating: 1, count: 100)), declaredLength: 100, url: "u")
-        let large = try await spool.spool.receive(ResponseBody(Data(repeating: 2, count: 101)), declaredLength: 101, url: "u")
+        let small = try await spool.spool.receive(
+            ResponseBody(Data(repeating: 1, count: 100)), declaredLength: 100, url: "u")
+        let large = try await spool.spool.receive(
+            ResponseBody(Data(repeating: 2, count: 101)), declaredLength: 101, url: "u")
         #expect(small.storage == .memory(Data(repeating: 1, count: 100)))
-        guard case .file(let file) = large.storage else { Issue.record("expected a file"); return }
+        guard case .file(let file) = large.storage else {
+            Issue.record("expected a file")
+            return
+        }
         #expect(try Data(contentsOf: file) == Data(repeating: 2, count: 101))
         #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.attributesOfItem(atPath: spool.spool.directory.path)[.posixPermissions] as? Int == 0o700)
-        #expect(large.sha256 == SHA256.hash(data: Data(repeating: 2, count: 101)).map { String(format: "%02x", $0) }.joined())
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: spool.spool.directory.path)[.posixPermissions] as? Int
+                == 0o700)
+        #expect(
+            large.sha256
+                == SHA256.hash(data: Data(repeating: 2, count: 101)).map { String(format: "%02x", $0) }.joined())
         #expect(large.prefix == Data(repeating: 2, count: SpooledBody.prefixLength))
         large.remove()
         #expect(spool.files().isEmpty)
@@ -158,9 +191,13 @@ import Testing
         let spool = try TemporarySpool(memoryLimit: 10)
         for declared: Int64 in [50, 500] {
             let error = await #expect(throws: NetworkError.self) {
-                try await spool.spool.receive(ResponseBody(Data(repeating: 3, count: 100)), declaredLength: declared, url: "u")
+                try await spool.spool.receive(
+                    ResponseBody(Data(repeating: 3, count: 100)), declaredLength: declared, url: "u")
             }
-            guard case .lengthMismatch(_, let said, let received)? = error else { Issue.record("got \(String(describing: error))"); continue }
+            guard case .lengthMismatch(_, let said, let received)? = error else {
+                Issue.record("got \(String(describing: error))")
+                continue
+            }
             #expect(said == declared && received == 100)
             #expect(spool.files().isEmpty)
         }
@@ -193,7 +230,8 @@ import Testing
     }
 
     @Test func aSpoolDirectoryThatIsASymlinkIsRefused() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-spool-link-\(UUID().uuidString)")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "photosync-spool-link-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let link = base.appendingPathComponent("downloads")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: base)

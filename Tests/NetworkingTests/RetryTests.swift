@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite struct RetryTests {
     @Test func retriesWithExponentialBackoffAndExactDelays() async throws {
@@ -181,7 +182,10 @@ import Testing
         return false
     }
 
-    @Test(arguments: [("120", 120.0), ("0", 0), ("Tue, 14 Nov 2023 22:14:20 GMT", 60), ("Tuesday, 14-Nov-23 22:14:20 GMT", 60), ("Tue Nov 14 22:14:20 2023", 60)])
+    @Test(arguments: [
+        ("120", 120.0), ("0", 0), ("Tue, 14 Nov 2023 22:14:20 GMT", 60), ("Tuesday, 14-Nov-23 22:14:20 GMT", 60),
+        ("Tue Nov 14 22:14:20 2023", 60),
+    ])
     func parsesRetryAfter(value: String, seconds: Double) {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(RetryPolicy.retryAfter(value, now: now) == .seconds(seconds))

@@ -13,7 +13,7 @@ struct TeardownTests {
 
     @Test func theTeardownRunsAfterTheBodyReturns() async throws {
         let log = Log()
-        let value = await withTeardown({ await log.add("teardown") }) {
+        let value = await withTeardown(await log.add("teardown")) {
             await log.add("body")
             return 42
         }
@@ -24,7 +24,7 @@ struct TeardownTests {
     @Test func theTeardownRunsWhenTheBodyThrows() async {
         let log = Log()
         await #expect(throws: Failure.self) {
-            try await withTeardown({ await log.add("teardown") }) {
+            try await withTeardown(await log.add("teardown")) {
                 await log.add("body")
                 throw Failure()
             }

@@ -53,7 +53,10 @@ import Testing
         let error = try await Self.failure(url, .init(connectTimeout: .seconds(5)))
         try await server.close()
         // THEN the failure is TLS's, says so, and comes at once rather than at the connect timeout
-        guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .transport(let failure, _)? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(failure.code == .tlsFailed)
         #expect(error?.errorDescription?.contains("the TLS connection failed") == true)
         #expect(ContinuousClock.now - started < .seconds(4))
@@ -64,7 +67,10 @@ import Testing
         let error = try await Self.withRefusingPort { port in
             try await Self.failure(URL(string: "http://127.0.0.1:\(port)/photos")!, .init(connectTimeout: .seconds(5)))
         }
-        guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .transport(let failure, _)? = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(failure.code == .connectionRefused)
         #expect(error?.errorDescription?.contains("the connection was refused") == true)
         #expect(ContinuousClock.now - started < .seconds(4))

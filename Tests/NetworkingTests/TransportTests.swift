@@ -40,7 +40,10 @@ import Testing
 
             let error = await #expect(throws: NetworkError.self) { try await provider.request(endpoint) }
 
-            guard case .redirectRefused(_, let to, let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .redirectRefused(_, let to, let reason)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(to.contains("127.0.0.1:\(elsewhere.port)"))
             #expect(reason.contains("127.0.0.1"))
             #expect(elsewhere.requests.isEmpty, "the redirect target must not be contacted at all")
@@ -73,11 +76,15 @@ import Testing
         let elsewhere = try await ScriptedHTTPServer { _ in ScriptedHTTPServer.respond(body: Data("[]".utf8)) }
         let api = try await ScriptedHTTPServer { _ in ScriptedHTTPServer.respond(body: Data("[]".utf8)) }
         try await Self.withProvider { provider in
-            let endpoint = Endpoint<[String]>(url: elsewhere.url("/photos?page=2"), credential: Self.credential(for: api))
+            let endpoint = Endpoint<[String]>(
+                url: elsewhere.url("/photos?page=2"), credential: Self.credential(for: api))
 
             let error = await #expect(throws: NetworkError.self) { try await provider.request(endpoint) }
 
-            guard case .foreignOrigin? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .foreignOrigin? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(elsewhere.requests.isEmpty)
         }
         await api.stop()
@@ -101,7 +108,10 @@ import Testing
                 try await provider.download(cdn.url("/photo.jpg"), redirects: policy, into: spool.spool)
             }
 
-            guard case .redirectRefused(_, _, let reason)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .redirectRefused(_, _, let reason)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(reason == "not an allowed image host")
             #expect(foreign.requests.isEmpty)
             #expect(spool.files().isEmpty)
@@ -119,10 +129,14 @@ import Testing
         let spool = try TemporarySpool()
         try await Self.withProvider { provider in
             let error = await #expect(throws: NetworkError.self) {
-                try await provider.download(cdn.url("/hop0"), redirects: RedirectPolicy(maxHops: 5) { _ in nil }, into: spool.spool)
+                try await provider.download(
+                    cdn.url("/hop0"), redirects: RedirectPolicy(maxHops: 5) { _ in nil }, into: spool.spool)
             }
 
-            guard case .tooManyRedirects(_, let limit)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .tooManyRedirects(_, let limit)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(limit == 5)
             #expect(cdn.requests.count == 6, "the first request and 5 hops")
         }
@@ -166,7 +180,10 @@ import Testing
                 try await provider.download(cdn.url("/huge.jpg"), into: spool.spool)
             }
 
-            guard case .bodyTooLarge(_, let limit, let declared)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .bodyTooLarge(_, let limit, let declared)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(limit == 1 << 20 && declared == 64 << 20)
             #expect(error?.errorDescription?.contains("67108864 bytes") == true)
         }
@@ -178,7 +195,10 @@ import Testing
         let chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) })
         let times = 300
         let cdn = try await ScriptedHTTPServer { _ in
-            [.head(status: 200, headers: [("Content-Length", "\(times * chunk.count)")]), .repeating(chunk, times: times)]
+            [
+                .head(status: 200, headers: [("Content-Length", "\(times * chunk.count)")]),
+                .repeating(chunk, times: times),
+            ]
         }
         var hasher = SHA256()
         for _ in 0..<times { hasher.update(data: chunk) }
@@ -189,7 +209,10 @@ import Testing
 
             #expect(response.value.byteCount == Int64(times * chunk.count))
             #expect(response.value.sha256 == expected)
-            guard case .file(let file) = response.value.storage else { Issue.record("a 300 MB body must go to a file"); return }
+            guard case .file(let file) = response.value.storage else {
+                Issue.record("a 300 MB body must go to a file")
+                return
+            }
             #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
             response.value.remove()
             #expect(spool.files().isEmpty)
@@ -204,16 +227,22 @@ import Testing
         let chunk = Data(repeating: 0x5A, count: 1 << 20)
         let cdn = try await ScriptedHTTPServer { request in
             let times = request.path == "/small.jpg" ? 1 : 300
-            return [.head(status: 200, headers: [("Content-Length", "\(times * chunk.count)")]), .repeating(chunk, times: times)]
+            return [
+                .head(status: 200, headers: [("Content-Length", "\(times * chunk.count)")]),
+                .repeating(chunk, times: times),
+            ]
         }
-        let small = try ChildProcess.peakMemory(of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/small.jpg")), "1"])
-        let large = try ChildProcess.peakMemory(of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/raw.jpg")), "1"])
+        let small = try ChildProcess.peakMemory(
+            of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/small.jpg")), "1"])
+        let large = try ChildProcess.peakMemory(
+            of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/raw.jpg")), "1"])
         #expect(large - small < 64 << 20, "a 300 MiB body took \((large - small) >> 20) MiB more than a 1 MiB one")
         await cdn.stop()
     }
 
     static func urlFile(_ url: URL) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-urls-\(UUID().uuidString)").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-urls-\(UUID().uuidString)")
+            .path
         try (url.absoluteString + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         return file
     }
@@ -228,7 +257,10 @@ import Testing
                 try await provider.download(cdn.url("/slow.jpg"), into: spool.spool)
             }
 
-            guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .transport(let failure, _)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(failure.code == .timedOut)
             #expect(spool.files().isEmpty)
         }
@@ -243,7 +275,10 @@ import Testing
                 try await provider.request(Endpoint<[String]>(url: api.url("/photos")))
             }
 
-            guard case .transport(let failure, _)? = error else { Issue.record("got \(String(describing: error))"); return }
+            guard case .transport(let failure, _)? = error else {
+                Issue.record("got \(String(describing: error))")
+                return
+            }
             #expect(failure.code == .timedOut)
         }
         await api.stop()
@@ -255,7 +290,8 @@ import Testing
         let proxy = try await ScriptedHTTPServer { _ in ScriptedHTTPServer.respond(body: Data(#"["via proxy"]"#.utf8)) }
         let proxies = try ProxySettings(environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
         try await Self.withProvider(.init(proxies: proxies)) { provider in
-            let value = try await provider.request(Endpoint<[String]>(url: URL(string: "http://origin.invalid/photos")!))
+            let value = try await provider.request(
+                Endpoint<[String]>(url: URL(string: "http://origin.invalid/photos")!))
 
             #expect(value == ["via proxy"])
             #expect(proxy.requests.map(\.method) == ["CONNECT", "GET"])
@@ -268,7 +304,9 @@ import Testing
     @Test func noProxyHostsAreReachedDirectly() async throws {
         let proxy = try await ScriptedHTTPServer { _ in ScriptedHTTPServer.respond(body: Data(#"["via proxy"]"#.utf8)) }
         let origin = try await ScriptedHTTPServer { _ in ScriptedHTTPServer.respond(body: Data(#"["direct"]"#.utf8)) }
-        let proxies = try ProxySettings(environment: ["http_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost,127.0.0.1"])
+        let proxies = try ProxySettings(environment: [
+            "http_proxy": "127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost,127.0.0.1",
+        ])
         try await Self.withProvider(.init(proxies: proxies)) { provider in
             let value = try await provider.request(Endpoint<[String]>(url: origin.url("/photos")))
 
@@ -285,7 +323,8 @@ struct TemporarySpool {
     let spool: BodySpool
 
     init(memoryLimit: Int = 64 << 10, maxBytes: Int64 = 64 << 20) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("photosync-spool-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "photosync-spool-\(UUID().uuidString)")
         spool = BodySpool(directory: directory, memoryLimit: memoryLimit, maxBytes: maxBytes)
         try spool.prepare()
     }
@@ -317,10 +356,12 @@ enum ChildProcess {
     /// `wait4`'s own accounting of that one child. Throws unless it exits 0.
     static func peakMemory(of path: String, _ arguments: [String]) throws -> Int {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
-        guard spawned == 0 else { throw Failed(description: "cannot run \(path): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else {
+            throw Failed(description: "cannot run \(path): \(String(cString: strerror(spawned)))")
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {

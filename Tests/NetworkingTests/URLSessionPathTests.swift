@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
 import TestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The real URLSession path, intercepted by MockURLProtocol. Its handler is process-wide: these
 /// tests run one at a time.
@@ -21,11 +22,16 @@ import Testing
         let endpoint = Endpoint<Item>(
             baseURL: api, path: "/items/", method: .put, query: [("note", "a b+c")],
             headers: ["Accept-Version": "v1"], body: NewItem(id: "a1"))
-        let item = try await MockURLProtocol.withHandler({ request, body in
+        let handler: MockURLProtocol.Handler = { request, body in
             captured.withLock { $0 = Captured(request: request, body: body) }
-            return (HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])!,
-                    Data(itemJSON.utf8))
-        }) {
+            return (
+                HTTPURLResponse(
+                    url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: ["Content-Type": "application/json"])!,
+                Data(itemJSON.utf8)
+            )
+        }
+        let item = try await MockURLProtocol.withHandler(handler) {
             try await Provider(session: MockURLProtocol.session()).request(endpoint)
         }
         #expect(item.id == "a1")
@@ -43,15 +49,19 @@ import Testing
             session: MockURLProtocol.session(),
             interceptors: [LoggingInterceptor(logger: capture.logger(level: .trace))],
             retryPolicy: .none)
-        let endpoint = Endpoint<Item>(baseURL: api, path: "items", query: [("client_id", "TOPSECRET")],
-                                      headers: ["Authorization": "Client-ID TOPSECRET"])
+        let endpoint = Endpoint<Item>(
+            baseURL: api, path: "items", query: [("client_id", "TOPSECRET")],
+            headers: ["Authorization": "Client-ID TOPSECRET"])
         let seenAuthorization = Mutex<String?>(nil)
         await #expect(throws: NetworkError.self) {
-            try await MockURLProtocol.withHandler({ request, _ in
+            let handler: MockURLProtocol.Handler = { request, _ in
                 seenAuthorization.withLock { $0 = request.value(forHTTPHeaderField: "Authorization") }
-                return (HTTPURLResponse(url: request.url!, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: nil)!,
-                        Data(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8))
-            }) {
+                return (
+                    HTTPURLResponse(url: request.url!, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: nil)!,
+                    Data(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8)
+                )
+            }
+            try await MockURLProtocol.withHandler(handler) {
                 try await provider.request(endpoint)
             }
         }

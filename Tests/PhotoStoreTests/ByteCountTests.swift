@@ -1,17 +1,18 @@
 import Foundation
-import Testing
 import PhotoStore
+import Testing
 
 @Suite("Byte counts")
 struct ByteCountTests {
     @Test func writesWhatByteCountFormatterWritesInEnglish() {
         // GIVEN byte counts of every unit, the edges between units, and halves that round to even
         var generator = SystemRandomNumberGenerator()
-        var counts: [Int64] = Array(0...1_100) + [
-            1_499, 1_500, 2_500, 3_500, 999_499, 999_500, 999_999, 1_000_000, 1_049_999, 1_050_000, 1_150_000,
-            1_250_000, 20_971_520, 999_949_999, 999_950_000, 1_000_000_000, 1_005_000_000, 1_015_000_000,
-            1_234_567_890_123, 9_223_372_036_854_775_807,
-        ]
+        var counts: [Int64] =
+            Array(0...1_100) + [
+                1_499, 1_500, 2_500, 3_500, 999_499, 999_500, 999_999, 1_000_000, 1_049_999, 1_050_000, 1_150_000,
+                1_250_000, 20_971_520, 999_949_999, 999_950_000, 1_000_000_000, 1_005_000_000, 1_015_000_000,
+                1_234_567_890_123, 9_223_372_036_854_775_807,
+            ]
         for magnitude in [Int64(10_000), 1_000_000, 1_000_000_000, 1_000_000_000_000, 1_000_000_000_000_000] {
             counts += (0..<2_000).map { _ in Int64.random(in: 1_000...(magnitude * 1_000), using: &generator) }
             // and counts a half step from a rounding point
@@ -20,7 +21,8 @@ struct ByteCountTests {
 
         // THEN the texts are the formatter's
         for count in counts {
-            #expect(ByteCount.text(count) == ByteCountFormatter.string(fromByteCount: count, countStyle: .file), "\(count)")
+            #expect(
+                ByteCount.text(count) == ByteCountFormatter.string(fromByteCount: count, countStyle: .file), "\(count)")
         }
     }
 

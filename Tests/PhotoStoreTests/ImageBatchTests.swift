@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Image batches")
@@ -19,7 +20,9 @@ struct ImageBatchTests {
     }
 
     func image(_ id: String, _ bytes: ImageToStore.Bytes) -> ImageToStore {
-        ImageToStore(photoID: id, variant: variant, contentType: "image/jpeg", bytes: bytes, sha256: Sample.sha256, fetchedAt: Instant.t(10))
+        ImageToStore(
+            photoID: id, variant: variant, contentType: "image/jpeg", bytes: bytes, sha256: Sample.sha256,
+            fetchedAt: Instant.t(10))
     }
 
     @Test("many images and failures commit in one transaction, each image with its status")
@@ -33,8 +36,10 @@ struct ImageBatchTests {
             store.pool.add(transactionObserver: counter, extent: .observerLifetime)
 
             let stored = try store.archive.storeImages(
-                [image("a", .data(Data("a-bytes".utf8))), image("b", .data(Data("b-bytes".utf8))),
-                 image("c", .file(file, byteCount: Int64(big.count)))],
+                [
+                    image("a", .data(Data("a-bytes".utf8))), image("b", .data(Data("b-bytes".utf8))),
+                    image("c", .file(file, byteCount: Int64(big.count))),
+                ],
                 failures: [
                     ImageAttemptFailure(photoID: "d", variant: variant, error: "503", retryAt: Instant.t(60)),
                     ImageAttemptFailure(photoID: "e", variant: variant, error: "404", retryAt: nil),
@@ -43,7 +48,9 @@ struct ImageBatchTests {
             #expect(stored == [true, true, true])
             #expect(counter.count == 1)
             #expect(try await store.archive.imageData(photoID: "c", variant: variant) == big)
-            #expect(try await store.imageQueue.imageCounts(variants: [variant]) == ImageCounts(stored: 3, pending: 1, failed: 1))
+            #expect(
+                try await store.imageQueue.imageCounts(variants: [variant])
+                    == ImageCounts(stored: 3, pending: 1, failed: 1))
             // (The sample hash is not the bytes' own, so only bytes against status is checked.)
             #expect(try await store.archive.verify().problems.filter { $0.kind != .sha256Mismatch }.isEmpty)
             // Storing again changes nothing and says so.
@@ -62,15 +69,21 @@ struct ImageBatchTests {
             #expect(throws: StoreError.imageSizeMismatch(file: short.path, expected: 20, actual: 10)) {
                 try store.archive.storeImages(
                     [image("a", .data(Data("a-bytes".utf8))), image("b", .file(short, byteCount: 20))],
-                    failures: [ImageAttemptFailure(photoID: "c", variant: variant, error: "503", retryAt: Instant.t(60))])
+                    failures: [
+                        ImageAttemptFailure(photoID: "c", variant: variant, error: "503", retryAt: Instant.t(60))
+                    ])
             }
 
-            #expect(try await store.imageQueue.imageCounts(variants: [variant]) == ImageCounts(stored: 0, pending: 3, failed: 0))
+            #expect(
+                try await store.imageQueue.imageCounts(variants: [variant])
+                    == ImageCounts(stored: 0, pending: 3, failed: 0))
             #expect(try await store.archive.imageData(photoID: "a", variant: variant) == nil)
             let orphans = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM image_data") }
             #expect(orphans == 0)
             #expect(try await store.archive.verify().problems.isEmpty)
-            #expect(try await store.imageQueue.unattemptedImageCount(variants: [variant]) == 3, "the failure was rolled back too")
+            #expect(
+                try await store.imageQueue.unattemptedImageCount(variants: [variant]) == 3,
+                "the failure was rolled back too")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Image bytes")
@@ -22,12 +23,16 @@ struct ImageBytesTests {
             #expect(stored)
             let destination = directory.appendingPathComponent("out.jpg")
             try Data("previous, longer content that must be truncated".utf8).write(to: destination)
-            #expect(try await store.archive.writeImage(photoID: "a", variant: variant, to: destination) == Int64(bytes.count))
+            #expect(
+                try await store.archive.writeImage(photoID: "a", variant: variant, to: destination)
+                    == Int64(bytes.count))
             #expect(try Data(contentsOf: destination) == bytes)
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == bytes)
-            #expect(try await store.catalog.photo(id: "a")?.image == StoredImage(
-                variant: variant, contentType: "image/jpeg", byteCount: Int64(bytes.count),
-                sha256: Sample.sha256, fetchedAt: Instant.t(10)))
+            #expect(
+                try await store.catalog.photo(id: "a")?.image
+                    == StoredImage(
+                        variant: variant, contentType: "image/jpeg", byteCount: Int64(bytes.count),
+                        sha256: Sample.sha256, fetchedAt: Instant.t(10)))
             #expect(try await store.catalog.statistics().bytesStored == Int64(bytes.count))
         }
     }
@@ -57,7 +62,9 @@ struct ImageBytesTests {
             var chunks = store.archive.chunks(of: b, photoID: "b", chunkSize: 4_096).makeAsyncIterator()
             #expect(try await chunks.next()?.count == 4_096)
             try await store.pool.write { db in
-                try db.execute(sql: "UPDATE image SET sha256 = ? WHERE photo_id = 'b'", arguments: [String(repeating: "cd", count: 32)])
+                try db.execute(
+                    sql: "UPDATE image SET sha256 = ? WHERE photo_id = 'b'",
+                    arguments: [String(repeating: "cd", count: 32)])
             }
             // THEN the stream ends rather than mixing in other bytes
             #expect(try await chunks.next() == nil)
@@ -78,7 +85,9 @@ struct ImageBytesTests {
             }
 
             #expect(try await store.archive.imageData(photoID: "a", variant: variant) == nil)
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10).map(\.photoID) == ["a"])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10).map(\.photoID)
+                    == ["a"])
         }
     }
 
@@ -89,9 +98,10 @@ struct ImageBytesTests {
             let source = directory.appendingPathComponent("empty.tmp")
             try Data().write(to: source)
 
-            #expect(try store.archive.storeImage(
-                photoID: "a", variant: variant, contentType: "image/jpeg", fileURL: source,
-                byteCount: 0, sha256: Sample.sha256, fetchedAt: Instant.t(10)))
+            #expect(
+                try store.archive.storeImage(
+                    photoID: "a", variant: variant, contentType: "image/jpeg", fileURL: source,
+                    byteCount: 0, sha256: Sample.sha256, fetchedAt: Instant.t(10)))
 
             let destination = directory.appendingPathComponent("out.jpg")
             #expect(try await store.archive.writeImage(photoID: "a", variant: nil, to: destination) == 0)

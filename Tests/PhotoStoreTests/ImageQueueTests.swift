@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("The image queue")
@@ -12,16 +13,21 @@ struct ImageQueueTests {
         try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10) == [
-                ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 0),
-                ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b"), attempts: 0),
-            ])
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 1).map(\.photoID) == ["a"])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10) == [
+                    ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 0),
+                    ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b"), attempts: 0),
+                ])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 1).map(\.photoID)
+                    == ["a"])
             #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == .distantPast)
 
             #expect(try store.storeSample("a", data: Data("first".utf8)))
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(\.photoID) == ["b"])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(
+                    \.photoID) == ["b"])
             #expect(try store.storeSample("a", data: Data("second".utf8)) == false)
             #expect(try await store.archive.imageData(photoID: "a", variant: variant) == Data("first".utf8))
             let statistics = try await store.catalog.statistics()
@@ -48,9 +54,10 @@ struct ImageQueueTests {
 
             try store.commit([Sample.photo("a", revision: 1), Sample.photo("b", revision: 1)], next: 3)
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10) == [
-                ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b", revision: 1), attempts: 0),
-            ])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10) == [
+                    ImageJob(photoID: "b", variant: variant, sourceURL: Sample.imageURL("b", revision: 1), attempts: 0)
+                ])
             #expect(try await store.catalog.photo(id: "a")?.image?.variant == variant)
         }
     }
@@ -60,7 +67,8 @@ struct ImageQueueTests {
         try await withStore { store, _ in
             try store.commit([Sample.photo("a", variants: ["raw"])])
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).isEmpty)
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).isEmpty)
             #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == nil)
         }
     }
@@ -70,13 +78,15 @@ struct ImageQueueTests {
         try await withStore { store, _ in
             try store.commit([Sample.photo("a")])
 
-            try store.imageQueue.recordImageFailure(photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
+            try store.imageQueue.recordImageFailure(
+                photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
 
             #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(59), limit: 10).isEmpty)
             #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == Instant.t(60))
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(60), limit: 10) == [
-                ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 1),
-            ])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(60), limit: 10) == [
+                    ImageJob(photoID: "a", variant: variant, sourceURL: Sample.imageURL("a"), attempts: 1)
+                ])
             #expect(try await store.catalog.statistics().imagesPending == 1)
             #expect(try await store.imageQueue.failedImages(limit: 10).isEmpty)
         }
@@ -86,14 +96,18 @@ struct ImageQueueTests {
     func failureGivesUp() async throws {
         try await withStore { store, _ in
             try store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
+            try store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
 
             try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
-            #expect(try await store.imageQueue.failedImages(limit: 10) == [
-                ImageFailure(photoID: "b", variant: variant, attempts: 2, lastError: "HTTP 404"),
-            ])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(
+                    \.photoID) == ["a"])
+            #expect(
+                try await store.imageQueue.failedImages(limit: 10) == [
+                    ImageFailure(photoID: "b", variant: variant, attempts: 2, lastError: "HTTP 404")
+                ])
             let statistics = try await store.catalog.statistics()
             #expect(statistics.imagesFailed == 1 && statistics.imagesPending == 1 && statistics.imagesStored == 0)
         }
@@ -124,10 +138,13 @@ struct ImageQueueTests {
 
             #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 2)
 
-            #expect(try await store.imageQueue.dueImageJobs(variants: ["small"], now: Instant.t0, limit: 10) == [
-                ImageJob(photoID: "a", variant: "small", sourceURL: Sample.imageURL("a", variant: "small"), attempts: 0),
-                ImageJob(photoID: "b", variant: "small", sourceURL: Sample.imageURL("b", variant: "small"), attempts: 0),
-            ])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: ["small"], now: Instant.t0, limit: 10) == [
+                    ImageJob(
+                        photoID: "a", variant: "small", sourceURL: Sample.imageURL("a", variant: "small"), attempts: 0),
+                    ImageJob(
+                        photoID: "b", variant: "small", sourceURL: Sample.imageURL("b", variant: "small"), attempts: 0),
+                ])
             #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 0)
             #expect(try store.imageQueue.enqueueMissingImages(variant: variant) == 0)
             #expect(try await store.catalog.statistics().imagesPending == 4)
@@ -143,19 +160,23 @@ struct ImageQueueTests {
             try store.storeSample("a")
             try store.storeSample("c")
 
-            #expect(try await store.ledger.pendingDownloadTracking(limit: 10) == [
-                DownloadTrackingJob(photoID: "a", downloadLocation: "https://api.example.com/photos/a/download"),
-            ])
+            #expect(
+                try await store.ledger.pendingDownloadTracking(limit: 10) == [
+                    DownloadTrackingJob(photoID: "a", downloadLocation: "https://api.example.com/photos/a/download")
+                ])
 
             try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
             try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
 
             #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
-            #expect(try await store.catalog.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
+            #expect(
+                try await store.catalog.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
             #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
                 try store.ledger.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
             }
-            #expect(try await store.catalog.photo(id: "b")?.downloadTrackedAt == nil, "a batch with an unknown photo marks none")
+            #expect(
+                try await store.catalog.photo(id: "b")?.downloadTrackedAt == nil,
+                "a batch with an unknown photo marks none")
         }
     }
 
@@ -163,9 +184,13 @@ struct ImageQueueTests {
     func trackingQueuePlan() async throws {
         try await withStore { store, _ in
             let plan = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]).map { $0["detail"] as String }
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]
+                ).map { $0["detail"] as String }
             }
-            #expect(plan.contains { $0.contains("SEARCH image USING INDEX sqlite_autoindex_image_1 (photo_id=?)") }, "\(plan)")
+            #expect(
+                plan.contains { $0.contains("SEARCH image USING INDEX sqlite_autoindex_image_1 (photo_id=?)") },
+                "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
         }
     }
@@ -176,7 +201,9 @@ struct ImageQueueTests {
             try store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.storeSample("a")
             try store.storeSample("b")
-            let changes = try store.totalChanges { try store.ledger.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30)) }
+            let changes = try store.totalChanges {
+                try store.ledger.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30))
+            }
             // Two rows updated; under v4's trigger the search index was rewritten too (22).
             #expect(changes == 2)
         }

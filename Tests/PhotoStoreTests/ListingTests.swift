@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Listing photos")
@@ -23,7 +24,9 @@ struct ListingTests {
     func filtersSortsAndPages() async throws {
         try await withStore { store, _ in
             try store.commit(Self.records())
-            func ids(_ query: PhotoQuery) async throws -> [String] { try await store.catalog.photos(matching: query).map(\.id) }
+            func ids(_ query: PhotoQuery) async throws -> [String] {
+                try await store.catalog.photos(matching: query).map(\.id)
+            }
 
             #expect(try await ids(PhotoQuery()) == ["square", "port", "land"])
             #expect(try await ids(PhotoQuery(sort: .oldest)) == ["land", "port", "square"])

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Opening a store")
@@ -15,7 +16,9 @@ struct OpeningTests {
 
             let applied = try await reopened.pool.read { db in try Schema.migrator.appliedMigrations(db) }
             #expect(applied == Schema.migrator.migrations)
-            let stateRows = try await reopened.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state") }
+            let stateRows = try await reopened.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state")
+            }
             #expect(stateRows == 1)
             #expect(try await reopened.catalog.photo(id: "a")?.likes == 1)
             #expect(try await reopened.ledger.syncState(source: "feed").backfillNext == Sample.pageURL(2))
@@ -56,8 +59,9 @@ struct OpeningTests {
             #expect(throws: StoreError.cannotOpen(path: path, reason: "No such file or directory")) {
                 try PhotoStore(path: path)
             }
-            #expect(StoreError.cannotOpen(path: path, reason: "No such file or directory").localizedDescription
-                == "cannot open database at \(path): No such file or directory")
+            #expect(
+                StoreError.cannotOpen(path: path, reason: "No such file or directory").localizedDescription
+                    == "cannot open database at \(path): No such file or directory")
         }
     }
 
@@ -72,7 +76,9 @@ struct OpeningTests {
             #expect(throws: StoreError.notAPhotosyncDatabase(path: path)) { try PhotoStore.openExisting(path: path) }
 
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == contents)
-            #expect(StoreError.notAPhotosyncDatabase(path: path).localizedDescription == "\(path) is not a photosync database")
+            #expect(
+                StoreError.notAPhotosyncDatabase(path: path).localizedDescription
+                    == "\(path) is not a photosync database")
         }
     }
 

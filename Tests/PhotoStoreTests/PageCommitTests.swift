@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Committing pages")
@@ -85,7 +86,9 @@ struct PageCommitTests {
             #expect(try await store.catalog.photo(id: "a")?.lastSeenAt == Instant.t0)
             #expect(try await store.catalog.photo(id: "b") == nil)
             #expect(try await store.ledger.maxSequence() == 1)
-            #expect(try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: .distantFuture, limit: 10).map(\.photoID) == ["a"])
+            #expect(
+                try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: .distantFuture, limit: 10).map(
+                    \.photoID) == ["a"])
         }
     }
 
@@ -95,7 +98,9 @@ struct PageCommitTests {
             #expect(try await store.ledger.syncState(source: "feed") == SyncState())
 
             try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
-            #expect(try await store.ledger.syncState(source: "feed") == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
+            #expect(
+                try await store.ledger.syncState(source: "feed")
+                    == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
             #expect(try await store.catalog.statistics().backfillComplete == false)
 
             try store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
@@ -113,12 +118,15 @@ struct PageCommitTests {
             try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             let head = URL(string: "https://api.example.com/photos?page=2&catch-up")!
 
-            try store.ledger.commitPage([Sample.photo("new")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in .catchUp(next: head, baseline: 1) }
+            try store.ledger.commitPage(
+                [Sample.photo("new")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+            ) { _ in .catchUp(next: head, baseline: 1) }
             var state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == head && state.catchUpBaseline == 1)
             #expect(state.backfillNext == Sample.pageURL(2) && !state.backfillComplete)
 
-            try store.ledger.commitPage([Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2)) { _ in .catchUp(next: nil, baseline: 1) }
+            try store.ledger.commitPage([Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2))
+            { _ in .catchUp(next: nil, baseline: 1) }
             state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
             #expect(state.backfillNext == Sample.pageURL(2))
@@ -134,12 +142,16 @@ struct PageCommitTests {
 
             // A decision that throws leaves neither the page nor the cursor behind.
             #expect(throws: StoreError.self) {
-                try store.ledger.commitPage([Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in throw Refused() }
+                try store.ledger.commitPage(
+                    [Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+                ) { _ in throw Refused() }
             }
             #expect(try await store.catalog.photo(id: "b") == nil)
 
             var seen: [String: Int64] = [:]
-            try store.ledger.commitPage([Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t(2)) { commit in
+            try store.ledger.commitPage(
+                [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t(2)
+            ) { commit in
                 seen = commit.existingSequences
                 return .backfill(next: nil)
             }

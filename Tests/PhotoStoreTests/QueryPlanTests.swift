@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Query plans")
@@ -39,7 +40,8 @@ struct QueryPlanTests {
             _ = try await reader.archive.storedImages(photoIDs: ["a", "b", "c"])
             _ = try await reader.archive.storedImage(photoID: "a", variant: nil)
             _ = try await reader.archive.imageData(photoID: "a", variant: nil)
-            _ = try await reader.archive.writeImage(photoID: "b", variant: nil, to: directory.appendingPathComponent("b.jpg"))
+            _ = try await reader.archive.writeImage(
+                photoID: "b", variant: nil, to: directory.appendingPathComponent("b.jpg"))
 
             // THEN none of them searches the image queue's status index, which holds every
             // stored image under one key: on 100,000 photos that made `query` take 30 ms and
@@ -50,7 +52,9 @@ struct QueryPlanTests {
                 let plan = try await reader.pool.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
                 }
-                #expect(!plan.contains { $0.contains("USING INDEX image_queue") }, "\(sql)\n\(plan.joined(separator: "\n"))")
+                #expect(
+                    !plan.contains { $0.contains("USING INDEX image_queue") }, "\(sql)\n\(plan.joined(separator: "\n"))"
+                )
             }
         }
     }
@@ -62,7 +66,9 @@ struct QueryPlanTests {
             var plus = Sample.photo("p")
             plus.isPlus = true
             try store.commit([Sample.photo("a"), plus])
-            try store.ledger.commitPage([Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0) { _ in .backfill(next: nil) }
+            try store.ledger.commitPage(
+                [Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0
+            ) { _ in .backfill(next: nil) }
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()
             try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
@@ -80,10 +86,14 @@ struct QueryPlanTests {
                 let plan = try await reader.pool.read { db in
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
                 }
-                let photoRows = plan.filter { ($0.hasPrefix("SCAN photo") || $0.hasPrefix("SEARCH photo"))
-                    && !$0.hasPrefix("SCAN photo_") && !$0.hasPrefix("SEARCH photo_") }
+                let photoRows = plan.filter {
+                    ($0.hasPrefix("SCAN photo") || $0.hasPrefix("SEARCH photo"))
+                        && !$0.hasPrefix("SCAN photo_") && !$0.hasPrefix("SEARCH photo_")
+                }
                 for line in photoRows {
-                    #expect(line.contains("COVERING INDEX") || line.contains("photo_plus"), "\(sql)\n\(plan.joined(separator: "\n"))")
+                    #expect(
+                        line.contains("COVERING INDEX") || line.contains("photo_plus"),
+                        "\(sql)\n\(plan.joined(separator: "\n"))")
                 }
             }
         }

@@ -1,18 +1,23 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Rejected photos")
 struct RejectedPhotoTests {
-    private let noID = RejectedPhoto(photoID: nil, json: Data(#"{"likes":3,"slug":"no-id"}"#.utf8), reason: "\"id\" is missing")
-    private let badWidth = RejectedPhoto(photoID: "w1", json: Data(#"{"id":"w1","width":"wide"}"#.utf8), reason: "\"width\" is not Int")
+    private let noID = RejectedPhoto(
+        photoID: nil, json: Data(#"{"likes":3,"slug":"no-id"}"#.utf8), reason: "\"id\" is missing")
+    private let badWidth = RejectedPhoto(
+        photoID: "w1", json: Data(#"{"id":"w1","width":"wide"}"#.utf8), reason: "\"width\" is not Int")
 
     @Test("a page's rejected elements are kept beside its good photos, and counted")
     func keptBesideGoodPhotos() async throws {
         try await withStore { store, _ in
             let commit = try store.ledger.commitPage(
-                [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
+                [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant,
+                source: "feed", now: Instant.t0
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(commit.newlyRejected == [noID, badWidth])
             #expect(try await store.catalog.photoIDs() == ["a", "b"])
@@ -24,13 +29,19 @@ struct RejectedPhotoTests {
     @Test("the same element on a refetched page is recorded once and reported new once")
     func recordedOnce() async throws {
         try await withStore { store, _ in
-            try store.ledger.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
+            try store.ledger.commitPage(
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t0
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            let again = try store.ledger.commitPage([Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t(60)) { _ in .backfill(next: Sample.pageURL(2)) }
+            let again = try store.ledger.commitPage(
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t(60)
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(again.newlyRejected.isEmpty)
             #expect(try await store.catalog.statistics().rejectedPhotos == 1)
-            let lastSeen = try await store.pool.read { db in try Date.fetchOne(db, sql: "SELECT last_seen_at FROM rejected_photo") }
+            let lastSeen = try await store.pool.read { db in
+                try Date.fetchOne(db, sql: "SELECT last_seen_at FROM rejected_photo")
+            }
             #expect(lastSeen == Instant.t(60))
         }
     }
@@ -38,9 +49,13 @@ struct RejectedPhotoTests {
     @Test("a usable version of a rejected photo clears its rejection")
     func usableVersionClears() async throws {
         try await withStore { store, _ in
-            try store.ledger.commitPage([], rejected: [badWidth], variant: Sample.variant, source: "feed", now: Instant.t0) { _ in .backfill(next: Sample.pageURL(2)) }
+            try store.ledger.commitPage(
+                [], rejected: [badWidth], variant: Sample.variant, source: "feed", now: Instant.t0
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            try store.ledger.commitPage([Sample.photo("w1")], variant: Sample.variant, source: "feed", now: Instant.t(1)) { _ in .backfill(next: Sample.pageURL(3)) }
+            try store.ledger.commitPage(
+                [Sample.photo("w1")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+            ) { _ in .backfill(next: Sample.pageURL(3)) }
 
             #expect(try await store.catalog.statistics().rejectedPhotos == 0)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("SQLite settings")
@@ -10,9 +11,11 @@ struct SQLiteSettingsTests {
         try await withStore { store, _ in
             try store.commit([Sample.photo("a")])
             let (pageSize, journal, synchronous) = try await store.pool.write { db in
-                (try Int.fetchOne(db, sql: "PRAGMA page_size"),
-                 try String.fetchOne(db, sql: "PRAGMA journal_mode"),
-                 try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA page_size"),
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                    try Int.fetchOne(db, sql: "PRAGMA synchronous")
+                )
             }
             #expect(pageSize == 16384)
             #expect(journal == "wal")

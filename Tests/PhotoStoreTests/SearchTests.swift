@@ -1,7 +1,8 @@
 import Foundation
-import Synchronization
 import GRDB
+import Synchronization
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Full-text search")
@@ -15,7 +16,9 @@ struct SearchTests {
         city.description = "City lights at night, mountain of glass"
         city.altDescription = nil
         city.userName = "Bob Stone"
-        city.json = Data(#"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#.utf8)
+        city.json = Data(
+            #"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#
+                .utf8)
         var forest = Sample.photo("forest", likes: 3)
         forest.description = "Mountains mountains mountains"
         forest.userName = "Cy Fern"
@@ -61,10 +64,11 @@ struct SearchTests {
             try Schema.migrator.migrate(pool, upTo: "v3 rejected photos, backfill stalls")
             try await pool.write { db in
                 try db.execute(sql: "PRAGMA application_id = \(Schema.applicationID)")
-                try db.execute(sql: """
-                    INSERT INTO photo (id, sequence, description, is_sponsored, json, first_seen_at, last_seen_at)
-                    VALUES ('old', 1, 'an old harbour', 0, '{}', '2024-01-01 00:00:00.000', '2024-01-01 00:00:00.000')
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO photo (id, sequence, description, is_sponsored, json, first_seen_at, last_seen_at)
+                        VALUES ('old', 1, 'an old harbour', 0, '{}', '2024-01-01 00:00:00.000', '2024-01-01 00:00:00.000')
+                        """)
             }
             try pool.close()
 
@@ -73,7 +77,8 @@ struct SearchTests {
             #expect(try await ids(store, "harbour") == ["old"])
             let steps = progress.withLock { $0 }
             #expect(steps.first == .indexingForSearch(photos: 1), "it says what it is about to do")
-            if steps.count == 2, case .indexedForSearch(photos: 1, _) = steps[1] {} else {
+            if steps.count == 2, case .indexedForSearch(photos: 1, _) = steps[1] {
+            } else {
                 Issue.record("then that it is done: \(steps)")
             }
             let reopened = Mutex(0)

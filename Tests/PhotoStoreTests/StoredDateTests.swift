@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Stored dates")
@@ -22,15 +23,15 @@ struct StoredDateTests {
         }
         dates += [
             Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005), Date(timeIntervalSince1970: 0.9995),
-            Date(timeIntervalSince1970: 951_782_400), // 2000-02-29
-            Date(timeIntervalSince1970: 4_107_542_399.999), // 2100-02-28 23:59:59.999
+            Date(timeIntervalSince1970: 951_782_400),  // 2000-02-29
+            Date(timeIntervalSince1970: 4_107_542_399.999),  // 2100-02-28 23:59:59.999
             Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.001),
-            Date(timeIntervalSince1970: 1_462_287_628), // a photo's created_at
-            Date(timeIntervalSince1970: -12_212_553_600), // 1583-01-01, the first year made here
+            Date(timeIntervalSince1970: 1_462_287_628),  // a photo's created_at
+            Date(timeIntervalSince1970: -12_212_553_600),  // 1583-01-01, the first year made here
             // Near 2001, where adding the fraction to the day's start or to the time of day
             // rounds differently
             Date(timeIntervalSinceReferenceDate: 162_021.379), Date(timeIntervalSinceReferenceDate: 744_247.239),
-            Date(timeIntervalSince1970: 253_402_300_799.999), // 9999-12-31 23:59:59.999
+            Date(timeIntervalSince1970: 253_402_300_799.999),  // 9999-12-31 23:59:59.999
         ]
         return dates
     }
@@ -47,9 +48,10 @@ struct StoredDateTests {
         // GIVEN dates after 9999, before the year 1000, and between 1000 and 1582, which
         // Foundation counts in the Julian calendar
         let dates = [
-            Date.distantPast, Date(timeIntervalSince1970: 300_000_000_000), Date(timeIntervalSince1970: -40_000_000_000),
-            Date(timeIntervalSince1970: -14_000_000_000), // 1526-05-01 (Julian)
-            Date(timeIntervalSince1970: -12_219_379_200), // 1582-10-04, the last Julian day
+            Date.distantPast, Date(timeIntervalSince1970: 300_000_000_000),
+            Date(timeIntervalSince1970: -40_000_000_000),
+            Date(timeIntervalSince1970: -14_000_000_000),  // 1526-05-01 (Julian)
+            Date(timeIntervalSince1970: -12_219_379_200),  // 1582-10-04, the last Julian day
         ]
         for date in dates {
             // THEN no text is made, and the bound value is GRDB's own
@@ -78,24 +80,29 @@ struct StoredDateTests {
 
     @Test func writesISO8601AsTheFormatStyleDoes() {
         // GIVEN many dates, and some a moment either side of a whole second
-        let dates = Self.manyDates() + [Date.distantFuture] + [-0.5, -1e-6, 1e-6, 0.999_999, 1_700_000_000.999_999, -1_700_000_000.000_001]
+        let dates =
+            Self.manyDates() + [Date.distantFuture]
+            + [-0.5, -1e-6, 1e-6, 0.999_999, 1_700_000_000.999_999, -1_700_000_000.000_001]
             .map { Date(timeIntervalSinceReferenceDate: $0) }
         for date in dates {
             // THEN the text is the format style's
             #expect(date.iso8601Text == date.formatted(.iso8601), "\(date.timeIntervalSinceReferenceDate)")
         }
         // and the years it does not make itself are the format style's too
-        for date in [Date.distantPast, Date(timeIntervalSince1970: -14_000_000_000), Date(timeIntervalSince1970: 300_000_000_000)] {
+        for date in [
+            Date.distantPast, Date(timeIntervalSince1970: -14_000_000_000),
+            Date(timeIntervalSince1970: 300_000_000_000),
+        ] {
             #expect(StoredDate.iso8601(date) == nil)
             #expect(date.iso8601Text == date.formatted(.iso8601))
         }
     }
 
     @Test(arguments: [
-        "2024-02-30 12:00:00.000", // no such day
-        "2023-02-29 12:00:00.000", // not a leap year
+        "2024-02-30 12:00:00.000",  // no such day
+        "2023-02-29 12:00:00.000",  // not a leap year
         "2024-13-01 12:00:00.000", "2024-01-01 24:00:00.000", "2024-01-01 12:60:00.000", "2024-01-01 12:00:60.000",
-        "1582-10-04 00:00:00.000", // Julian in Foundation
+        "1582-10-04 00:00:00.000",  // Julian in Foundation
         "2024-01-01 12:00:00", "2024-01-01T12:00:00.000", "2024-01-01 12:00:00.000Z", "2024-01-01 12:00:00.1234",
         "2024-0a-01 12:00:00.000", "+024-01-01 12:00:00.000", "",
     ])
@@ -110,7 +117,10 @@ struct StoredDateTests {
         let queue = try DatabaseQueue()
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)
         let row = try queue.read { db in
-            try #require(try Row.fetchOne(db, sql: "SELECT ? AS stored, NULL AS missing, '2024-01-01T12:00:00Z' AS other", arguments: [date.stored]))
+            try #require(
+                try Row.fetchOne(
+                    db, sql: "SELECT ? AS stored, NULL AS missing, '2024-01-01T12:00:00Z' AS other",
+                    arguments: [date.stored]))
         }
         #expect(try row.decodeDate(forColumn: "stored") == Date.fromDatabaseValue(row["stored"]))
         #expect(try row.decodeDateIfPresent(forColumn: "missing") == nil)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PhotoStore
 
 /// Runs `body` with a new, empty directory that is removed afterwards.
@@ -94,7 +95,8 @@ extension PhotoStore {
     }
 
     @discardableResult
-    func storeSample(_ photoID: String, variant: String = Sample.variant, data: Data = Data("jpeg".utf8)) throws -> Bool {
+    func storeSample(_ photoID: String, variant: String = Sample.variant, data: Data = Data("jpeg".utf8)) throws -> Bool
+    {
         try archive.storeImage(
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,
             sha256: Sample.sha256, fetchedAt: Instant.t(10))

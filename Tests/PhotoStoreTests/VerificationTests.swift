@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Testing
+
 @testable import PhotoStore
 
 @Suite("Verifying a database")
@@ -23,7 +24,9 @@ struct VerificationTests {
     }
 
     private func imageID(_ store: PhotoStore, _ photoID: String) async throws -> Int64 {
-        try await store.pool.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM image WHERE photo_id = ?", arguments: [photoID])! }
+        try await store.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM image WHERE photo_id = ?", arguments: [photoID])!
+        }
     }
 
     @Test("a sound database verifies clean, every stored image re-hashed, reading only")
@@ -49,7 +52,8 @@ struct VerificationTests {
             let id = try await imageID(store, "c")
             // Same length, one byte flipped past the first chunk.
             try await store.pool.write { db in
-                var bytes = try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [id])!
+                var bytes = try Data.fetchOne(
+                    db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [id])!
                 bytes[ImageBlob.chunkSize + 5] ^= 0xFF
                 try db.execute(sql: "UPDATE image_data SET bytes = ? WHERE image_id = ?", arguments: [bytes, id])
             }
@@ -68,13 +72,18 @@ struct VerificationTests {
             try storeThree(store)
             let id = try await imageID(store, "a")
             try await store.pool.write { db in
-                try db.execute(sql: "UPDATE image_data SET bytes = substr(bytes, 1, 10) WHERE image_id = ?", arguments: [id])
+                try db.execute(
+                    sql: "UPDATE image_data SET bytes = substr(bytes, 1, 10) WHERE image_id = ?", arguments: [id])
             }
 
             let report = try await store.archive.verify()
 
-            #expect(report.problems == [VerificationProblem(
-                kind: .sizeMismatch, photoID: "a", variant: Sample.variant, detail: "10 bytes stored, 1000 recorded")])
+            #expect(
+                report.problems == [
+                    VerificationProblem(
+                        kind: .sizeMismatch, photoID: "a", variant: Sample.variant,
+                        detail: "10 bytes stored, 1000 recorded")
+                ])
         }
     }
 

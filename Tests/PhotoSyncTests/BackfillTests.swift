@@ -19,9 +19,10 @@ import UnsplashAPI
         #expect(harness.fake.ids.allSatisfy { harness.fake.trackings($0) == 1 })
         #expect(progress.photosNew == 25 && progress.imagesStored == 25)
         // 3 backfill pages, then 1 catch-up page that finds nothing new
-        #expect(harness.fake.pageRequests.map(\.query) == [
-            "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
-        ])
+        #expect(
+            harness.fake.pageRequests.map(\.query) == [
+                "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
+            ])
     }
 
     @Test func aSecondRunOnlyLearnsThatNothingIsNew() async throws {
@@ -47,7 +48,10 @@ import UnsplashAPI
 
         try await harness.engine().runOnce()
 
-        #expect(harness.fake.pageRequests.map(\.query).prefix(3) == ["page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10"])
+        #expect(
+            harness.fake.pageRequests.map(\.query).prefix(3) == [
+                "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10",
+            ])
         #expect(try await harness.store.catalog.statistics().photos == 25)
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 && harness.fake.trackings($0) == 1 })
     }

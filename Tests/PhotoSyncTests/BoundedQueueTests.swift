@@ -1,7 +1,8 @@
 import Foundation
-@testable import PhotoSync
 import Synchronization
 import Testing
+
+@testable import PhotoSync
 
 @Suite struct BoundedQueueTests {
     @Test func aFullQueueHoldsItsProducerUntilAConsumerTakesOne() async throws {

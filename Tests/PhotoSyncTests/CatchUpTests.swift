@@ -15,7 +15,10 @@ import UnsplashAPI
         // WHEN it syncs again, stopping after a run of 5 known photos
         try await harness.engine { $0.knownRunToStop = 5 }.runOnce()
         // THEN it read pages 1 and 2 (15 new, then 5 known), not the whole feed
-        #expect(Array(harness.fake.pageRequests.dropFirst(known).map(\.query)) == ["page=1&per_page=10", "page=2&per_page=10"])
+        #expect(
+            Array(harness.fake.pageRequests.dropFirst(known).map(\.query)) == [
+                "page=1&per_page=10", "page=2&per_page=10",
+            ])
         #expect(try await harness.store.catalog.statistics().photos == 40)
         #expect(try await harness.allImagesMatch(new))
         #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)

@@ -1,37 +1,38 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Crypto
+import Foundation
 import Networking
 import Synchronization
 import TestSupport
 import UnsplashAPI
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Unsplash in memory, behind a MockURLSession: a newest-first feed built from a real photo
 /// object, paginated with real `Link` headers, with images, download tracking, a rate-limit
 /// budget and faults on demand.
 final class FakeUnsplash: Sendable {
     struct State {
-        var feed: [String] = []          // newest first
-        var sponsored: String?           // injected at position 0 of every page
+        var feed: [String] = []  // newest first
+        var sponsored: String?  // injected at position 0 of every page
         var remaining = 5000
         var apiRequests: [URL] = []
         var imageRequests: [String: Int] = [:]
         var tracked: [String: Int] = [:]
-        var rateLimitedAnswers = 0       // the next N API requests answer 403 Rate Limit Exceeded
+        var rateLimitedAnswers = 0  // the next N API requests answer 403 Rate Limit Exceeded
         var failingImages: [String: (status: Int, times: Int)] = [:]
         var shortImages: Set<String> = []
-        var failingPages: [Int: Int] = [:]   // page number -> answer 500 N more times
-        var emptyPages: [Int: Int] = [:]     // page number -> answer `200 []`, Link intact, N more times
+        var failingPages: [Int: Int] = [:]  // page number -> answer 500 N more times
+        var emptyPages: [Int: Int] = [:]  // page number -> answer `200 []`, Link intact, N more times
         var brokenPhotos: [String: Breakage] = [:]
-        var linkOrigin: String?              // Link targets on this origin instead of the request's
-        var notImages: Set<String> = []      // answer 200 with an HTML page instead of the image
-        var redirectedImages: [String: String] = [:]   // photo id -> a Location to redirect to
-        var foreignRequests: [URL] = []      // requests to any host but the API's and the CDN's
-        var overdrawn = 0                    // API requests that arrived with no budget left
+        var linkOrigin: String?  // Link targets on this origin instead of the request's
+        var notImages: Set<String> = []  // answer 200 with an HTML page instead of the image
+        var redirectedImages: [String: String] = [:]  // photo id -> a Location to redirect to
+        var foreignRequests: [URL] = []  // requests to any host but the API's and the CDN's
+        var overdrawn = 0  // API requests that arrived with no budget left
         var missing: [String: String] = [:]  // path -> the message of its 404, as for an unknown user
-        var gone: [String: String] = [:]     // path -> the message of its 410, as for a flagged search
+        var gone: [String: String] = [:]  // path -> the message of its 410, as for a flagged search
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -82,7 +83,10 @@ final class FakeUnsplash: Sendable {
     static func imageBytes(_ id: String) -> Data {
         var bytes = Data([0xFF, 0xD8, 0xFF])
         let seed = id.utf8.reduce(UInt32(7)) { $0 &* 31 &+ UInt32($1) }
-        bytes.append(contentsOf: (0..<(1000 + Int(seed % 3000))).map { UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2654435761 >> 13) })
+        bytes.append(
+            contentsOf: (0..<(1000 + Int(seed % 3000))).map {
+                UInt8(truncatingIfNeeded: seed &+ UInt32($0) &* 2_654_435_761 >> 13)
+            })
         // A JPEG ends with its end-of-image marker.
         bytes.append(contentsOf: [0xFF, 0xD9])
         return bytes
@@ -106,7 +110,10 @@ final class FakeUnsplash: Sendable {
     }
 
     private func apiAnswer(_ request: URLRequest, _ url: URL) throws -> (Data, HTTPURLResponse) {
-        let query = Dictionary(uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        let query = Dictionary(
+            uniqueKeysWithValues: (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map {
+                ($0.name, $0.value ?? "")
+            })
         return state.withLock { state in
             state.apiRequests.append(url)
             if request.value(forHTTPHeaderField: "Authorization") != "Client-ID KEY" {
@@ -115,15 +122,22 @@ final class FakeUnsplash: Sendable {
             if state.remaining <= 0 { state.overdrawn += 1 }
             if state.rateLimitedAnswers > 0 || state.remaining <= 0 {
                 state.rateLimitedAnswers = max(0, state.rateLimitedAnswers - 1)
-                return Self.http(url, 403, ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "0", "Content-Type": "text/plain"], "Rate Limit Exceeded")
+                return Self.http(
+                    url, 403,
+                    ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "0", "Content-Type": "text/plain"],
+                    "Rate Limit Exceeded")
             }
             state.remaining -= 1
             let budget = ["X-Ratelimit-Limit": "\(limit)", "X-Ratelimit-Remaining": "\(state.remaining)"]
             if let message = state.gone[url.path] {
-                return Self.http(url, 410, budget.merging(["Content-Type": "application/json"]) { $1 }, #"{"errors":["\#(message)"]}"#)
+                return Self.http(
+                    url, 410, budget.merging(["Content-Type": "application/json"]) { $1 },
+                    #"{"errors":["\#(message)"]}"#)
             }
             if let message = state.missing[url.path] {
-                return Self.http(url, 404, budget.merging(["Content-Type": "application/json"]) { $1 }, #"{"errors":["\#(message)"]}"#)
+                return Self.http(
+                    url, 404, budget.merging(["Content-Type": "application/json"]) { $1 },
+                    #"{"errors":["\#(message)"]}"#)
             }
             let parts = url.path.split(separator: "/")
             if parts.count == 3, parts[2] == "download" {
@@ -137,13 +151,16 @@ final class FakeUnsplash: Sendable {
                 return Self.http(url, 500, budget, "oops")
             }
             let start = (page - 1) * perPage
-            let slice = start < state.feed.count ? Array(state.feed[start..<min(start + perPage, state.feed.count)]) : []
+            let slice =
+                start < state.feed.count ? Array(state.feed[start..<min(start + perPage, state.feed.count)]) : []
             var objects = slice.map { photoJSON($0, sponsored: false, breakage: state.brokenPhotos[$0]) }
             if let empties = state.emptyPages[page], empties > 0 {
                 state.emptyPages[page] = empties - 1
                 objects = []
             }
-            if let sponsored = state.sponsored, !objects.isEmpty { objects.insert(photoJSON(sponsored, sponsored: true), at: 0) }
+            if let sponsored = state.sponsored, !objects.isEmpty {
+                objects.insert(photoJSON(sponsored, sponsored: true), at: 0)
+            }
             let last = max(1, (state.feed.count + perPage - 1) / perPage)
             let origin = state.linkOrigin ?? "\(url.scheme!)://\(url.host!)"
             // Every list answers with the same photos; its links keep its own path.
@@ -152,7 +169,11 @@ final class FakeUnsplash: Sendable {
             if page < last { links.append("\(link(page + 1)); rel=\"next\"") }
             if page > 1 { links.insert("\(link(1)); rel=\"first\", \(link(page - 1)); rel=\"prev\"", at: 0) }
             let body = String(decoding: try! JSONEncoder().encode(JSONValue.array(objects)), as: UTF8.self)
-            return Self.http(url, 200, budget.merging(["Link": links.joined(separator: ", "), "X-Total": "\(state.feed.count)", "X-Per-Page": "\(perPage)"]) { $1 }, body)
+            return Self.http(
+                url, 200,
+                budget.merging([
+                    "Link": links.joined(separator: ", "), "X-Total": "\(state.feed.count)", "X-Per-Page": "\(perPage)",
+                ]) { $1 }, body)
         }
     }
 
@@ -168,12 +189,17 @@ final class FakeUnsplash: Sendable {
                 return Self.http(url, 302, ["Location": location], "")
             }
             if state.notImages.contains(id) {
-                return Self.http(url, 200, ["Content-Type": "text/html"], "<html><body>Service Unavailable</body></html>")
+                return Self.http(
+                    url, 200, ["Content-Type": "text/html"], "<html><body>Service Unavailable</body></html>")
             }
             let bytes = Self.imageBytes(id)
             let declared = state.shortImages.contains(id) ? bytes.count + 10 : bytes.count
-            return (bytes, HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1",
-                                           headerFields: ["Content-Type": "image/jpeg", "Content-Length": "\(declared)"])!)
+            return (
+                bytes,
+                HTTPURLResponse(
+                    url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: ["Content-Type": "image/jpeg", "Content-Length": "\(declared)"])!
+            )
         }
     }
 
@@ -183,8 +209,10 @@ final class FakeUnsplash: Sendable {
         object["slug"] = .string("slug-\(id)")
         object["sponsorship"] = sponsored ? .object(["tagline": .string("Sponsored")]) : .null
         let image = "https://images.unsplash.com/photo-\(id)"
-        object["urls"] = .object(["raw": .string(image), "full": .string(image + "?q=85"), "regular": .string(image + "?w=1080"),
-                                  "small": .string(image + "?w=400"), "thumb": .string(image + "?w=200")])
+        object["urls"] = .object([
+            "raw": .string(image), "full": .string(image + "?q=85"), "regular": .string(image + "?w=1080"),
+            "small": .string(image + "?w=400"), "thumb": .string(image + "?w=200"),
+        ])
         if case .object(var links)? = object["links"] {
             links["download_location"] = .string("https://api.unsplash.com/photos/\(id)/download?ixid=M3w")
             object["links"] = .object(links)
@@ -198,7 +226,12 @@ final class FakeUnsplash: Sendable {
         return .object(object)
     }
 
-    private static func http(_ url: URL, _ status: Int, _ headers: [String: String], _ body: String) -> (Data, HTTPURLResponse) {
-        (Data(body.utf8), HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+    private static func http(_ url: URL, _ status: Int, _ headers: [String: String], _ body: String) -> (
+        Data, HTTPURLResponse
+    ) {
+        (
+            Data(body.utf8),
+            HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+        )
     }
 }

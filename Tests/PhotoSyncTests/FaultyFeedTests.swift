@@ -1,9 +1,10 @@
 import Foundation
 import PhotoStore
-@testable import PhotoSync
 import TestSupport
 import Testing
 import UnsplashAPI
+
+@testable import PhotoSync
 
 /// Pages that contradict themselves, elements that are not photos, and cursors that must
 /// outlive a change of API base.
@@ -16,11 +17,15 @@ import UnsplashAPI
 
         // WHEN it is synced once, the page is refused and the backfill stays on it
         let error = await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
-        #expect(error?.localizedDescription
-            == "backfill stays at /photos?page=2&per_page=10 and tries it again later: the page is empty but links a next page")
+        #expect(
+            error?.localizedDescription
+                == "backfill stays at /photos?page=2&per_page=10 and tries it again later: the page is empty but links a next page"
+        )
         let stalled = try await harness.store.catalog.statistics()
         #expect(!stalled.backfillComplete && stalled.photos == 10)
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(
+            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+                == "/photos?page=2&per_page=10")
         #expect(stalled.backfillStall?.reason == "the page is empty but links a next page")
 
         // THEN a later run, with the server healthy again, fetches the page and the rest
@@ -103,7 +108,9 @@ import UnsplashAPI
         let harness = try SyncHarness(photos: 25)
         defer { harness.removeDirectory() }
         try await harness.engine().runOnce(maxPages: 1)
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(
+            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+                == "/photos?page=2&per_page=10")
 
         try await harness.engine(apiBase: URL(string: "https://\(FakeUnsplash.mirrorHost)")!).runOnce()
 
@@ -120,7 +127,8 @@ import UnsplashAPI
 
         let error = await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
 
-        #expect(error?.localizedDescription.contains("refusing to send the access key to https://evil.example.com") == true)
+        #expect(
+            error?.localizedDescription.contains("refusing to send the access key to https://evil.example.com") == true)
         #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext == nil)
         #expect(try await harness.store.catalog.statistics().photos == 0)
         #expect(harness.fake.apiRequests.allSatisfy { $0.host == "api.unsplash.com" })
@@ -135,7 +143,9 @@ import UnsplashAPI
         let last = PhotoPage(photos: [], next: nil, total: 90, perPage: 30, rateLimit: nil)
         let offByOne = PhotoPage(photos: [], next: nil, total: 61, perPage: 30, rateLimit: nil)
 
-        #expect(contradiction(in: early, at: URL(string: "/photos?page=2&per_page=30"))?.contains("X-Total says 90") == true)
+        #expect(
+            contradiction(in: early, at: URL(string: "/photos?page=2&per_page=30"))?.contains("X-Total says 90") == true
+        )
         #expect(contradiction(in: last, at: URL(string: "/photos?page=3&per_page=30")) == nil)
         #expect(contradiction(in: offByOne, at: URL(string: "/photos?page=2&per_page=30")) == nil)
     }

@@ -1,8 +1,9 @@
 import Dispatch
-@testable import PhotoSync
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import PhotoSync
 
 @Suite struct GroupCommitTests {
     struct Hung: Error {}

@@ -1,6 +1,7 @@
 import Foundation
-@testable import PhotoSync
 import Testing
+
+@testable import PhotoSync
 
 @Suite struct ImageFormatTests {
     static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 100) + [0xFF, 0xD9])
@@ -10,7 +11,8 @@ import Testing
     }
 
     func identify(_ body: Data, _ contentType: String? = "image/jpeg") -> Result<ImageFormat, ImageFormat.Mismatch> {
-        ImageFormat.identify(contentType: contentType, prefix: body.prefix(32), suffix: body.suffix(32), byteCount: Int64(body.count))
+        ImageFormat.identify(
+            contentType: contentType, prefix: body.prefix(32), suffix: body.suffix(32), byteCount: Int64(body.count))
     }
 
     @Test func aWholeImageOfTheDeclaredFormatIsAccepted() {
@@ -26,13 +28,17 @@ import Testing
     @Test func anImageCutShortIsRefusedThoughItBeginsRight() {
         // What a server that understates its Content-Length hands over: the first bytes only.
         let cut = Self.jpeg.prefix(60)
-        guard case .failure(let mismatch) = identify(Data(cut)) else { Issue.record("a cut JPEG was accepted"); return }
+        guard case .failure(let mismatch) = identify(Data(cut)) else {
+            Issue.record("a cut JPEG was accepted")
+            return
+        }
         #expect(mismatch.description.contains("cut short"))
     }
 
     @Test func eachFormatsEndIsChecked() {
-        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 1, count: 40)
-            + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        let png = Data(
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 1, count: 40)
+                + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
         #expect(Self.format(identify(png, "image/png")) == .png)
         #expect(Self.format(identify(png.dropLast(12), "image/png")) == nil)
         var webp = Data("RIFF".utf8) + Data([0, 0, 0, 0]) + Data("WEBPVP8 ".utf8) + Data(repeating: 2, count: 20)

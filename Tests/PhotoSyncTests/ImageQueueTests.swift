@@ -1,9 +1,10 @@
 import Foundation
 import Networking
 import PhotoStore
-@testable import PhotoSync
 import Testing
 import UnsplashAPI
+
+@testable import PhotoSync
 
 @Suite struct ImageQueueTests {
     @Test func aFailingImageIsRetriedWithinTheRunAfterItsBackoff() async throws {
@@ -27,7 +28,10 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         let broken = harness.fake.ids[2]
         harness.fake.state.withLock { $0.failingImages[broken] = (503, 1) }
-        let engine = harness.engine { $0.imageRetryDelay = .seconds(3600); $0.pollInterval = .seconds(7200) }
+        let engine = harness.engine {
+            $0.imageRetryDelay = .seconds(3600)
+            $0.pollInterval = .seconds(7200)
+        }
 
         let daemon = Task { try await engine.run() }
         // The first long wait (the provider's own retries wait under a second).
@@ -126,7 +130,9 @@ import UnsplashAPI
         try await harness.engine { $0.allowedImageHosts = ["cdn.example.com"] }.runOnce()
         #expect(harness.fake.totalImageRequests == 0)
         #expect(try await harness.store.catalog.statistics().imagesFailed == 3)
-        #expect(try await harness.store.imageQueue.failedImages(limit: 1).first?.lastError.contains("images.unsplash.com") == true)
+        #expect(
+            try await harness.store.imageQueue.failedImages(limit: 1).first?.lastError.contains("images.unsplash.com")
+                == true)
     }
 
     @Test func downloadTrackingCanBeTurnedOff() async throws {
@@ -149,7 +155,9 @@ import UnsplashAPI
 }
 
 @Suite struct ImageHostPolicyTests {
-    let policy = ImageHostPolicy(allowedHosts: ["images.unsplash.com", "127.0.0.1", "localhost", "::1", "127.0.0.2:9000"])
+    let policy = ImageHostPolicy(allowedHosts: [
+        "images.unsplash.com", "127.0.0.1", "localhost", "::1", "127.0.0.2:9000",
+    ])
 
     @Test(arguments: [
         ("https://images.unsplash.com/photo-1?w=1080", true),
@@ -164,7 +172,11 @@ import UnsplashAPI
     ])
     func decidesWhichImageURLsMayBeFetched(url: String, allowed: Bool) {
         let verdict = policy.check(url)
-        if case .success = verdict { #expect(allowed, "\(url) was allowed") } else { #expect(!allowed, "\(url) was refused") }
+        if case .success = verdict {
+            #expect(allowed, "\(url) was allowed")
+        } else {
+            #expect(!allowed, "\(url) was refused")
+        }
     }
 
     @Test func plainHTTPIsOnlyForLoopback() {

@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PhotoStore
-@testable import PhotoSync
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import PhotoSync
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite struct ImageFetcherTests {
     @Test func fetchesIntoTheSpoolAndNamesWhatFailedAndWhetherForGood() async throws {
@@ -28,14 +30,23 @@ import Testing
         // THEN every job has an outcome, and nothing was written to the store
         var results: [String: ImageOutcome] = [:]
         while let outcome = outcomes.poll() { results[outcome.job.photoID] = outcome }
-        guard case .fetched(_, let body, let mediaType)? = results[ids[0]] else { Issue.record("not fetched"); return }
+        guard case .fetched(_, let body, let mediaType)? = results[ids[0]] else {
+            Issue.record("not fetched")
+            return
+        }
         #expect(body.sha256 == FakeUnsplash.sha256(ids[0]) && mediaType == "image/jpeg")
-        guard case .failed(_, let reason, let permanent)? = results[ids[1]] else { Issue.record("no failure"); return }
+        guard case .failed(_, let reason, let permanent)? = results[ids[1]] else {
+            Issue.record("no failure")
+            return
+        }
         #expect(reason.contains("503") && !permanent)
-        guard case .failed(_, _, let gone)? = results[ids[2]] else { Issue.record("no failure"); return }
+        guard case .failed(_, _, let gone)? = results[ids[2]] else {
+            Issue.record("no failure")
+            return
+        }
         #expect(gone)
         #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 3)
-        results.values.forEach { $0.discard() }
+        for image in results.values { image.discard() }
         #expect(harness.spoolFiles.isEmpty)
     }
 }
@@ -104,7 +115,9 @@ import Testing
 
         try await stages.writer().run(queue)
 
-        #expect(try await harness.store.imageQueue.nextImageRetry(variants: ["regular"]) == harness.wallClock.now.addingTimeInterval(30))
+        #expect(
+            try await harness.store.imageQueue.nextImageRetry(variants: ["regular"])
+                == harness.wallClock.now.addingTimeInterval(30))
         #expect(try await harness.store.imageQueue.failedImages(limit: 5).map(\.photoID) == [jobs[1].photoID])
         #expect(await stages.progress.progress.imageBatches == 1)
     }
@@ -142,7 +155,10 @@ import Testing
         let concurrent = Shared((now: 0, most: 0))
         let gate = Gate(opensAt: 5)
         let session = MockURLSession { [fake = harness.fake] request in
-            concurrent.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            concurrent.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
             defer { concurrent.withLock { $0.now -= 1 } }
             await gate.arrive()
             return try fake.answer(request)
@@ -199,7 +215,7 @@ actor Gate {
         if isOpen { return }
         if waiting.count + 1 >= opensAt {
             isOpen = true
-            waiting.forEach { $0.resume() }
+            for continuation in waiting { continuation.resume() }
             waiting = []
             return
         }

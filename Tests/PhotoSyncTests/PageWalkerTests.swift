@@ -1,9 +1,10 @@
 import Foundation
 import PhotoStore
-@testable import PhotoSync
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import PhotoSync
 
 @Suite struct PageWalkerTests {
     @Test func commitsEachPageWithItsCursorAndSaysSoAfterEach() async throws {
@@ -16,9 +17,10 @@ import Testing
 
         #expect(complete)
         #expect(commits.value == 4, "3 backfill pages and 1 catch-up page")
-        #expect(harness.fake.pageRequests.map(\.query) == [
-            "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
-        ])
+        #expect(
+            harness.fake.pageRequests.map(\.query) == [
+                "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
+            ])
         #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 25)
         #expect(harness.fake.totalImageRequests == 0, "the walker only queues images")
     }
@@ -58,9 +60,14 @@ import Testing
             try await Stages(harness).walker().backfill(maxPages: nil)
         } throws: { error in
             guard case .inconsistentPage(let contradiction) = error as? SyncError else { return false }
-            return contradiction == PageContradiction(walk: "backfill", cursor: "/photos?page=2&per_page=10", reason: "the page is empty but links a next page")
+            return contradiction
+                == PageContradiction(
+                    walk: "backfill", cursor: "/photos?page=2&per_page=10",
+                    reason: "the page is empty but links a next page")
         }
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString == "/photos?page=2&per_page=10")
+        #expect(
+            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+                == "/photos?page=2&per_page=10")
         #expect(try await harness.store.catalog.statistics().backfillStall != nil)
     }
 
@@ -76,10 +83,12 @@ import Testing
         await #expect(throws: SyncError.self) { try await stages.walker().catchUp() }
         try await stages.walker().catchUp()
 
-        #expect(Array(harness.fake.pageRequests.dropFirst(before).map(\.query)) == [
-            // page 2 failed twice (the provider's one retry), and the resumed catch-up began there
-            "page=1&per_page=10", "page=2&per_page=10", "page=2&per_page=10", "page=2&per_page=10", "page=3&per_page=10",
-        ])
+        #expect(
+            Array(harness.fake.pageRequests.dropFirst(before).map(\.query)) == [
+                // page 2 failed twice (the provider's one retry), and the resumed catch-up began there
+                "page=1&per_page=10", "page=2&per_page=10", "page=2&per_page=10", "page=2&per_page=10",
+                "page=3&per_page=10",
+            ])
         #expect(try await harness.store.catalog.statistics().photos == 50)
         #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
     }

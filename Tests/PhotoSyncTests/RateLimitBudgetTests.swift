@@ -1,10 +1,11 @@
 import Foundation
 import Logging
-@testable import PhotoSync
 import Synchronization
 import TestSupport
 import Testing
 import UnsplashAPI
+
+@testable import PhotoSync
 
 @Suite struct RateLimitBudgetTests {
     func budget(reserve: Int, clock: TestClock = TestClock()) -> RateLimitBudget {
@@ -40,7 +41,7 @@ import UnsplashAPI
         // THEN only 5 go; the others wait rather than spend the reserve
         #expect(granted.value == 5)
         #expect(await budget.inFlight == 5)
-        requests.forEach { $0.cancel() }
+        for request in requests { request.cancel() }
         for request in requests { _ = await request.result }
     }
 
@@ -52,11 +53,12 @@ import UnsplashAPI
         // WHEN a request's first attempt fails reporting 10 left, and it wants to retry
         let retried = Shared(false)
         let request = Task {
-            try await budget.spend({ admitsRetry in
-                try await admitsRetry(RateLimit(limit: 50, remaining: 10))
-                retried.withLock { $0 = true }
-                return RateLimit(limit: 50, remaining: 9)
-            }, report: { $0 }, onReport: { _ in })
+            try await budget.spend(
+                { admitsRetry in
+                    try await admitsRetry(RateLimit(limit: 50, remaining: 10))
+                    retried.withLock { $0 = true }
+                    return RateLimit(limit: 50, remaining: 9)
+                }, report: { $0 }, onReport: { _ in })
         }
         for _ in 0..<200 { await Task.yield() }
         // THEN the retry is not sent: it waits for the budget, holding no permit meanwhile

@@ -1,9 +1,10 @@
 import Foundation
 import PhotoStore
-@testable import PhotoSync
 import TestSupport
 import Testing
 import UnsplashAPI
+
+@testable import PhotoSync
 
 /// Several sources in one engine, against a FakeUnsplash whose every list holds the same photos.
 @Suite struct SourcesSyncTests {
@@ -21,12 +22,13 @@ import UnsplashAPI
         try await harness.engine { $0.sources = [.feed, .collection("42")] }.runOnce()
 
         // THEN they took turns, one page each, and then caught up with their heads
-        #expect(Self.pages(harness) == [
-            "/photos?page=1&per_page=10", "/collections/42/photos?page=1&per_page=10",
-            "/photos?page=2&per_page=10", "/collections/42/photos?page=2&per_page=10",
-            "/photos?page=3&per_page=10", "/collections/42/photos?page=3&per_page=10",
-            "/photos?page=1&per_page=10", "/collections/42/photos?page=1&per_page=10",
-        ])
+        #expect(
+            Self.pages(harness) == [
+                "/photos?page=1&per_page=10", "/collections/42/photos?page=1&per_page=10",
+                "/photos?page=2&per_page=10", "/collections/42/photos?page=2&per_page=10",
+                "/photos?page=3&per_page=10", "/collections/42/photos?page=3&per_page=10",
+                "/photos?page=1&per_page=10", "/collections/42/photos?page=1&per_page=10",
+            ])
         // AND each photo is stored once, fetched once and tracked once, a member of both
         let ids = harness.fake.ids
         #expect(try await harness.store.catalog.statistics().photos == 25)
@@ -45,13 +47,15 @@ import UnsplashAPI
 
         try await harness.engine { $0.sources = [.feed, .topic("wallpapers")] }.runOnce()
 
-        #expect(Array(Self.pages(harness).dropFirst(before)) == [
-            "/photos?page=1&per_page=10", "/topics/wallpapers/photos?order_by=latest&page=1&per_page=10",
-            "/topics/wallpapers/photos?page=2&per_page=10", "/topics/wallpapers/photos?page=3&per_page=10",
-            "/topics/wallpapers/photos?order_by=latest&page=1&per_page=10",
-        ])
+        #expect(
+            Array(Self.pages(harness).dropFirst(before)) == [
+                "/photos?page=1&per_page=10", "/topics/wallpapers/photos?order_by=latest&page=1&per_page=10",
+                "/topics/wallpapers/photos?page=2&per_page=10", "/topics/wallpapers/photos?page=3&per_page=10",
+                "/topics/wallpapers/photos?order_by=latest&page=1&per_page=10",
+            ])
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 }, "no image fetched twice")
-        #expect(try await harness.store.catalog.sourceStatistics().first { $0.name == "topic:wallpapers" }?.photos == 25)
+        #expect(
+            try await harness.store.catalog.sourceStatistics().first { $0.name == "topic:wallpapers" }?.photos == 25)
     }
 
     @Test func aSourceThatDoesNotExistIsReportedOnceTheOthersAreDone() async throws {
@@ -70,10 +74,12 @@ import UnsplashAPI
             Issue.record("expected sourcesNotFound, got \(String(describing: error))")
             return
         }
-        #expect(failures == [SourceNotFound(source: "user:nobody", detail: "Unsplash answered 404 (Couldn't find User)")])
+        #expect(
+            failures == [SourceNotFound(source: "user:nobody", detail: "Unsplash answered 404 (Couldn't find User)")])
         #expect(try await harness.store.catalog.statistics().photos == 25)
         #expect(try await harness.allImagesMatch(harness.fake.ids))
-        #expect(harness.fake.apiRequests.filter { $0.path == "/users/nobody/photos" }.count == 1, "a 404 is not retried")
+        #expect(
+            harness.fake.apiRequests.filter { $0.path == "/users/nobody/photos" }.count == 1, "a 404 is not retried")
         let failure = try await harness.store.catalog.sourceStatistics().first { $0.name == "user:nobody" }?.failure
         #expect(failure?.message == "Unsplash answered 404 (Couldn't find User)")
         #expect(harness.log.text.components(separatedBy: "source user:nobody does not exist").count == 2, "logged once")
@@ -92,7 +98,10 @@ import UnsplashAPI
             Issue.record("expected sourcesNotFound, got \(String(describing: error))")
             return
         }
-        #expect(failures.map(\.description) == ["source search:flagged words is refused: Unsplash answered 410 (This search is not available)"])
+        #expect(
+            failures.map(\.description) == [
+                "source search:flagged words is refused: Unsplash answered 410 (This search is not available)"
+            ])
         #expect(try await harness.store.catalog.statistics().photos == 12)
     }
 
@@ -103,7 +112,10 @@ import UnsplashAPI
         let wall = Shared<WallClock?>(nil)
         let clock = TestClock(suspending: { delay in
             guard delay == .seconds(300) else { return false }
-            let poll = polls.withLock { $0 += 1; return $0 }
+            let poll = polls.withLock {
+                $0 += 1
+                return $0
+            }
             if poll == 2 { wall.withLock { $0?.advance(by: 7 * 3600) } }
             return poll == 3
         })
@@ -125,8 +137,9 @@ import UnsplashAPI
 
         // THEN the missing source was asked in the first round and after the backoff, not between
         #expect(harness.fake.apiRequests.filter { $0.path == "/users/nobody/photos" }.count == 2)
-        #expect(harness.fake.pageRequests.filter { $0.query == "page=1&per_page=10" }.count == 4,
-                "the feed's one page, then its head in each of the three rounds")
+        #expect(
+            harness.fake.pageRequests.filter { $0.query == "page=1&per_page=10" }.count == 4,
+            "the feed's one page, then its head in each of the three rounds")
         #expect(try await harness.store.catalog.statistics().photos == 5)
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
-import Synchronization
 import Logging
 import Networking
 import PhotoStore
-@testable import PhotoSync
+import Synchronization
 import TestSupport
 import UnsplashAPI
+
+@testable import PhotoSync
 
 /// The pieces the stages share, built over a harness, to test one stage without the others.
 struct Stages {
@@ -28,16 +29,22 @@ struct Stages {
 
     var now: @Sendable () -> Date { { [wallClock = harness.wallClock] in wallClock.now } }
 
-    func walker(backlog limit: Int = 1000, imagesSettled: WakeSignal = WakeSignal(), pageCommitted: @escaping @Sendable () -> Void = {}) -> PageWalker {
+    func walker(
+        backlog limit: Int = 1000, imagesSettled: WakeSignal = WakeSignal(),
+        pageCommitted: @escaping @Sendable () -> Void = {}
+    ) -> PageWalker {
         PageWalker(
             repository: harness.repository(), store: harness.store, configuration: configuration, budget: budget,
-            backlog: ImageBacklog(store: harness.store, variant: configuration.variant.rawValue, limit: limit, imagesSettled: imagesSettled),
+            backlog: ImageBacklog(
+                store: harness.store, variant: configuration.variant.rawValue, limit: limit,
+                imagesSettled: imagesSettled),
             progress: progress, now: now, logger: harness.log.logger(level: .trace), pageCommitted: pageCommitted)
     }
 
     func fetcher() -> ImageFetcher {
         ImageFetcher(
-            repository: harness.repository(), hostPolicy: ImageHostPolicy(allowedHosts: configuration.allowedImageHosts),
+            repository: harness.repository(),
+            hostPolicy: ImageHostPolicy(allowedHosts: configuration.allowedImageHosts),
             spool: harness.spool(), concurrency: configuration.concurrency)
     }
 
@@ -57,7 +64,8 @@ struct Stages {
 
     /// Jobs due now, as the feed would hand them out.
     func dueJobs() async throws -> [ImageJob] {
-        try await harness.store.imageQueue.dueImageJobs(variants: [configuration.variant.rawValue], now: harness.wallClock.now, limit: 1000)
+        try await harness.store.imageQueue.dueImageJobs(
+            variants: [configuration.variant.rawValue], now: harness.wallClock.now, limit: 1000)
     }
 }
 

@@ -33,19 +33,22 @@ struct SyncHarness {
         configure(&configuration)
         return SyncEngine(
             repository: repository(accessKey: accessKey, apiBase: apiBase),
-            store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock, now: { [wallClock] in wallClock.now },
+            store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock,
+            now: { [wallClock] in wallClock.now },
             logger: log.logger(level: .trace))
     }
 
     /// The fake API behind the provider the engine uses, for testing a stage on its own.
     func repository(accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL) -> PhotoRepository {
-        let provider = Provider(session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
+        let provider = Provider(
+            session: fake.session, retryPolicy: RetryPolicy(maxAttempts: 2, random: { 0 }), clock: clock)
         return PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: apiBase, accessKey: accessKey))
     }
 
     /// Image bodies over 2 KB go to files, so both of the spool's paths are exercised.
     func spool(maxBytes: Int64 = 256 << 20) -> BodySpool {
-        BodySpool(directory: directory.appendingPathComponent("test.sqlite.downloads"), memoryLimit: 2048, maxBytes: maxBytes)
+        BodySpool(
+            directory: directory.appendingPathComponent("test.sqlite.downloads"), memoryLimit: 2048, maxBytes: maxBytes)
     }
 
     /// The spool files left behind: none, after any run that ended.

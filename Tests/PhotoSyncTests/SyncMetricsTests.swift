@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import MetricsTestKit
 import Networking
-@testable import PhotoSync
 import Testing
 import UnsplashAPI
+
+@testable import PhotoSync
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite struct SyncMetricsTests {
     @Test func countersGrowByWhatEachProgressReportAdds() async throws {
@@ -42,8 +44,10 @@ import UnsplashAPI
             url: URL(string: "http://127.0.0.1:8080/photos")!, headers: ["Authorization": "Client-ID KEY"])
         let image = TransportRequest(url: URL(string: "http://127.0.0.1:8080/images/a.jpg")!)
         for (request, status) in [(api, 200), (api, 200), (api, 403), (image, 200)] {
-            try await counting.didReceive(Exchange(
-                request: request, statusCode: status, headers: [:], body: nil, byteCount: 0, duration: .zero, attempt: 1))
+            try await counting.didReceive(
+                Exchange(
+                    request: request, statusCode: status, headers: [:], body: nil, byteCount: 0, duration: .zero,
+                    attempt: 1))
         }
         await counting.didFail(
             api, error: .transport(TransportError(.timedOut), url: "http://127.0.0.1:8080/photos"), duration: .zero)

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PhotosyncCLI
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct AccessKeyTests {
     /// Every source holds a different key; the directory holds the file and the credential.
@@ -26,7 +26,8 @@ import TestSupport
     @Test func flagBeatsFileBeatsEnvironmentBeatsCredential() throws {
         let sources = Sources()
 
-        let fromFlag = try AccessKey.resolve(flag: "key-from-flag", file: sources.file, environment: sources.environment)
+        let fromFlag = try AccessKey.resolve(
+            flag: "key-from-flag", file: sources.file, environment: sources.environment)
         #expect(fromFlag.value == "key-from-flag")
         #expect(fromFlag.source == .flag)
 
@@ -38,7 +39,8 @@ import TestSupport
         #expect(fromEnvironment.value == "key-from-environment")
         #expect(fromEnvironment.source == .environment)
 
-        let fromCredential = try AccessKey.resolve(flag: nil, file: nil, environment: ["CREDENTIALS_DIRECTORY": sources.credentials])
+        let fromCredential = try AccessKey.resolve(
+            flag: nil, file: nil, environment: ["CREDENTIALS_DIRECTORY": sources.credentials])
         #expect(fromCredential.value == "key-from-credential")
         #expect(fromCredential.source == .credential(path: sources.credentials + "/access-key"))
     }
@@ -77,7 +79,8 @@ import TestSupport
             try AccessKey.resolve(flag: nil, file: directory.path, environment: [:])
         }
         #expect(unreadable.kind == .unreadableFile)
-        #expect(unreadable.description.hasPrefix("--access-key-file \(directory.path): access key file cannot be read: "))
+        #expect(
+            unreadable.description.hasPrefix("--access-key-file \(directory.path): access key file cannot be read: "))
         #expect(unreadable.exitCode == .config)
     }
 
@@ -106,9 +109,15 @@ import TestSupport
         let spaced = "\(secret) \(secret)"
 
         let errors = [
-            try #require(throws: ConfigurationError.self) { try AccessKey.resolve(flag: nil, file: twoLines, environment: [:]) },
-            try #require(throws: ConfigurationError.self) { try AccessKey.resolve(flag: spaced, file: nil, environment: [:]) },
-            try #require(throws: ConfigurationError.self) { try AccessKey.resolve(flag: nil, file: nil, environment: ["UNSPLASH_ACCESS_KEY": spaced]) },
+            try #require(throws: ConfigurationError.self) {
+                try AccessKey.resolve(flag: nil, file: twoLines, environment: [:])
+            },
+            try #require(throws: ConfigurationError.self) {
+                try AccessKey.resolve(flag: spaced, file: nil, environment: [:])
+            },
+            try #require(throws: ConfigurationError.self) {
+                try AccessKey.resolve(flag: nil, file: nil, environment: ["UNSPLASH_ACCESS_KEY": spaced])
+            },
         ]
         for error in errors {
             #expect(error.kind == .invalidAccessKey)
@@ -119,9 +128,11 @@ import TestSupport
 
         let capture = LogCapture()
         let lines = CollectedLines()
-        var daemonLogger = Logger(label: "test", factory: DaemonLogHandler.factory(level: .trace, format: .terminal, output: lines.output))
+        var daemonLogger = Logger(
+            label: "test", factory: DaemonLogHandler.factory(level: .trace, format: .terminal, output: lines.output))
         daemonLogger.logLevel = .trace
-        let key = try AccessKey.resolve(flag: nil, file: nil, environment: ["UNSPLASH_ACCESS_KEY": secret], logger: capture.logger(level: .trace))
+        let key = try AccessKey.resolve(
+            flag: nil, file: nil, environment: ["UNSPLASH_ACCESS_KEY": secret], logger: capture.logger(level: .trace))
         #expect(key.value == secret)
         for logger in [capture.logger(level: .trace), daemonLogger] {
             logger.trace("access key \(key)", metadata: ["key": "\(key)", "debug": "\(String(reflecting: key))"])

@@ -18,7 +18,10 @@ final class CollectedLines: Sendable {
     static let fixedTime = Date(timeIntervalSince1970: 1_795_255_200)
 
     func logger(_ format: DaemonLogHandler.Format, level: Logger.Level = .trace, into lines: CollectedLines) -> Logger {
-        Logger(label: "photosync", factory: DaemonLogHandler.factory(level: level, format: format, output: lines.output, now: { Self.fixedTime }))
+        Logger(
+            label: "photosync",
+            factory: DaemonLogHandler.factory(
+                level: level, format: format, output: lines.output, now: { Self.fixedTime }))
     }
 
     @Test func journalLinesCarryThePriorityAndNoTimestamp() {
@@ -57,15 +60,21 @@ final class CollectedLines: Sendable {
         var logger = logger(.journal, into: lines)
         logger[metadataKey: "photo"] = "abc"
         logger[metadataKey: "zone"] = "handler"
-        logger.info("done", metadata: [
-            "zone": "event",
-            "path": "/tmp/a b.jpg",
-            "quote": "say \"hi\"",
-            "empty": "",
-            "list": .array(["x", "y"]),
-            "eq": "a=b",
-        ])
-        #expect(lines.all == [#"<6>done empty="" eq="a=b" list="[x, y]" path="/tmp/a b.jpg" photo=abc quote="say \"hi\"" zone=event"# + "\n"])
+        logger.info(
+            "done",
+            metadata: [
+                "zone": "event",
+                "path": "/tmp/a b.jpg",
+                "quote": "say \"hi\"",
+                "empty": "",
+                "list": .array(["x", "y"]),
+                "eq": "a=b",
+            ])
+        #expect(
+            lines.all == [
+                #"<6>done empty="" eq="a=b" list="[x, y]" path="/tmp/a b.jpg" photo=abc quote="say \"hi\"" zone=event"#
+                    + "\n"
+            ])
     }
 
     struct DiskFull: Error, CustomStringConvertible {
@@ -75,12 +84,14 @@ final class CollectedLines: Sendable {
     @Test func metadataProviderAndEventErrorAreIncluded() {
         let lines = CollectedLines()
         let provider = Logger.MetadataProvider { ["request": "r1"] }
-        let handler = DaemonLogHandler(format: .journal, logLevel: .info, metadataProvider: provider, output: lines.output)
+        let handler = DaemonLogHandler(
+            format: .journal, logLevel: .info, metadataProvider: provider, output: lines.output)
         Logger(label: "x", factory: { _ in handler }).info("hello")
-        handler.log(event: LogEvent(
-            level: .error, message: "write failed", error: DiskFull(), metadata: ["photo": "p1"],
-            source: nil, file: #fileID, function: #function, line: #line
-        ))
+        handler.log(
+            event: LogEvent(
+                level: .error, message: "write failed", error: DiskFull(), metadata: ["photo": "p1"],
+                source: nil, file: #fileID, function: #function, line: #line
+            ))
         #expect(lines.all == ["<6>hello request=r1\n", "<3>write failed error=\"disk full\" photo=p1 request=r1\n"])
     }
 
@@ -95,8 +106,13 @@ final class CollectedLines: Sendable {
     @Test func journalOnlyWhenJournalStreamNamesStandardError() {
         let stderr = DaemonLogHandler.FileIdentity(device: 8, inode: 1234)
         #expect(DaemonLogHandler.Format.detect(environment: [:], standardError: stderr) == .terminal)
-        #expect(DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:1234"], standardError: stderr) == .journal)
-        #expect(DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:999"], standardError: stderr) == .terminal)
-        #expect(DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:1234"], standardError: nil) == .journal)
+        #expect(
+            DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:1234"], standardError: stderr) == .journal
+        )
+        #expect(
+            DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:999"], standardError: stderr) == .terminal
+        )
+        #expect(
+            DaemonLogHandler.Format.detect(environment: ["JOURNAL_STREAM": "8:1234"], standardError: nil) == .journal)
     }
 }

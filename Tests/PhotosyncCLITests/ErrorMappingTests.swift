@@ -2,9 +2,10 @@ import Foundation
 import Networking
 import PhotoStore
 import PhotoSync
-@testable import PhotosyncCLI
 import Testing
 import UnsplashAPI
+
+@testable import PhotosyncCLI
 
 /// README's exit-code table, case by case: one example of every module's error and the code it
 /// must end the command with. The mapping's `switch`es have no `default`, so a new case does
@@ -80,7 +81,8 @@ import UnsplashAPI
 
     @Test func anOutageSaysWhatTheTransportSaw() {
         let message = CommandError.sync(.apiUnavailable(Self.unreachable)).outcome.message ?? ""
-        #expect(message == "the Unsplash API is unavailable: https://api.unsplash.com/photos could not be reached: "
-            + "the connection was refused")
+        #expect(
+            message == "the Unsplash API is unavailable: https://api.unsplash.com/photos could not be reached: "
+                + "the connection was refused")
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import PhotosyncCLI
 import PhotoStore
 import Testing
+
+@testable import PhotosyncCLI
 
 @Suite struct ListingFormatTests {
     static let photo = PhotoSummary(
@@ -12,7 +13,9 @@ import Testing
     @Test func textFromTheAPICannotSendEscapeSequencesToATerminal() {
         let table = PhotoListing.table([Self.photo], width: 200).joined(separator: "\n")
         #expect(!table.contains("\u{1B}"))
-        #expect(!table.dropFirst(table.firstIndex(of: "\n").map { table.distance(from: table.startIndex, to: $0) + 1 } ?? 0).contains("\n"))
+        #expect(
+            !table.dropFirst(table.firstIndex(of: "\n").map { table.distance(from: table.startIndex, to: $0) + 1 } ?? 0)
+                .contains("\n"))
     }
 
     @Test func csvQuotesCommasQuotesAndLineBreaks() {

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-@testable import PhotosyncCLI
 import Testing
+
+@testable import PhotosyncCLI
 
 /// Each setting is declared once, in `AllSettings`; these check that everything else that
 /// names a setting (flags, `--help`, the README, the example file) follows the declarations.
@@ -77,7 +78,8 @@ import Testing
         let rows = readme.split(separator: "\n").map(String.init)
         let header = "| setting | flag | environment variable | file key | default |"
         let expected = [header, "|---|---|---|---|---|"] + AllSettings.list.map(\.markdownRow)
-        let start = try #require(rows.firstIndex(of: header), "README should hold:\n\(expected.joined(separator: "\n"))")
+        let start = try #require(
+            rows.firstIndex(of: header), "README should hold:\n\(expected.joined(separator: "\n"))")
         let table = rows[start...].prefix { $0.hasPrefix("|") }
         #expect(Array(table) == expected, "README's table should be:\n\(expected.joined(separator: "\n"))")
     }
@@ -92,7 +94,8 @@ import Testing
         let uncommented = example.split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("#"), case let text = line.dropFirst() else { return nil }
             let key = text.prefix { $0 != ":" }
-            return declared.contains(String(key)) && key != "metrics_listen" || text.hasPrefix("  - ") ? String(text) : nil
+            return declared.contains(String(key)) && key != "metrics_listen" || text.hasPrefix("  - ")
+                ? String(text) : nil
         }
         let directory = TemporaryDirectory()
         let file = directory.write("uncommented.yaml", uncommented.joined(separator: "\n") + "\n")

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-@testable import PhotosyncCLI
 import Testing
+
+@testable import PhotosyncCLI
 
 /// The error resolving fails with, or a test failure if it succeeds.
 func resolutionError(
@@ -69,7 +70,8 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
         // THEN it is not taken for true or false
         #expect(error?.kind == .invalidValue)
         #expect(error?.source == path)
-        #expect(error?.message.hasPrefix("download_tracking must be true or false") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix("download_tracking must be true or false") == true, "\(String(describing: error))")
     }
 
     @Test func explicitConfigFileMustExist() throws {
@@ -104,7 +106,9 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     @Test func concurrencyOutOfRangeInEnvironment() {
         let error = resolutionError(environment: ["PHOTOSYNC_CONCURRENCY": "17"])
         #expect(error?.description == "PHOTOSYNC_CONCURRENCY: concurrency must be between 1 and 16 (got 17)")
-        #expect(resolutionError(environment: ["PHOTOSYNC_CONCURRENCY": "0"])?.message == "concurrency must be between 1 and 16 (got 0)")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_CONCURRENCY": "0"])?.message
+                == "concurrency must be between 1 and 16 (got 0)")
     }
 
     @Test func pollIntervalTooShort() {
@@ -113,26 +117,37 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     }
 
     @Test func rateLimitReserveOutOfRange() {
-        #expect(resolutionError(environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1001"])?.description
-            == "PHOTOSYNC_RATE_LIMIT_RESERVE: rate_limit_reserve must be between 0 and 1000 (got 1001)")
-        #expect(resolutionError(environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "-1"])?.message
-            == "rate_limit_reserve must be between 0 and 1000 (got -1)")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1001"])?.description
+                == "PHOTOSYNC_RATE_LIMIT_RESERVE: rate_limit_reserve must be between 0 and 1000 (got 1001)")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "-1"])?.message
+                == "rate_limit_reserve must be between 0 and 1000 (got -1)")
     }
 
     @Test func badVariant() {
-        #expect(resolutionError(environment: ["PHOTOSYNC_VARIANT": "huge"])?.description
-            == "PHOTOSYNC_VARIANT: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
-        #expect(resolutionError(environment: ["PHOTOSYNC_VARIANT": "regular,none"])?.message == "variant none cannot be combined with image sizes")
-        #expect(fileError("variant: [regular, huge]\n").0?.message == "variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_VARIANT": "huge"])?.description
+                == "PHOTOSYNC_VARIANT: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_VARIANT": "regular,none"])?.message
+                == "variant none cannot be combined with image sizes")
+        #expect(
+            fileError("variant: [regular, huge]\n").0?.message
+                == "variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")")
     }
 
     @Test func badLogLevel() {
         let (error, path) = fileError("log_level: verbose\n")
-        #expect(error?.description
-            == "\(path): log_level must be one of trace, debug, info, notice, warning, error, critical (got \"verbose\")")
+        #expect(
+            error?.description
+                == "\(path): log_level must be one of trace, debug, info, notice, warning, error, critical (got \"verbose\")"
+        )
     }
 
-    @Test(arguments: ["ftp://api.unsplash.com", "api.unsplash.com", "/relative", "https://", "https://user:secret@api.unsplash.com"])
+    @Test(arguments: [
+        "ftp://api.unsplash.com", "api.unsplash.com", "/relative", "https://", "https://user:secret@api.unsplash.com",
+    ])
     func badAPIBase(_ value: String) {
         let error = resolutionError(environment: ["PHOTOSYNC_API_BASE": value])
         #expect(error?.kind == .invalidValue)
@@ -142,25 +157,35 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     }
 
     /// Every API request carries the key: cleartext only as far as this machine, as for images.
-    @Test(arguments: ["http://example.com", "http://api.unsplash.com:80", "http://127.0.0.1.example.com", "HTTP://10.0.0.1:8080"])
+    @Test(arguments: [
+        "http://example.com", "http://api.unsplash.com:80", "http://127.0.0.1.example.com", "HTTP://10.0.0.1:8080",
+    ])
     func plainHTTPToAnotherHostIsRefused(_ value: String) {
         let error = resolutionError(environment: ["PHOTOSYNC_API_BASE": value])
         #expect(error?.kind == .invalidValue && error?.exitCode == .config)
-        #expect(error?.message.hasPrefix("api_base must use https; plain http is allowed only for loopback addresses") == true)
+        #expect(
+            error?.message.hasPrefix("api_base must use https; plain http is allowed only for loopback addresses")
+                == true)
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080", "http://localhost:9000/api", "http://[::1]:8080", "https://api.unsplash.com"])
+    @Test(arguments: [
+        "http://127.0.0.1:8080", "http://localhost:9000/api", "http://[::1]:8080", "https://api.unsplash.com",
+    ])
     func httpsOrLoopbackIsAccepted(_ value: String) {
         #expect(throws: Never.self) { try resolveSettings([], environment: ["PHOTOSYNC_API_BASE": value]) }
     }
 
     @Test func badImageHosts() {
-        #expect(resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "https://images.unsplash.com"])?.description
-            == "PHOTOSYNC_ALLOWED_IMAGE_HOSTS: allowed_image_hosts must hold host names without a scheme (got \"https://images.unsplash.com\")")
-        #expect(resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "images.unsplash.com/photos"])?.message
-            == "allowed_image_hosts must hold host names without a path (got \"images.unsplash.com/photos\")")
-        #expect(resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "a.test,,b.test"])?.message
-            == "allowed_image_hosts must not contain an empty host name")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "https://images.unsplash.com"])?.description
+                == "PHOTOSYNC_ALLOWED_IMAGE_HOSTS: allowed_image_hosts must hold host names without a scheme (got \"https://images.unsplash.com\")"
+        )
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "images.unsplash.com/photos"])?.message
+                == "allowed_image_hosts must hold host names without a path (got \"images.unsplash.com/photos\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "a.test,,b.test"])?.message
+                == "allowed_image_hosts must not contain an empty host name")
         #expect(fileError("allowed_image_hosts: []\n").0?.message == "allowed_image_hosts must name at least one host")
     }
 
@@ -173,15 +198,19 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     }
 
     @Test func wrongTypeInEnvironment() {
-        #expect(resolutionError(environment: ["PHOTOSYNC_PER_PAGE": "ten"])?.description
-            == "PHOTOSYNC_PER_PAGE: per_page must be a whole number (got \"ten\")")
-        #expect(resolutionError(environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "maybe"])?.description
-            == "PHOTOSYNC_DOWNLOAD_TRACKING: download_tracking must be true or false (got \"maybe\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_PER_PAGE": "ten"])?.description
+                == "PHOTOSYNC_PER_PAGE: per_page must be a whole number (got \"ten\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "maybe"])?.description
+                == "PHOTOSYNC_DOWNLOAD_TRACKING: download_tracking must be true or false (got \"maybe\")")
     }
 
     @Test func scalarWhereAListBelongs() {
         let (error, path) = fileError("allowed_image_hosts: images.unsplash.com\n")
-        #expect(error?.description == "\(path): allowed_image_hosts must be a list of host names (got \"images.unsplash.com\")")
+        #expect(
+            error?.description
+                == "\(path): allowed_image_hosts must be a list of host names (got \"images.unsplash.com\")")
     }
 
     @Test func listWhereAValueBelongs() {
@@ -194,14 +223,19 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     @Test func badFlagValueIsAUsageError() throws {
         let error = try #require(throws: (any Error).self) { try SettingsOptions.parse(["--variant", "huge"]) }
         #expect(SettingsOptions.exitCode(for: error) == .validationFailure)
-        #expect(SettingsOptions.message(for: error).contains("--variant: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")"))
+        #expect(
+            SettingsOptions.message(for: error).contains(
+                "--variant: variant must be one of raw, full, regular, small, thumb, or none (got \"huge\")"))
         #expect(throws: (any Error).self) { try SettingsOptions.parse(["--per-page", "50"]) }
     }
 
     @Test func flagValuesSetAfterParsingNameTheFlag() throws {
         var options = try SettingsOptions.parse([])
         options.pollInterval = "5"
-        #expect(throws: ConfigurationError(.invalidValue, source: "--poll-interval", message: "poll_interval must be at least 10 seconds (got 5)")) {
+        #expect(
+            throws: ConfigurationError(
+                .invalidValue, source: "--poll-interval", message: "poll_interval must be at least 10 seconds (got 5)")
+        ) {
             try options.resolve(environment: [:], defaultConfigurationPath: "/nonexistent/photosync.yaml")
         }
     }
@@ -209,7 +243,8 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     @Test func flagOfTheWrongTypeIsAUsageError() throws {
         let error = try #require(throws: (any Error).self) { try SettingsOptions.parse(["--per-page", "ten"]) }
         #expect(SettingsOptions.exitCode(for: error) == .validationFailure)
-        #expect(SettingsOptions.message(for: error).contains("--per-page: per_page must be a whole number (got \"ten\")"))
+        #expect(
+            SettingsOptions.message(for: error).contains("--per-page: per_page must be a whole number (got \"ten\")"))
     }
 
     /// An empty `--access-key` is a bad flag value like any other: exit 64, before anything runs.
@@ -223,13 +258,17 @@ func fileError(_ yaml: String, sourceLocation: SourceLocation = #_sourceLocation
     /// A value that could only fail later (an overflowing sleep, an address that never binds)
     /// stops photosync at startup instead.
     @Test func outOfRangeOrMalformedValuesAreRefusedAtStartup() {
-        #expect(resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775807"])?.description
-            == "PHOTOSYNC_POLL_INTERVAL: poll_interval must be at most 86400 seconds, a day (got 9223372036854775807)")
-        #expect(resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775808"])?.message
-            == "poll_interval must be a whole number (got \"9223372036854775808\")")
-        #expect(resolutionError(environment: ["PHOTOSYNC_METRICS_LISTEN": "9464"])?.description
-            == "PHOTOSYNC_METRICS_LISTEN: metrics_listen must be HOST:PORT with an IP address or localhost, "
-            + "such as 127.0.0.1:9464 (got \"9464\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775807"])?.description
+                == "PHOTOSYNC_POLL_INTERVAL: poll_interval must be at most 86400 seconds, a day (got 9223372036854775807)"
+        )
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_POLL_INTERVAL": "9223372036854775808"])?.message
+                == "poll_interval must be a whole number (got \"9223372036854775808\")")
+        #expect(
+            resolutionError(environment: ["PHOTOSYNC_METRICS_LISTEN": "9464"])?.description
+                == "PHOTOSYNC_METRICS_LISTEN: metrics_listen must be HOST:PORT with an IP address or localhost, "
+                + "such as 127.0.0.1:9464 (got \"9464\")")
         #expect(fileError("max_image_mib: 2048\n").0?.message == "max_image_mib must be between 1 and 2047 (got 2048)")
     }
 

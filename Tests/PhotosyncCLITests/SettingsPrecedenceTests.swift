@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-@testable import PhotosyncCLI
 import Testing
+
+@testable import PhotosyncCLI
 
 /// Parses `arguments` as the command line would and resolves them against `environment`; the
 /// default configuration file is somewhere that does not exist unless one is given.
@@ -11,7 +12,8 @@ func resolveSettings(
     environment: [String: String] = [:],
     defaultConfigurationPath: String = "/nonexistent/photosync-tests/photosync.yaml"
 ) throws -> Settings {
-    try SettingsOptions.parse(arguments).resolve(environment: environment, defaultConfigurationPath: defaultConfigurationPath)
+    try SettingsOptions.parse(arguments).resolve(
+        environment: environment, defaultConfigurationPath: defaultConfigurationPath)
 }
 
 extension Settings {
@@ -31,68 +33,81 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
     var testDescription: String { key }
 
     static let all: [LayeredSetting] = [
-        .init(key: "database",
-              flag: ["--database", "/flag/db.sqlite"], flagResult: "/flag/db.sqlite",
-              environment: ["PHOTOSYNC_DATABASE": "/env/db.sqlite"], environmentResult: "/env/db.sqlite",
-              yaml: "database: /file/db.sqlite", fileResult: "/file/db.sqlite",
-              defaultResult: "photosync.sqlite", read: { $0.databasePath }),
-        .init(key: "api_base",
-              flag: ["--api-base", "https://flag.test"], flagResult: "https://flag.test",
-              environment: ["PHOTOSYNC_API_BASE": "http://127.0.0.1:8080"], environmentResult: "http://127.0.0.1:8080",
-              yaml: "api_base: https://file.test/unsplash", fileResult: "https://file.test/unsplash",
-              defaultResult: "https://api.unsplash.com", read: { $0.apiBase.absoluteString }),
-        .init(key: "per_page",
-              flag: ["--per-page", "5"], flagResult: "5",
-              environment: ["PHOTOSYNC_PER_PAGE": "6"], environmentResult: "6",
-              yaml: "per_page: 7", fileResult: "7",
-              defaultResult: "30", read: { "\($0.perPage)" }),
-        .init(key: "variant",
-              flag: ["--variant", "raw"], flagResult: "raw",
-              environment: ["PHOTOSYNC_VARIANT": "full"], environmentResult: "full",
-              yaml: "variant: small", fileResult: "small",
-              defaultResult: "regular", read: { $0.variant }),
-        .init(key: "concurrency",
-              flag: ["--concurrency", "2"], flagResult: "2",
-              environment: ["PHOTOSYNC_CONCURRENCY": "3"], environmentResult: "3",
-              yaml: "concurrency: 16", fileResult: "16",
-              defaultResult: "4", read: { "\($0.concurrency)" }),
-        .init(key: "poll_interval",
-              flag: ["--poll-interval", "11"], flagResult: "11 seconds",
-              environment: ["PHOTOSYNC_POLL_INTERVAL": "12"], environmentResult: "12 seconds",
-              yaml: "poll_interval: 3600", fileResult: "3600 seconds",
-              defaultResult: "300 seconds", read: { "\($0.pollInterval.components.seconds) seconds" }),
-        .init(key: "allowed_image_hosts",
-              flag: ["--allowed-image-host", "a.flag.test", "--allowed-image-host", "b.flag.test"],
-              flagResult: "a.flag.test b.flag.test",
-              environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "c.env.test, D.env.test"],
-              environmentResult: "c.env.test d.env.test",
-              yaml: "allowed_image_hosts:\n  - e.file.test\n  - 127.0.0.1:8080", fileResult: "e.file.test 127.0.0.1:8080",
-              defaultResult: "images.unsplash.com", read: { $0.allowedImageHosts.joined(separator: " ") }),
-        .init(key: "rate_limit_reserve",
-              flag: ["--rate-limit-reserve", "0"], flagResult: "0",
-              environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1"], environmentResult: "1",
-              yaml: "rate_limit_reserve: 1000", fileResult: "1000",
-              defaultResult: "10", read: { "\($0.rateLimitReserve)" }),
-        .init(key: "sources",
-              flag: ["--source", "user:ann", "--source", "feed"], flagResult: "user:ann feed",
-              environment: ["PHOTOSYNC_SOURCES": "topic:wallpapers, likes:bob"], environmentResult: "topic:wallpapers likes:bob",
-              yaml: "sources: [\"search:lake, blue\"]", fileResult: "search:lake, blue",
-              defaultResult: "feed", read: { $0.sources.map(\.description).joined(separator: " ") }),
-        .init(key: "max_image_mib",
-              flag: ["--max-image-mib", "1"], flagResult: "1",
-              environment: ["PHOTOSYNC_MAX_IMAGE_MIB": "2"], environmentResult: "2",
-              yaml: "max_image_mib: 2047", fileResult: "2047",
-              defaultResult: "256", read: { "\($0.maxImageMiB)" }),
-        .init(key: "metrics_listen",
-              flag: ["--metrics-listen", "127.0.0.1:9464"], flagResult: "127.0.0.1:9464",
-              environment: ["PHOTOSYNC_METRICS_LISTEN": "[::1]:0"], environmentResult: "[::1]:0",
-              yaml: "metrics_listen: localhost:80", fileResult: "localhost:80",
-              defaultResult: "off", read: { $0.metricsListen?.description ?? "off" }),
-        .init(key: "log_level",
-              flag: ["--log-level", "trace"], flagResult: "trace",
-              environment: ["PHOTOSYNC_LOG_LEVEL": "debug"], environmentResult: "debug",
-              yaml: "log_level: error", fileResult: "error",
-              defaultResult: "info", read: { $0.logLevel.rawValue }),
+        .init(
+            key: "database",
+            flag: ["--database", "/flag/db.sqlite"], flagResult: "/flag/db.sqlite",
+            environment: ["PHOTOSYNC_DATABASE": "/env/db.sqlite"], environmentResult: "/env/db.sqlite",
+            yaml: "database: /file/db.sqlite", fileResult: "/file/db.sqlite",
+            defaultResult: "photosync.sqlite", read: { $0.databasePath }),
+        .init(
+            key: "api_base",
+            flag: ["--api-base", "https://flag.test"], flagResult: "https://flag.test",
+            environment: ["PHOTOSYNC_API_BASE": "http://127.0.0.1:8080"], environmentResult: "http://127.0.0.1:8080",
+            yaml: "api_base: https://file.test/unsplash", fileResult: "https://file.test/unsplash",
+            defaultResult: "https://api.unsplash.com", read: { $0.apiBase.absoluteString }),
+        .init(
+            key: "per_page",
+            flag: ["--per-page", "5"], flagResult: "5",
+            environment: ["PHOTOSYNC_PER_PAGE": "6"], environmentResult: "6",
+            yaml: "per_page: 7", fileResult: "7",
+            defaultResult: "30", read: { "\($0.perPage)" }),
+        .init(
+            key: "variant",
+            flag: ["--variant", "raw"], flagResult: "raw",
+            environment: ["PHOTOSYNC_VARIANT": "full"], environmentResult: "full",
+            yaml: "variant: small", fileResult: "small",
+            defaultResult: "regular", read: { $0.variant }),
+        .init(
+            key: "concurrency",
+            flag: ["--concurrency", "2"], flagResult: "2",
+            environment: ["PHOTOSYNC_CONCURRENCY": "3"], environmentResult: "3",
+            yaml: "concurrency: 16", fileResult: "16",
+            defaultResult: "4", read: { "\($0.concurrency)" }),
+        .init(
+            key: "poll_interval",
+            flag: ["--poll-interval", "11"], flagResult: "11 seconds",
+            environment: ["PHOTOSYNC_POLL_INTERVAL": "12"], environmentResult: "12 seconds",
+            yaml: "poll_interval: 3600", fileResult: "3600 seconds",
+            defaultResult: "300 seconds", read: { "\($0.pollInterval.components.seconds) seconds" }),
+        .init(
+            key: "allowed_image_hosts",
+            flag: ["--allowed-image-host", "a.flag.test", "--allowed-image-host", "b.flag.test"],
+            flagResult: "a.flag.test b.flag.test",
+            environment: ["PHOTOSYNC_ALLOWED_IMAGE_HOSTS": "c.env.test, D.env.test"],
+            environmentResult: "c.env.test d.env.test",
+            yaml: "allowed_image_hosts:\n  - e.file.test\n  - 127.0.0.1:8080", fileResult: "e.file.test 127.0.0.1:8080",
+            defaultResult: "images.unsplash.com", read: { $0.allowedImageHosts.joined(separator: " ") }),
+        .init(
+            key: "rate_limit_reserve",
+            flag: ["--rate-limit-reserve", "0"], flagResult: "0",
+            environment: ["PHOTOSYNC_RATE_LIMIT_RESERVE": "1"], environmentResult: "1",
+            yaml: "rate_limit_reserve: 1000", fileResult: "1000",
+            defaultResult: "10", read: { "\($0.rateLimitReserve)" }),
+        .init(
+            key: "sources",
+            flag: ["--source", "user:ann", "--source", "feed"], flagResult: "user:ann feed",
+            environment: ["PHOTOSYNC_SOURCES": "topic:wallpapers, likes:bob"],
+            environmentResult: "topic:wallpapers likes:bob",
+            yaml: "sources: [\"search:lake, blue\"]", fileResult: "search:lake, blue",
+            defaultResult: "feed", read: { $0.sources.map(\.description).joined(separator: " ") }),
+        .init(
+            key: "max_image_mib",
+            flag: ["--max-image-mib", "1"], flagResult: "1",
+            environment: ["PHOTOSYNC_MAX_IMAGE_MIB": "2"], environmentResult: "2",
+            yaml: "max_image_mib: 2047", fileResult: "2047",
+            defaultResult: "256", read: { "\($0.maxImageMiB)" }),
+        .init(
+            key: "metrics_listen",
+            flag: ["--metrics-listen", "127.0.0.1:9464"], flagResult: "127.0.0.1:9464",
+            environment: ["PHOTOSYNC_METRICS_LISTEN": "[::1]:0"], environmentResult: "[::1]:0",
+            yaml: "metrics_listen: localhost:80", fileResult: "localhost:80",
+            defaultResult: "off", read: { $0.metricsListen?.description ?? "off" }),
+        .init(
+            key: "log_level",
+            flag: ["--log-level", "trace"], flagResult: "trace",
+            environment: ["PHOTOSYNC_LOG_LEVEL": "debug"], environmentResult: "debug",
+            yaml: "log_level: error", fileResult: "error",
+            defaultResult: "info", read: { $0.logLevel.rawValue }),
     ]
 }
 
@@ -103,8 +118,11 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let file = directory.write("photosync.yaml", setting.yaml + "\n")
         let config = ["--config", file]
 
-        #expect(setting.read(try resolveSettings(setting.flag + config, environment: setting.environment)) == setting.flagResult)
-        #expect(setting.read(try resolveSettings(config, environment: setting.environment)) == setting.environmentResult)
+        #expect(
+            setting.read(try resolveSettings(setting.flag + config, environment: setting.environment))
+                == setting.flagResult)
+        #expect(
+            setting.read(try resolveSettings(config, environment: setting.environment)) == setting.environmentResult)
         #expect(setting.read(try resolveSettings(config)) == setting.fileResult)
         #expect(setting.read(try resolveSettings([])) == setting.defaultResult)
     }
@@ -115,10 +133,20 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let off = directory.write("off.yaml", "download_tracking: false\n")
         let on = directory.write("on.yaml", "download_tracking: true\n")
 
-        #expect(try resolveSettings(["--download-tracking", "--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"]).downloadTracking == true)
-        #expect(try resolveSettings(["--no-download-tracking", "--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"]).downloadTracking == false)
-        #expect(try resolveSettings(["--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"]).downloadTracking == true)
-        #expect(try resolveSettings(["--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"]).downloadTracking == false)
+        #expect(
+            try resolveSettings(
+                ["--download-tracking", "--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"]
+            ).downloadTracking == true)
+        #expect(
+            try resolveSettings(
+                ["--no-download-tracking", "--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"]
+            ).downloadTracking == false)
+        #expect(
+            try resolveSettings(["--config", off], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "true"])
+                .downloadTracking == true)
+        #expect(
+            try resolveSettings(["--config", on], environment: ["PHOTOSYNC_DOWNLOAD_TRACKING": "false"])
+                .downloadTracking == false)
         #expect(try resolveSettings(["--config", off]).downloadTracking == false)
         #expect(try resolveSettings([]).downloadTracking == true)
     }
@@ -146,8 +174,9 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let file = directory.write("photosync.yaml", "database: /file.sqlite\nper_page: 50\n")
         let environment = ["PHOTOSYNC_CONCURRENCY": "99", "PHOTOSYNC_CONFIG": file]
         #expect(try DatabaseOptions.parse([]).databasePath(environment: environment) == "/file.sqlite")
-        #expect(try DatabaseOptions.parse(["--database", "/flag.sqlite"]).databasePath(environment: environment)
-            == "/flag.sqlite")
+        #expect(
+            try DatabaseOptions.parse(["--database", "/flag.sqlite"]).databasePath(environment: environment)
+                == "/flag.sqlite")
         #expect(throws: ConfigurationError.self) { try resolveSettings([], environment: environment) }
     }
 
@@ -165,10 +194,16 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
     }
 
     @Test func databaseDefaultsIntoSystemdStateDirectory() throws {
-        #expect(try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath == "/var/lib/photosync/photosync.sqlite")
-        #expect(try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync:/var/lib/other"]).databasePath == "/var/lib/photosync/photosync.sqlite")
+        #expect(
+            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath
+                == "/var/lib/photosync/photosync.sqlite")
+        #expect(
+            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync:/var/lib/other"]).databasePath
+                == "/var/lib/photosync/photosync.sqlite")
         #expect(try resolveSettings([]).databasePath == "photosync.sqlite")
-        #expect(try resolveSettings(["--database", "/x.sqlite"], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath == "/x.sqlite")
+        #expect(
+            try resolveSettings(["--database", "/x.sqlite"], environment: ["STATE_DIRECTORY": "/var/lib/photosync"])
+                .databasePath == "/x.sqlite")
     }
 
     @Test func configFlagBeatsConfigVariableBeatsSystemFile() throws {
@@ -178,7 +213,9 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let systemFile = directory.write("system.yaml", "per_page: 3\n")
         let variable = ["PHOTOSYNC_CONFIG": variableFile]
 
-        #expect(try resolveSettings(["--config", flagFile], environment: variable, defaultConfigurationPath: systemFile).perPage == 1)
+        #expect(
+            try resolveSettings(["--config", flagFile], environment: variable, defaultConfigurationPath: systemFile)
+                .perPage == 1)
         #expect(try resolveSettings([], environment: variable, defaultConfigurationPath: systemFile).perPage == 2)
         #expect(try resolveSettings([], defaultConfigurationPath: systemFile).perPage == 3)
         #expect(try resolveSettings([], defaultConfigurationPath: directory.missing()).perPage == 30)
@@ -203,7 +240,9 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
     @Test func fileValuesAreReadAsYAMLWritesThem() throws {
         // GIVEN YAML 1.1's booleans, numbers in YAML's forms, and lists in both styles
         let directory = TemporaryDirectory()
-        let path = directory.write("forms.yaml", """
+        let path = directory.write(
+            "forms.yaml",
+            """
             download_tracking: Off
             per_page: 0x1e
             concurrency: 1_2

@@ -1,7 +1,8 @@
 import Foundation
 import PhotoStore
-@testable import PhotosyncCLI
 import Testing
+
+@testable import PhotosyncCLI
 
 @Suite struct StatusOutputTests {
     let since = Date(timeIntervalSince1970: 1_750_000_000)
@@ -21,13 +22,16 @@ import Testing
         let text = StatusCommand.text(stalled, failures: [], rejected: rejected)
 
         #expect(text.contains("photos rejected 2\n"))
-        #expect(text.contains(
-            "backfill        in progress, next /photos?page=2&per_page=30; stalled since 2025-06-15T15:06:40Z, retrying: the page is empty but links a next page"))
+        #expect(
+            text.contains(
+                "backfill        in progress, next /photos?page=2&per_page=30; stalled since 2025-06-15T15:06:40Z, retrying: the page is empty but links a next page"
+            ))
         #expect(text.contains("  rejected (no id): \"id\" is missing"))
     }
 
     @Test func jsonCarriesTheSameFacts() throws {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(StatusCommand.json(stalled).utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(StatusCommand.json(stalled).utf8)) as? [String: Any])
 
         #expect(object["version"] as? String == PhotosyncVersion.number)
         #expect(object["photos_rejected"] as? Int == 2)
@@ -41,12 +45,15 @@ import Testing
         var stats = stalled
         stats.plusPhotos = 3
         stats.sources = [
-            SourceStatistics(name: "collection:3773378", active: true, photos: 40, plusPhotos: 0,
-                             state: SyncState(backfillComplete: true, lastPageAt: since)),
-            SourceStatistics(name: "feed", active: false, photos: 300,
-                             state: SyncState(backfillNext: URL(string: "/photos?page=2&per_page=30"), lastPageAt: since)),
-            SourceStatistics(name: "user:nobody", active: true, photos: 0, state: SyncState(),
-                             failure: SourceFailure(message: "Unsplash answered 404 (Couldn't find User)", since: since)),
+            SourceStatistics(
+                name: "collection:3773378", active: true, photos: 40, plusPhotos: 0,
+                state: SyncState(backfillComplete: true, lastPageAt: since)),
+            SourceStatistics(
+                name: "feed", active: false, photos: 300,
+                state: SyncState(backfillNext: URL(string: "/photos?page=2&per_page=30"), lastPageAt: since)),
+            SourceStatistics(
+                name: "user:nobody", active: true, photos: 0, state: SyncState(),
+                failure: SourceFailure(message: "Unsplash answered 404 (Couldn't find User)", since: since)),
         ]
         return stats
     }
@@ -55,14 +62,19 @@ import Testing
         let text = StatusCommand.text(withSources, failures: [])
 
         #expect(text.contains("images skipped  3 (Unsplash+, which needs a paid licence)\n"))
-        #expect(text.contains("\nsources\n  collection:3773378: 40 photos, backfill complete, last page 2025-06-15T15:06:40Z\n"))
+        #expect(
+            text.contains(
+                "\nsources\n  collection:3773378: 40 photos, backfill complete, last page 2025-06-15T15:06:40Z\n"))
         #expect(text.contains("  feed: 300 photos, backfill in progress, last page 2025-06-15T15:06:40Z, inactive\n"))
-        #expect(text.contains(
-            "  user:nobody: 0 photos, backfill not started, last page never, failing since 2025-06-15T15:06:40Z: Unsplash answered 404 (Couldn't find User)"))
+        #expect(
+            text.contains(
+                "  user:nobody: 0 photos, backfill not started, last page never, failing since 2025-06-15T15:06:40Z: Unsplash answered 404 (Couldn't find User)"
+            ))
     }
 
     @Test func jsonListsTheSources() throws {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(StatusCommand.json(withSources).utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(StatusCommand.json(withSources).utf8)) as? [String: Any])
 
         #expect(object["images_skipped_plus"] as? Int == 3)
         let sources = try #require(object["sources"] as? [[String: Any]])
@@ -70,6 +82,8 @@ import Testing
         #expect(sources[0]["photos"] as? Int == 40 && sources[0]["backfill_complete"] as? Bool == true)
         #expect(sources[0]["last_page_at"] as? String == "2025-06-15T15:06:40Z" && sources[0]["error"] is NSNull)
         #expect(sources[1]["active"] as? Bool == false)
-        #expect(sources[2]["error"] as? String == "Unsplash answered 404 (Couldn't find User)" && sources[2]["last_page_at"] is NSNull)
+        #expect(
+            sources[2]["error"] as? String == "Unsplash answered 404 (Couldn't find User)"
+                && sources[2]["last_page_at"] is NSNull)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import Logging
 import PhotosyncCLI
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SystemdNotifierTests {
     @Test func sendsEachMessageAsOneDatagramToAPath() {
@@ -17,7 +17,10 @@ import TestSupport
         notifier.stopping()
         notifier.send("STATUS=custom\nERRNO=5")
 
-        #expect(listener.received() == ["READY=1", "STATUS=synced 120 photos", "WATCHDOG=1", "STOPPING=1", "STATUS=custom\nERRNO=5"])
+        #expect(
+            listener.received() == [
+                "READY=1", "STATUS=synced 120 photos", "WATCHDOG=1", "STOPPING=1", "STATUS=custom\nERRNO=5",
+            ])
     }
 
     @Test func sendsToTheAbstractNamespace() {
@@ -48,7 +51,8 @@ import TestSupport
     @Test func sendFailureIsSwallowedAndLoggedAtDebug() {
         let directory = TemporaryDirectory()
         let capture = LogCapture()
-        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": directory.missing("notify")], logger: capture.logger(level: .debug))
+        let notifier = SystemdNotifier(
+            environment: ["NOTIFY_SOCKET": directory.missing("notify")], logger: capture.logger(level: .debug))
         notifier.ready()
         #expect(capture.output.count == 1)
         #expect(capture.text.hasPrefix("debug sd_notify failed"))

@@ -24,8 +24,9 @@ struct VersionTests {
     }
 
     @Test func theChangelogRecordsThisVersion() throws {
-        let changelog = try String(contentsOfFile: #filePath.replacingOccurrences(
-            of: "Tests/PhotosyncCLITests/VersionTests.swift", with: "CHANGELOG.md"), encoding: .utf8)
+        let changelog = try String(
+            contentsOfFile: #filePath.replacingOccurrences(
+                of: "Tests/PhotosyncCLITests/VersionTests.swift", with: "CHANGELOG.md"), encoding: .utf8)
         #expect(changelog.contains("## [\(PhotosyncVersion.number)]"))
     }
 }

@@ -2,8 +2,8 @@ import Logging
 import PhotosyncCLI
 import ServiceLifecycle
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A clock whose first `immediateSleeps` sleeps return at once; later ones stay suspended until
 /// cancelled. Each requested delay is yielded to ``sleeps`` as its sleep begins.
@@ -44,7 +44,9 @@ final class ScriptedClock: Clock, Sendable {
     @Test(.timeLimit(.minutes(1)))
     func pingsEveryHalfTimeoutUntilGracefulShutdown() async throws {
         let listener = DatagramListener()
-        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": listener.notifySocket, "WATCHDOG_USEC": "2000000"])
+        let notifier = SystemdNotifier(environment: [
+            "NOTIFY_SOCKET": listener.notifySocket, "WATCHDOG_USEC": "2000000",
+        ])
         let clock = ScriptedClock(immediateSleeps: 2)
         let service = try #require(WatchdogService(notifier: notifier, clock: clock))
         let group = group(service)
@@ -67,6 +69,9 @@ final class ScriptedClock: Clock, Sendable {
     @Test func noWatchdogMeansNoService() {
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/unused"])
         #expect(WatchdogService(notifier: notifier) == nil)
-        #expect(WatchdogService(notifier: SystemdNotifier(environment: ["WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"], processID: 2)) == nil)
+        #expect(
+            WatchdogService(
+                notifier: SystemdNotifier(environment: ["WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"], processID: 2))
+                == nil)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A ``URLSessionable`` that answers from a handler and records every request it was given.
 ///
@@ -51,13 +52,18 @@ public enum MockResponse: Sendable {
 
     /// A JSON answer.
     public static func json(_ body: String, status: Int = 200, headers: [String: String] = [:]) -> MockResponse {
-        .http(status: status, headers: headers.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8))
+        .http(
+            status: status, headers: headers.merging(["Content-Type": "application/json"]) { $1 }, body: Data(body.utf8)
+        )
     }
 
     public func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         switch self {
         case .http(let status, let headers, let body):
-            return (body, HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+            return (
+                body,
+                HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+            )
         case .failure(let code):
             throw URLError(code)
         }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// URLSession as a ``URLSessionable``, for tests through ``MockURLProtocol`` and platforms that
 /// want it. It lives here, not in Networking, so that the shipped binary never links

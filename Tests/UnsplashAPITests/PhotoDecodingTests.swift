@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import UnsplashAPI
 
 @Suite struct PhotoDecodingTests {
@@ -11,9 +12,12 @@ import Testing
         #expect(first.id == "RySPDa0FdcQ")
         #expect(first.width == 5792 && first.height == 8688)
         #expect(first.color == "#260c0c")
-        #expect(first.createdAt == Date(timeIntervalSince1970: 1_682_688_060)) // 2023-04-28T13:21:00Z
+        #expect(first.createdAt == Date(timeIntervalSince1970: 1_682_688_060))  // 2023-04-28T13:21:00Z
         #expect(first.urls?[.regular]?.hasPrefix("https://images.unsplash.com/photo-1682687980961") == true)
-        #expect(first.links?.downloadLocation == "https://api.unsplash.com/photos/RySPDa0FdcQ/download?ixid=M3w1NDk1MDR8MXwxfGFsbHwxfHx8fHx8Mnx8MTcwNDcwOTA1OXw")
+        #expect(
+            first.links?.downloadLocation
+                == "https://api.unsplash.com/photos/RySPDa0FdcQ/download?ixid=M3w1NDk1MDR8MXwxfGFsbHwxfHx8fHx8Mnx8MTcwNDcwOTA1OXw"
+        )
         // Nullable fields really are null somewhere on the page, and decode.
         #expect(photos.contains { $0.description == nil })
         #expect(photos.allSatisfy { $0.user?.username != nil })
@@ -62,7 +66,8 @@ import Testing
 }
 
 @Suite struct LinkHeaderTests {
-    let middle = #"<https://api.unsplash.com/photos?page=1&per_page=30>; rel="first", <https://api.unsplash.com/photos?page=1&per_page=30>; rel="prev", <https://api.unsplash.com/photos?page=334&per_page=30>; rel="last", <https://api.unsplash.com/photos?page=3&per_page=30>; rel="next""#
+    let middle =
+        #"<https://api.unsplash.com/photos?page=1&per_page=30>; rel="first", <https://api.unsplash.com/photos?page=1&per_page=30>; rel="prev", <https://api.unsplash.com/photos?page=334&per_page=30>; rel="last", <https://api.unsplash.com/photos?page=3&per_page=30>; rel="next""#
 
     @Test func findsEveryRelationInAnyOrder() {
         let links = LinkHeader(middle)
@@ -72,13 +77,16 @@ import Testing
     }
 
     @Test func theLastPageHasNoNext() {
-        let links = LinkHeader(#"<https://api.unsplash.com/photos?page=1>; rel="first", <https://api.unsplash.com/photos?page=333>; rel="prev""#)
+        let links = LinkHeader(
+            #"<https://api.unsplash.com/photos?page=1>; rel="first", <https://api.unsplash.com/photos?page=333>; rel="prev""#
+        )
         #expect(links.next == nil)
         #expect(links["prev"] != nil)
     }
 
     @Test func acceptsUnquotedAndMultipleRelations() {
-        let links = LinkHeader(#"<https://x.test/a>; rel=next, <https://x.test/b>; type="text/html"; rel="last alternate""#)
+        let links = LinkHeader(
+            #"<https://x.test/a>; rel=next, <https://x.test/b>; type="text/html"; rel="last alternate""#)
         #expect(links.next?.absoluteString == "https://x.test/a")
         #expect(links["alternate"]?.absoluteString == "https://x.test/b")
     }

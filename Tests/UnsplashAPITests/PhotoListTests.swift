@@ -2,12 +2,13 @@ import Foundation
 import Networking
 import TestSupport
 import Testing
+
 @testable import UnsplashAPI
 
 /// A real page of the feed, with one element spoiled the way a broken API would spoil it.
 private func realPage(spoiling index: Int, _ spoil: (inout [String: JSONValue]) -> Void) throws -> Data {
     guard case .array(var elements) = try JSONDecoder().decode(JSONValue.self, from: Fixture.page1.data),
-          case .object(var object) = elements[index]
+        case .object(var object) = elements[index]
     else { throw CocoaError(.coderReadCorrupt) }
     spoil(&object)
     elements[index] = .object(object)
@@ -86,9 +87,10 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
 
         let list = try decoding.decode(data)
 
-        #expect(list.rejected.map(\.reason) == [
-            "\"id\" is empty", "\"user.name\" is not String", "\"width\" is negative (-1)", "not a JSON object",
-        ])
+        #expect(
+            list.rejected.map(\.reason) == [
+                "\"id\" is empty", "\"user.name\" is not String", "\"width\" is negative (-1)", "not a JSON object",
+            ])
         #expect(list.rejected.map(\.index) == [0, 1, 2, 10])
         #expect(list.rejected.map(\.photoID) == [nil, elements[1]["id"]?.string, elements[2]["id"]?.string, nil])
         #expect(list.photos.count == 7)
@@ -103,7 +105,7 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
 
     @Test func anElementThatIsNotUTF8IsRejectedAndTheOthersDecode() throws {
         var data = Data(#"[{"id":"a","description":"ok"},{"id":"b","description":"x"#.utf8)
-        data.append(contentsOf: [0xC3, 0x28]) // an invalid two-byte sequence
+        data.append(contentsOf: [0xC3, 0x28])  // an invalid two-byte sequence
         data.append(contentsOf: Data(#""}]"#.utf8))
 
         let list = try PhotoList(body: data, decoder: JSONDecoder())
@@ -128,7 +130,8 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     }
 
     @Test func findsATopLevelMemberWhateverComesBeforeIt() throws {
-        let text = #"{"total": 3, "note": "\"results\": [0]", "nested": {"results": [1]}, "res\u0075lts" : [ {"id": "a"} ] }"#
+        let text =
+            #"{"total": 3, "note": "\"results\": [0]", "nested": {"results": [1]}, "res\u0075lts" : [ {"id": "a"} ] }"#
         let data = Data(text.utf8)
         let range = try #require(JSONText.member("results", of: data))
         #expect(String(decoding: data[range], as: UTF8.self) == #"[ {"id": "a"} ]"#)
@@ -140,7 +143,8 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     @Test func rangesAreIndicesOfTheDataGivenEvenASlice() {
         let whole = Data(#"xx["a","b"]"#.utf8)
         let slice = whole[2...]
-        #expect(JSONText.arrayElements(of: slice).map { String(decoding: slice[$0], as: UTF8.self) } == [#""a""#, #""b""#])
+        #expect(
+            JSONText.arrayElements(of: slice).map { String(decoding: slice[$0], as: UTF8.self) } == [#""a""#, #""b""#])
     }
 }
 
@@ -148,7 +152,8 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     let api = UnsplashAPI(baseURL: URL(string: "http://127.0.0.1:8080")!, accessKey: "K")
 
     @Test func aNextLinkIsStoredAsPathAndQuery() throws {
-        let cursor = try api.cursor(for: URL(string: "http://127.0.0.1:8080/photos?order_by=latest&page=2&per_page=30")!)
+        let cursor = try api.cursor(
+            for: URL(string: "http://127.0.0.1:8080/photos?order_by=latest&page=2&per_page=30")!)
         #expect(cursor == "/photos?order_by=latest&page=2&per_page=30")
     }
 
@@ -158,8 +163,14 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     }
 
     @Test func aForeignLinkIsNeverMadeACursor() {
-        #expect(throws: UnsplashError.self) { try api.cursor(for: URL(string: "https://evil.example.com/photos?page=2")!) }
-        #expect(throws: UnsplashError.self) { try api.page(atCursor: "//evil.example.com/photos?page=2", as: PhotoList.self) }
-        #expect(throws: UnsplashError.self) { try api.page(atCursor: "https://evil.example.com/photos?page=2", as: PhotoList.self) }
+        #expect(throws: UnsplashError.self) {
+            try api.cursor(for: URL(string: "https://evil.example.com/photos?page=2")!)
+        }
+        #expect(throws: UnsplashError.self) {
+            try api.page(atCursor: "//evil.example.com/photos?page=2", as: PhotoList.self)
+        }
+        #expect(throws: UnsplashError.self) {
+            try api.page(atCursor: "https://evil.example.com/photos?page=2", as: PhotoList.self)
+        }
     }
 }

@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import TestSupport
 import Testing
+
 @testable import UnsplashAPI
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 let page2URL = "https://api.unsplash.com/photos?page=2&per_page=30"
 let pageHeaders = [
@@ -55,7 +57,9 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     }
 
     @Test func anEmptyPageEndsTheFeed() async throws {
-        let session = MockURLSession(responses: [.json("[]", headers: ["Link": #"<https://api.unsplash.com/photos?page=1>; rel="first""#])])
+        let session = MockURLSession(responses: [
+            .json("[]", headers: ["Link": #"<https://api.unsplash.com/photos?page=1>; rel="first""#])
+        ])
         let page = try await makeRepository(session).page(of: .feed, atCursor: page2URL)
         #expect(page.photos.isEmpty && page.next == nil)
     }
@@ -72,7 +76,9 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     }
 
     @Test func aRejectedKeySaysWhichKeyIsNeeded() async {
-        let session = MockURLSession(responses: [.json(#"{"errors":["OAuth error: The access token is invalid"]}"#, status: 401)])
+        let session = MockURLSession(responses: [
+            .json(#"{"errors":["OAuth error: The access token is invalid"]}"#, status: 401)
+        ])
         await #expect {
             _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
         } throws: { error in
@@ -85,8 +91,10 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
 
     @Test func aPlainText403IsTheRateLimit() async {
         let session = MockURLSession(responses: [
-            .http(status: 403, headers: ["Content-Type": "text/plain", "X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "0"],
-                  body: Data("Rate Limit Exceeded".utf8)),
+            .http(
+                status: 403,
+                headers: ["Content-Type": "text/plain", "X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "0"],
+                body: Data("Rate Limit Exceeded".utf8))
         ])
         await #expect {
             _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
@@ -131,7 +139,9 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
             .http(status: 503, headers: ["X-Ratelimit-Limit": "50", "X-Ratelimit-Remaining": "0"]),
             .json("[]"),
         ])
-        await #expect(throws: UnsplashError.self) { _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30) }
+        await #expect(throws: UnsplashError.self) {
+            _ = try await makeRepository(session).firstPage(of: .feed, perPage: 30)
+        }
         #expect(session.requests.count == 1, "a retry would be over the rate limit")
     }
 
@@ -166,7 +176,11 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
     }
 
     @Test func tracksADownloadKeepingItsQuery() async throws {
-        let session = MockURLSession(responses: [.json(#"{"url":"https://images.unsplash.com/x"}"#, headers: ["X-Ratelimit-Remaining": "47", "X-Ratelimit-Limit": "50"])])
+        let session = MockURLSession(responses: [
+            .json(
+                #"{"url":"https://images.unsplash.com/x"}"#,
+                headers: ["X-Ratelimit-Remaining": "47", "X-Ratelimit-Limit": "50"])
+        ])
         let location = URL(string: "https://api.unsplash.com/photos/RySPDa0FdcQ/download?ixid=M3w1NDk1MDR8MXwx")!
         let limit = try await makeRepository(session).trackDownload(location)
         #expect(limit == RateLimit(limit: 50, remaining: 47))
@@ -177,8 +191,12 @@ func makeRepository(_ session: MockURLSession) -> PhotoRepository {
 
     @Test func fetchesAnImageWithoutTheKey() async throws {
         let bytes = Data([0xFF, 0xD8, 0xFF, 1, 2, 3])
-        let session = MockURLSession(responses: [.http(status: 200, headers: ["Content-Length": "6", "Content-Type": "image/jpeg"], body: bytes)])
-        let spool = BodySpool(directory: FileManager.default.temporaryDirectory.appendingPathComponent("photosync-repo-\(UUID().uuidString)"))
+        let session = MockURLSession(responses: [
+            .http(status: 200, headers: ["Content-Length": "6", "Content-Type": "image/jpeg"], body: bytes)
+        ])
+        let spool = BodySpool(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                "photosync-repo-\(UUID().uuidString)"))
         try spool.prepare()
         defer { try? FileManager.default.removeItem(at: spool.directory) }
         let image = try await makeRepository(session).image(

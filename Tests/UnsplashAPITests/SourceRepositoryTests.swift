@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Networking
 import TestSupport
 import Testing
+
 @testable import UnsplashAPI
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Each source's endpoint against what Unsplash really answered (the 2025 recordings, with
 /// their headers), through `MockURLSession`.
@@ -21,22 +23,33 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(source: .user("lucreative"), fixture: .usersPhotos, path: "/users/lucreative/photos",
-             query: "order_by=latest&page=1&per_page=30", next: "https://api.unsplash.com/users/lucreative/photos?page=2", total: 170),
-        Case(source: .likes("lucreative"), fixture: .usersLikes, path: "/users/lucreative/likes",
-             query: "order_by=latest&page=1&per_page=30", next: "https://api.unsplash.com/users/lucreative/likes?page=2", total: 898),
-        Case(source: .collection("3773378"), fixture: .collectionsPhotos, path: "/collections/3773378/photos",
-             query: "page=1&per_page=30", next: "https://api.unsplash.com/collections/3773378/photos?page=2", total: 40),
-        Case(source: .topic("wallpapers"), fixture: .topicsPhotos, path: "/topics/wallpapers/photos",
-             query: "order_by=latest&page=1&per_page=30", next: "https://api.unsplash.com/topics/wallpapers/photos?page=2", total: 15532),
-        Case(source: .search("test"), fixture: .searchPhotos, path: "/search/photos",
-             query: "query=test&order_by=latest&page=1&per_page=30", next: "https://api.unsplash.com/search/photos?page=2&query=test", total: 1452),
+        Case(
+            source: .user("lucreative"), fixture: .usersPhotos, path: "/users/lucreative/photos",
+            query: "order_by=latest&page=1&per_page=30",
+            next: "https://api.unsplash.com/users/lucreative/photos?page=2", total: 170),
+        Case(
+            source: .likes("lucreative"), fixture: .usersLikes, path: "/users/lucreative/likes",
+            query: "order_by=latest&page=1&per_page=30", next: "https://api.unsplash.com/users/lucreative/likes?page=2",
+            total: 898),
+        Case(
+            source: .collection("3773378"), fixture: .collectionsPhotos, path: "/collections/3773378/photos",
+            query: "page=1&per_page=30", next: "https://api.unsplash.com/collections/3773378/photos?page=2", total: 40),
+        Case(
+            source: .topic("wallpapers"), fixture: .topicsPhotos, path: "/topics/wallpapers/photos",
+            query: "order_by=latest&page=1&per_page=30",
+            next: "https://api.unsplash.com/topics/wallpapers/photos?page=2", total: 15532),
+        Case(
+            source: .search("test"), fixture: .searchPhotos, path: "/search/photos",
+            query: "query=test&order_by=latest&page=1&per_page=30",
+            next: "https://api.unsplash.com/search/photos?page=2&query=test", total: 1452),
     ]
 
     @Test(arguments: cases)
     func readsTheFirstPageOfEachSource(_ expected: Case) async throws {
         // GIVEN the API answering with what it really sent for this source
-        let session = MockURLSession(responses: [.json(try expected.fixture.text, headers: try expected.fixture.headers)])
+        let session = MockURLSession(responses: [
+            .json(try expected.fixture.text, headers: try expected.fixture.headers)
+        ])
         // WHEN the source's first page is fetched
         let page = try await makeRepository(session).firstPage(of: expected.source, perPage: 30)
         // THEN every photo decodes, with the page's links, total and budget
@@ -54,14 +67,18 @@ import Testing
 
     @Test func followsASearchCursor() async throws {
         let session = MockURLSession(responses: [.json(try Fixture.searchPhotos2023.text)])
-        let page = try await makeRepository(session).page(of: .search("dog"), atCursor: "/search/photos?page=2&query=dog")
-        #expect(session.requests.first?.url?.absoluteString == "https://api.unsplash.com/search/photos?page=2&query=dog")
+        let page = try await makeRepository(session).page(
+            of: .search("dog"), atCursor: "/search/photos?page=2&query=dog")
+        #expect(
+            session.requests.first?.url?.absoluteString == "https://api.unsplash.com/search/photos?page=2&query=dog")
         #expect(page.photos.count == 10)
         #expect(page.total == 10001, "without an X-Total header, the body's total")
     }
 
     @Test func unsplashPlusPhotosAreRecognisedByTheirURLs() async throws {
-        let session = MockURLSession(responses: [.json(try Fixture.usersLikes.text, headers: try Fixture.usersLikes.headers)])
+        let session = MockURLSession(responses: [
+            .json(try Fixture.usersLikes.text, headers: try Fixture.usersLikes.headers)
+        ])
         let page = try await makeRepository(session).firstPage(of: .likes("lucreative"), perPage: 30)
         let plus = page.photos.filter(\.isPlus)
         #expect(plus.count == 1)
@@ -96,7 +113,9 @@ import Testing
     }
 
     @Test func searchQueriesAreEncodedWhole() throws {
-        let url = try UnsplashAPI(accessKey: "K").firstPage(of: .search("red fox & cat=1+2, ü"), perPage: 30, as: SearchResults.self).url()
+        let url = try UnsplashAPI(accessKey: "K").firstPage(
+            of: .search("red fox & cat=1+2, ü"), perPage: 30, as: SearchResults.self
+        ).url()
         #expect(url.query == "query=red%20fox%20%26%20cat%3D1%2B2%2C%20%C3%BC&order_by=latest&page=1&per_page=30")
     }
 }
@@ -131,12 +150,16 @@ import Testing
             _ = try PhotoSource(parsing: text)
         } catch {
             #expect(error.problem == problem)
-            #expect(error.description.hasSuffix("; a source is feed, user:USERNAME, likes:USERNAME, collection:ID, topic:SLUG or search:QUERY"))
+            #expect(
+                error.description.hasSuffix(
+                    "; a source is feed, user:USERNAME, likes:USERNAME, collection:ID, topic:SLUG or search:QUERY"))
             #expect(!error.description.contains("\n"))
         }
     }
 
     @Test func aQueryOf512CharactersIsAccepted() throws {
-        #expect(try PhotoSource(parsing: "search:" + String(repeating: "y", count: 512)) == .search(String(repeating: "y", count: 512)))
+        #expect(
+            try PhotoSource(parsing: "search:" + String(repeating: "y", count: 512))
+                == .search(String(repeating: "y", count: 512)))
     }
 }

@@ -22,7 +22,9 @@ import UnsplashStub
         try await withStub(photoCount: 45) { stub, client in
             await stub.serveMalformedJSON(onPage: 1, repeat: .times(2))
 
-            let answers = try await [client.get(stub, "/photos"), client.get(stub, "/photos"), client.get(stub, "/photos")]
+            let answers = try await [
+                client.get(stub, "/photos"), client.get(stub, "/photos"), client.get(stub, "/photos"),
+            ]
 
             for broken in answers.prefix(2) {
                 #expect(broken.status == 200)

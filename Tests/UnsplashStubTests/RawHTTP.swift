@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One HTTP/1.1 exchange over a plain socket, read until the server closes the connection:
 /// it shows exactly what the server sent, where URLSession would hide a short or overlong

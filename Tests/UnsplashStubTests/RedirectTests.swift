@@ -49,7 +49,10 @@ import UnsplashStub
 
             #expect(image.body == stub.imageBytes(photoID: id, variant: ImageVariant.regular))
             let log = await stub.requests()
-            #expect(log.map(\.path) == ["/images/\(id)", "/hop/2/images/\(id)", "/hop/1/images/\(id)", "/hop/0/images/\(id)"])
+            #expect(
+                log.map(\.path) == [
+                    "/images/\(id)", "/hop/2/images/\(id)", "/hop/1/images/\(id)", "/hop/0/images/\(id)",
+                ])
             #expect(log.map(\.status) == [302, 302, 302, 200])
             #expect(await stub.imageRequestCount(photoID: id) == 4)
         }
@@ -93,7 +96,8 @@ import UnsplashStub
             let target = try #require(URL(string: "https://images.example.invalid/photo-1?w=1080"))
             await stub.redirectImage(photoID: id, to: .url(target))
 
-            let answer = try await RawHTTPExchange.get(URL(string: "\(await stub.baseURL.absoluteString)/images/\(id)")!)
+            let answer = try await RawHTTPExchange.get(
+                URL(string: "\(await stub.baseURL.absoluteString)/images/\(id)")!)
 
             #expect(answer.statusCode == 302)
             #expect(answer.header("Location") == target.absoluteString)

@@ -9,8 +9,10 @@ import UnsplashStub
         try await withStub(photoCount: 120) { stub, client in
             let user = stub.usernames[0]
             for (source, path) in [
-                ("user:\(user)", "/users/\(user)/photos?order_by=latest"), ("likes:\(user)", "/users/\(user)/likes?order_by=latest"),
-                ("collection:3773378", "/collections/3773378/photos?"), ("topic:wallpapers", "/topics/wallpapers/photos?order_by=latest"),
+                ("user:\(user)", "/users/\(user)/photos?order_by=latest"),
+                ("likes:\(user)", "/users/\(user)/likes?order_by=latest"),
+                ("collection:3773378", "/collections/3773378/photos?"),
+                ("topic:wallpapers", "/topics/wallpapers/photos?order_by=latest"),
             ] {
                 // GIVEN what the stub says the list holds
                 let expected = try #require(await stub.photoIDs(ofSource: source))
@@ -25,7 +27,8 @@ import UnsplashStub
                     #expect(answer.header("X-Total") == String(expected.count) && answer.header("X-Per-Page") == "3")
                     ids += try answer.photoIDs()
                     next = answer.links["next"]
-                    #expect(next.map { $0.contains(path.split(separator: "?")[0]) } ?? true, "a Link keeps the list's path")
+                    #expect(
+                        next.map { $0.contains(path.split(separator: "?")[0]) } ?? true, "a Link keeps the list's path")
                 }
 
                 // THEN it held exactly those photos, each once
@@ -72,9 +75,12 @@ import UnsplashStub
             let results = try #require(body["results"] as? [[String: Any]])
             #expect(results.map { $0["id"] as? String } == expected.prefix(5).map { $0 })
             #expect(answer.header("X-Total") == String(expected.count))
-            #expect(answer.links["next"]?.contains("/search/photos?") == true && answer.links["next"]?.contains("query=Lake") == true)
+            #expect(
+                answer.links["next"]?.contains("/search/photos?") == true
+                    && answer.links["next"]?.contains("query=Lake") == true)
             for result in results {
-                let text = "\(result["description"] as? String ?? "") \(result["alt_description"] as? String ?? "")".lowercased()
+                let text = "\(result["description"] as? String ?? "") \(result["alt_description"] as? String ?? "")"
+                    .lowercased()
                 #expect(text.contains("lake"))
             }
         }
@@ -82,7 +88,8 @@ import UnsplashStub
 
     @Test(arguments: [
         ("/users/nobody-here/photos", "Couldn't find User"), ("/users/nobody-here/likes", "Couldn't find User"),
-        ("/collections/999999/photos", "Couldn't find Collection"), ("/topics/no-such-topic/photos", "Couldn't find Topic"),
+        ("/collections/999999/photos", "Couldn't find Collection"),
+        ("/topics/no-such-topic/photos", "Couldn't find Topic"),
         ("/users/%2E%2E/photos", "Couldn't find User"),
     ])
     func anUnknownListIsA404WithUnsplashsMessage(_ path: String, _ message: String) async throws {

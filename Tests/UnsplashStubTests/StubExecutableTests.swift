@@ -3,7 +3,7 @@ import Testing
 import UnsplashStub
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 // MARK: - The executable
@@ -19,7 +19,8 @@ import FoundationNetworking
         try process.run()
 
         let line = Self.firstLine(of: output.fileHandleForReading)
-        let match = try #require(line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(12 photos\)/))
+        let match = try #require(
+            line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(12 photos\)/))
         let base = try #require(URL(string: String(match.1)))
 
         let answer = try await Client().get(URL(string: base.absoluteString + "/photos")!)
@@ -34,13 +35,16 @@ import FoundationNetworking
     @Test func faultFlagsApplyFromTheFirstRequest() async throws {
         let process = Process()
         process.executableURL = try Self.executable()
-        process.arguments = ["--port", "0", "--photos", "30", "--empty-page", "1", "--fail-every", "2", "--fail-status", "503"]
+        process.arguments = [
+            "--port", "0", "--photos", "30", "--empty-page", "1", "--fail-every", "2", "--fail-status", "503",
+        ]
         let output = Pipe()
         process.standardOutput = output
         let exited = Self.exitStatus(of: process)
         try process.run()
         let line = Self.firstLine(of: output.fileHandleForReading)
-        let match = try #require(line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
+        let match = try #require(
+            line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
         let photos = try #require(URL(string: String(match.1) + "/photos"))
 
         let empty = try await Client().get(photos)

@@ -4,7 +4,7 @@ import Testing
 import UnsplashStub
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The stub over real HTTP, as photosync will see it: each test starts an in-process stub on
@@ -25,10 +25,11 @@ import FoundationNetworking
             #expect(answer.header("X-Total") == "45")
             #expect(answer.header("X-Per-Page") == "10")
             let base = await stub.baseURL.absoluteString
-            #expect(answer.links == [
-                "last": "\(base)/photos?page=5&per_page=10",
-                "next": "\(base)/photos?page=2&per_page=10",
-            ])
+            #expect(
+                answer.links == [
+                    "last": "\(base)/photos?page=5&per_page=10",
+                    "next": "\(base)/photos?page=2&per_page=10",
+                ])
             #expect(try answer.photoIDs() == Array(await stub.photoIDs()[0..<10]))
         }
     }
@@ -40,12 +41,13 @@ import FoundationNetworking
 
             // THEN
             let base = await stub.baseURL.absoluteString
-            #expect(answer.links == [
-                "first": "\(base)/photos?lang=en&order_by=latest&page=1&per_page=10",
-                "prev": "\(base)/photos?lang=en&order_by=latest&page=2&per_page=10",
-                "last": "\(base)/photos?lang=en&order_by=latest&page=5&per_page=10",
-                "next": "\(base)/photos?lang=en&order_by=latest&page=4&per_page=10",
-            ])
+            #expect(
+                answer.links == [
+                    "first": "\(base)/photos?lang=en&order_by=latest&page=1&per_page=10",
+                    "prev": "\(base)/photos?lang=en&order_by=latest&page=2&per_page=10",
+                    "last": "\(base)/photos?lang=en&order_by=latest&page=5&per_page=10",
+                    "next": "\(base)/photos?lang=en&order_by=latest&page=4&per_page=10",
+                ])
             #expect(try answer.photoIDs() == Array(await stub.photoIDs()[20..<30]))
         }
     }
@@ -55,10 +57,11 @@ import FoundationNetworking
             let answer = try await client.get(stub, "/photos?page=5&per_page=10")
 
             let base = await stub.baseURL.absoluteString
-            #expect(answer.links == [
-                "first": "\(base)/photos?page=1&per_page=10",
-                "prev": "\(base)/photos?page=4&per_page=10",
-            ])
+            #expect(
+                answer.links == [
+                    "first": "\(base)/photos?page=1&per_page=10",
+                    "prev": "\(base)/photos?page=4&per_page=10",
+                ])
             #expect(try answer.photoIDs() == Array(await stub.photoIDs()[40..<45]))
             #expect(answer.header("X-Total") == "45")
         }
@@ -160,7 +163,8 @@ import FoundationNetworking
 
             #expect(viaQuery.status == 200)
             for answer in [viaQuery, viaHeader] {
-                let everything = String(decoding: answer.body, as: UTF8.self)
+                let everything =
+                    String(decoding: answer.body, as: UTF8.self)
                     + answer.response.allHeaderFields.map { "\($0.key): \($0.value)" }.joined()
                 #expect(!everything.contains(Self.key))
             }
@@ -238,7 +242,9 @@ import FoundationNetworking
             let id = try #require(try page.photoIDs().first)
 
             var bodies: [String: Data] = [:]
-            for variant in [ImageVariant.raw, ImageVariant.full, ImageVariant.regular, ImageVariant.small, ImageVariant.thumb] {
+            for variant in [
+                ImageVariant.raw, ImageVariant.full, ImageVariant.regular, ImageVariant.small, ImageVariant.thumb,
+            ] {
                 let url = try #require(try page.photoURLs(variant).first)
                 let body = try await client.get(url).body
                 #expect(body == stub.imageBytes(photoID: id, variant: variant), "\(variant)")
@@ -300,11 +306,14 @@ import FoundationNetworking
 
     @Test func photosHaveTheKeysOfARealUnsplashPhoto() async throws {
         let fixture = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixturesDirectory.appending(path: "photo-2025-02.json")))
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.fixturesDirectory.appending(path: "photo-2025-02.json")))
                 as? [String: Any])
         let sponsoredFixture = try #require(
-            try (JSONSerialization.jsonObject(
-                with: Data(contentsOf: Self.fixturesDirectory.appending(path: "photos-2024-01-page1.json"))) as? [[String: Any]])?.first)
+            try
+                (JSONSerialization.jsonObject(
+                    with: Data(contentsOf: Self.fixturesDirectory.appending(path: "photos-2024-01-page1.json")))
+                as? [[String: Any]])?.first)
 
         try await withStub(photoCount: 30, sponsoredEvery: 10) { stub, client in
             let photos = try await client.get(stub, "/photos?per_page=30").photos()
@@ -314,7 +323,9 @@ import FoundationNetworking
                     #expect(keys(photo, at: nested) == keys(fixture, at: nested), "\(nested)")
                 }
                 let id = try #require(photo["id"] as? String)
-                #expect(id.count == 11 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+                #expect(
+                    id.count == 11
+                        && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
                 #expect(photo["asset_type"] as? String == "photo")
             }
             let sponsored = try #require(photos.first { !($0["sponsorship"] is NSNull) })
@@ -329,7 +340,9 @@ import FoundationNetworking
         try await withStub(rateLimit: 10) { stub, client in
             await stub.failNextAPIRequests(count: 2, status: 503)
 
-            let statuses = try await [client.get(stub, "/photos"), client.get(stub, "/photos"), client.get(stub, "/photos")]
+            let statuses = try await [
+                client.get(stub, "/photos"), client.get(stub, "/photos"), client.get(stub, "/photos"),
+            ]
             #expect(statuses.map(\.status) == [503, 503, 200])
             #expect(statuses.map { $0.header("X-Ratelimit-Remaining") } == ["9", "8", "7"])
 
@@ -423,8 +436,11 @@ import FoundationNetworking
         let ids = await one.photoIDs()
         #expect(await same.photoIDs() == ids)
         #expect(Set(await other.photoIDs()).isDisjoint(with: ids))
-        #expect(one.imageBytes(photoID: ids[0], variant: "regular") == same.imageBytes(photoID: ids[0], variant: "regular"))
-        #expect(one.imageBytes(photoID: ids[0], variant: "regular") != other.imageBytes(photoID: ids[0], variant: "regular"))
+        #expect(
+            one.imageBytes(photoID: ids[0], variant: "regular") == same.imageBytes(photoID: ids[0], variant: "regular"))
+        #expect(
+            one.imageBytes(photoID: ids[0], variant: "regular") != other.imageBytes(photoID: ids[0], variant: "regular")
+        )
     }
 
     @Test func startReportsTheBoundPortAndRefusesInvalidConfigurations() async throws {

@@ -5,7 +5,7 @@ import Testing
 import UnsplashStub
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 // MARK: - Helpers
@@ -98,12 +98,15 @@ struct Client {
             let (head, stream) = try await Self.transport.stream(for: request)
             let body = try await stream.collect(upTo: 1 << 30, url: request.url.absoluteString)
             if [301, 302, 303, 307, 308].contains(head.statusCode), let location = head.headers["Location"],
-               let target = URL(string: location, relativeTo: request.url)?.absoluteURL {
+                let target = URL(string: location, relativeTo: request.url)?.absoluteURL
+            {
                 request.url = target
                 continue
             }
-            let response = try #require(HTTPURLResponse(
-                url: request.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1", headerFields: head.headers.dictionary))
+            let response = try #require(
+                HTTPURLResponse(
+                    url: request.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1",
+                    headerFields: head.headers.dictionary))
             return Answer(body: body, response: response)
         }
         throw URLError(.httpTooManyRedirects)

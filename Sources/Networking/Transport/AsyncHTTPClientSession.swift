@@ -104,7 +104,9 @@ public final class AsyncHTTPClientSession: URLSessionable {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .init(configuration.connectTimeout), read: .init(configuration.readTimeout)),
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost),
+            connectionPool: .init(
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost),
             proxy: proxy.map(Self.proxy),
             decompression: .disabled)
         settings.httpVersion = .automatic
@@ -124,7 +126,9 @@ public final class AsyncHTTPClientSession: URLSessionable {
         case .socks5:
             return .socksServer(host: proxy.host, port: proxy.port)
         case .http:
-            let authorization = proxy.credentials.map { HTTPClient.Authorization.basic(credentials: Data($0.utf8).base64EncodedString()) }
+            let authorization = proxy.credentials.map {
+                HTTPClient.Authorization.basic(credentials: Data($0.utf8).base64EncodedString())
+            }
             return .server(host: proxy.host, port: proxy.port, authorization: authorization)
         }
     }

@@ -51,7 +51,8 @@ public struct ProxySettings: Sendable, Equatable {
         let all = try value("all_proxy", "ALL_PROXY").map(Self.parse)
         http = try value("http_proxy").map(Self.parse) ?? all
         https = try value("https_proxy", "HTTPS_PROXY").map(Self.parse) ?? all
-        noProxy = value("no_proxy", "NO_PROXY")?.value
+        noProxy =
+            value("no_proxy", "NO_PROXY")?.value
             .split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty } ?? []
@@ -70,7 +71,9 @@ public struct ProxySettings: Sendable, Equatable {
         return noProxy.contains { entry in
             if entry == "*" { return true }
             // A port in the entry ("example.com:8080") is not compared: the host decides.
-            var suffix = entry.hasPrefix("[") ? String(entry.dropFirst().prefix { $0 != "]" }) : String(entry.split(separator: ":").first ?? "")
+            var suffix =
+                entry.hasPrefix("[")
+                ? String(entry.dropFirst().prefix { $0 != "]" }) : String(entry.split(separator: ":").first ?? "")
             if suffix.hasPrefix(".") { suffix.removeFirst() }
             return host == suffix || host.hasSuffix("." + suffix)
         }
@@ -91,7 +94,9 @@ public struct ProxySettings: Sendable, Equatable {
         case "http": kind = .http
         case "socks5", "socks5h": kind = .socks5
         case let other:
-            throw .invalid(variable: variable.name, reason: "proxy scheme \(other ?? "") is not supported (use http:// or socks5://)")
+            throw .invalid(
+                variable: variable.name,
+                reason: "proxy scheme \(other ?? "") is not supported (use http:// or socks5://)")
         }
         let credentials = components.percentEncodedUser.map { user in
             let decodedUser = user.removingPercentEncoding ?? user

@@ -23,7 +23,8 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var listing: ListingOptions
 
-    @Option(help: ArgumentHelp("The directory to write to; created if missing.", valueName: "dir"), completion: .directory)
+    @Option(
+        help: ArgumentHelp("The directory to write to; created if missing.", valueName: "dir"), completion: .directory)
     var to: String
 
     @Option(help: ArgumentHelp("Export the photos this full-text search finds (see search).", valueName: "text"))
@@ -45,7 +46,9 @@ struct ExportCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("\r\u{1B}[2Kexporting \(done)/\(total)".utf8))
             }
             if interactive { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
-            print("exported: \(report.written) written, \(report.unchanged) unchanged, \(report.withoutImage) without a stored image, to \(to)")
+            print(
+                "exported: \(report.written) written, \(report.unchanged) unchanged, \(report.withoutImage) without a stored image, to \(to)"
+            )
         }
     }
 }
@@ -73,7 +76,8 @@ struct PhotoExporter {
             throw CommandFailure(code: .cannotCreate, message: "cannot create \(directory.path): \(Self.reason(error))")
         }
         guard access(self.directory.path, W_OK | X_OK) == 0 else {
-            throw CommandFailure(code: .cannotCreate, message: "cannot write to \(directory.path): \(String(cString: strerror(errno)))")
+            throw CommandFailure(
+                code: .cannotCreate, message: "cannot write to \(directory.path): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -110,16 +114,19 @@ struct PhotoExporter {
     /// comes from the API, and must never name a path outside the directory.
     static func fileName(id: String, contentType: String) -> String? {
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-        guard !id.isEmpty, id.count <= 128, id.allSatisfy(allowed.contains), !id.hasPrefix("-") || id.count > 1 else { return nil }
-        let essence = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        let ext = switch essence {
-        case "image/jpeg", "image/jpg": "jpg"
-        case "image/png": "png"
-        case "image/webp": "webp"
-        case "image/avif": "avif"
-        case "image/gif": "gif"
-        default: "bin"
+        guard !id.isEmpty, id.count <= 128, id.allSatisfy(allowed.contains), !id.hasPrefix("-") || id.count > 1 else {
+            return nil
         }
+        let essence = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let ext =
+            switch essence {
+            case "image/jpeg", "image/jpg": "jpg"
+            case "image/png": "png"
+            case "image/webp": "webp"
+            case "image/avif": "avif"
+            case "image/gif": "gif"
+            default: "bin"
+            }
         return "\(id).\(ext)"
     }
 
@@ -157,14 +164,16 @@ struct PhotoExporter {
     /// Writes through a temporary file in the same directory, renamed over `destination` only
     /// once complete and flushed: a full disk or a kill leaves the old file or none, never half.
     private func writeAtomically(to destination: URL, _ write: (URL) async throws -> Void) async throws {
-        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+        let temporary = directory.appendingPathComponent(
+            ".\(destination.lastPathComponent).\(UUID().uuidString).partial")
         do {
             try await write(temporary)
             let handle = try FileHandle(forWritingTo: temporary)
             try handle.synchronize()
             try handle.close()
             guard rename(temporary.path, destination.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedFailureReasonErrorKey: String(cString: strerror(errno))])
+                throw CocoaError(
+                    .fileWriteUnknown, userInfo: [NSLocalizedFailureReasonErrorKey: String(cString: strerror(errno))])
             }
         } catch {
             unlink(temporary.path)

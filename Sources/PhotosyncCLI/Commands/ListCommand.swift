@@ -45,7 +45,9 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var listing: ListingOptions
 
     func validate() throws {
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("the search text is empty") }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("the search text is empty")
+        }
         _ = try listing.query(text: text)
     }
 
@@ -115,12 +117,13 @@ struct ListingOptions: ParsableArguments {
 
     /// Prints `photos` in the chosen format.
     func write(_ photos: [PhotoSummary]) {
-        let lines: [String] = switch output {
-        case .table: PhotoListing.table(photos, width: Terminal.columns())
-        case .json: photos.map(PhotoListing.jsonLine)
-        case .csv: [PhotoListing.csvHeader] + photos.map(PhotoListing.csvLine)
-        case .ids: photos.map(\.id)
-        }
+        let lines: [String] =
+            switch output {
+            case .table: PhotoListing.table(photos, width: Terminal.columns())
+            case .json: photos.map(PhotoListing.jsonLine)
+            case .csv: [PhotoListing.csvHeader] + photos.map(PhotoListing.csvLine)
+            case .ids: photos.map(\.id)
+            }
         if !lines.isEmpty {
             FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
@@ -152,14 +155,16 @@ enum PhotoListing {
         return (try? JSONDecoder().decode(JSONValue.self, from: encoded)) ?? .null
     }
 
-    static let csvHeader = "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"
+    static let csvHeader =
+        "id,created_at,width,height,color,likes,description,alt_description,user_username,user_name,sources,image_variant,image_content_type,image_bytes,image_sha256"
 
     static func csvLine(_ photo: PhotoSummary) -> String {
         let fields: [String?] = [
             photo.id, photo.createdAt?.iso8601Text, photo.width.map(String.init), photo.height.map(String.init),
             photo.color, photo.likes.map(String.init), photo.description, photo.altDescription,
             photo.userUsername, photo.userName, photo.sources.joined(separator: " "),
-            photo.image?.variant, photo.image?.contentType, photo.image.map { String($0.byteCount) }, photo.image?.sha256,
+            photo.image?.variant, photo.image?.contentType, photo.image.map { String($0.byteCount) },
+            photo.image?.sha256,
         ]
         return fields.map { csvField($0 ?? "") }.joined(separator: ",")
     }
@@ -173,13 +178,15 @@ enum PhotoListing {
     /// Id, date, photographer, size, likes and as much of the description as `width` leaves.
     static func table(_ photos: [PhotoSummary], width: Int) -> [String] {
         let header = ["ID", "CREATED", "PHOTOGRAPHER", "SIZE", "LIKES"]
-        let rows = photos.map { photo in [
-            plain(photo.id),
-            photo.createdAt.map { String($0.iso8601Text.prefix(10)) } ?? "-",
-            plain(photo.userName ?? photo.userUsername ?? "-"),
-            photo.width.flatMap { w in photo.height.map { "\(w)x\($0)" } } ?? "-",
-            photo.likes.map(String.init) ?? "-",
-        ] }
+        let rows = photos.map { photo in
+            [
+                plain(photo.id),
+                photo.createdAt.map { String($0.iso8601Text.prefix(10)) } ?? "-",
+                plain(photo.userName ?? photo.userUsername ?? "-"),
+                photo.width.flatMap { w in photo.height.map { "\(w)x\($0)" } } ?? "-",
+                photo.likes.map(String.init) ?? "-",
+            ]
+        }
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
@@ -190,20 +197,24 @@ enum PhotoListing {
         func line(_ cells: [String], _ description: String) -> String {
             var text = zip(cells, widths).enumerated().map { column, pair in
                 let cell = cut(pair.0, to: pair.1)
-                return column == 4 ? String(repeating: " ", count: pair.1 - cell.count) + cell : cell.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                return column == 4
+                    ? String(repeating: " ", count: pair.1 - cell.count) + cell
+                    : cell.padding(toLength: pair.1, withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
             if room > 0 { text += "  " + cut(description, to: room) }
             return text.trimmingCharacters(in: .whitespaces)
         }
-        return [line(header, "DESCRIPTION")] + zip(rows, photos).map { row, photo in
-            line(row, plain(photo.description ?? photo.altDescription ?? ""))
-        }
+        return [line(header, "DESCRIPTION")]
+            + zip(rows, photos).map { row, photo in
+                line(row, plain(photo.description ?? photo.altDescription ?? ""))
+            }
     }
 
     /// Text from the API as it may reach a terminal: control characters, which could carry
     /// escape sequences, become spaces.
     static func plain(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
     }
 
     private static func cut(_ text: String, to width: Int) -> String {

@@ -8,7 +8,9 @@ extension PhotosyncCommand {
     /// `photosync: <problem> (see 'photosync <command> --help')`, with the journal's error
     /// priority under systemd, like every other error, instead of `Error:` and a usage block.
     /// Help (`--help`, `help`) still prints in full to standard output, and exits 0.
-    public static func runFromCommandLine(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+    public static func runFromCommandLine(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async
+        -> Never
+    {
         var command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -46,7 +48,7 @@ extension PhotosyncCommand {
     private static func usageName(for arguments: [String]) -> String {
         let root = configuration.commandName ?? "photosync"
         guard let name = arguments.first,
-              let command = configuration.subcommands.first(where: { $0.configuration.commandName == name })
+            let command = configuration.subcommands.first(where: { $0.configuration.commandName == name })
         else { return root }
         return "\(root) \(command.configuration.commandName ?? name)"
     }

@@ -30,7 +30,8 @@ struct QueryCommand: AsyncParsableCommand {
             throw ValidationError("--id must not be empty")
         }
         if toStandardOutput && json {
-            throw ValidationError("--json cannot be combined with --output -, which writes the image to standard output")
+            throw ValidationError(
+                "--json cannot be combined with --output -, which writes the image to standard output")
         }
     }
 
@@ -41,8 +42,10 @@ struct QueryCommand: AsyncParsableCommand {
                 throw CommandFailure(code: .notFound, message: "no photo with id \(id) in \(store.path)")
             }
             if toStandardOutput {
-                guard try await store.archive.writeImage(
-                    photoID: photo.id, variant: photo.image?.variant, to: .standardOutput, named: "standard output") != nil
+                guard
+                    try await store.archive.writeImage(
+                        photoID: photo.id, variant: photo.image?.variant, to: .standardOutput, named: "standard output")
+                        != nil
                 else {
                     throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
                 }
@@ -70,14 +73,15 @@ struct QueryCommand: AsyncParsableCommand {
         if case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: photo.json) {
             object = fields
         }
-        object["image"] = photo.image.map { image in
-            .object([
-                "variant": .string(image.variant),
-                "content_type": .string(image.contentType),
-                "bytes": .int(image.byteCount),
-                "sha256": .string(image.sha256),
-            ])
-        } ?? .null
+        object["image"] =
+            photo.image.map { image in
+                .object([
+                    "variant": .string(image.variant),
+                    "content_type": .string(image.contentType),
+                    "bytes": .int(image.byteCount),
+                    "sha256": .string(image.sha256),
+                ])
+            } ?? .null
         return try JSONOutput.string(.object(object))
     }
 

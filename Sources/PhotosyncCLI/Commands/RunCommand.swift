@@ -60,17 +60,24 @@ struct RunCommand: AsyncParsableCommand {
             let store = try PhotoStore(path: settings.databasePath) { progress in
                 switch progress {
                 case .indexingForSearch(let photos):
-                    logger.notice("building the search index of \(photos) photos (once, for a database from before search)")
+                    logger.notice(
+                        "building the search index of \(photos) photos (once, for a database from before search)")
                 case .indexedForSearch(let photos, let duration):
-                    logger.notice("search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+                    logger.notice(
+                        "search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+                    )
                 }
             }
             // One client for the whole process, shut down on every way out of it.
-            let transport = AsyncHTTPClientSession(configuration: .init(
-                maxConnectionsPerHost: settings.concurrency + 1, userAgent: PhotosyncVersion.userAgent, proxies: proxies))
+            let transport = AsyncHTTPClientSession(
+                configuration: .init(
+                    maxConnectionsPerHost: settings.concurrency + 1, userAgent: PhotosyncVersion.userAgent,
+                    proxies: proxies))
             let failure: (any Error)?
             do {
-                try await sync(settings: settings, key: key, store: store, transport: transport, interactive: interactive, environment: environment, logger: logger)
+                try await sync(
+                    settings: settings, key: key, store: store, transport: transport, interactive: interactive,
+                    environment: environment, logger: logger)
                 failure = nil
             } catch {
                 failure = error
@@ -111,27 +118,36 @@ struct RunCommand: AsyncParsableCommand {
                 metrics.record(progress)
             })
 
-        let variant = settings.variants.isEmpty ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ",")
-        logger.info("photosync started", metadata: [
-            "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
-            "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))", "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
-        ])
+        let variant =
+            settings.variants.isEmpty
+            ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ",")
+        logger.info(
+            "photosync started",
+            metadata: [
+                "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
+                "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))",
+                "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
+            ])
         let sync = SyncService(engine: engine, once: once, maxPages: maxPages, notifier: notifier)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: sync, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(
+                service: sync, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
         ]
         if let address = settings.metricsListen {
-            services.append(.init(
-                service: MetricsServer(address: address, registry: registry, logger: logger) {
-                    metrics.record(await engine.stageDepths)
-                },
-                failureTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: MetricsServer(address: address, registry: registry, logger: logger) {
+                        metrics.record(await engine.stageDepths)
+                    },
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let watchdog = WatchdogService(notifier: notifier) {
             services.append(.init(service: watchdog))
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         notifier.ready()
         try await group.run()
         display.finish()
@@ -146,14 +162,18 @@ struct RunCommand: AsyncParsableCommand {
             let images = try await store.imageQueue.imageCounts(variants: variants)
             // In a terminal the progress line already says what was done.
             if !interactive {
-                print("synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending")
+                print(
+                    "synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending"
+                )
             }
             let missing = images.failed + images.pending
             if missing > 0 {
                 throw CommandFailure(
                     code: .tempFailure,
-                    message: "\(missing) \(variants.joined(separator: "/")) image\(missing == 1 ? " is" : "s are") not stored "
-                        + "(\(images.failed) failed, \(images.pending) pending): 'photosync status' lists them; run again later")
+                    message:
+                        "\(missing) \(variants.joined(separator: "/")) image\(missing == 1 ? " is" : "s are") not stored "
+                        + "(\(images.failed) failed, \(images.pending) pending): 'photosync status' lists them; run again later"
+                )
             }
         case .failure(let error):
             throw error

@@ -56,15 +56,19 @@ enum GalleryServing {
     static func serve(_ store: PhotoStore, on address: ListenAddress) async throws {
         var logger = Logger(label: "photosync.gallery")
         logger.logLevel = .warning
-        let application = Gallery(store: store).application(host: address.host, port: address.port, logger: logger) { port in
-            let line = "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "
+        let application = Gallery(store: store).application(host: address.host, port: address.port, logger: logger) {
+            port in
+            let line =
+                "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "
                 + "(no authentication: anyone who reaches this address sees every photo; Ctrl-C stops it)\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
         do {
             try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
-            throw CommandFailure(code: .config, message: "cannot serve the gallery on \(address): \(reason(error)); choose another --listen address")
+            throw CommandFailure(
+                code: .config,
+                message: "cannot serve the gallery on \(address): \(reason(error)); choose another --listen address")
         }
     }
 

@@ -64,8 +64,10 @@ struct StatusCommand: AsyncParsableCommand {
     /// One source in `status`: photos, backfill, last page, and whether it is inactive or failing.
     static func line(_ source: SourceStatistics) -> String {
         var parts = ["\(source.photos) photos"]
-        parts.append(source.state.backfillComplete ? "backfill complete"
-            : source.state.backfillNext == nil ? "backfill not started" : "backfill in progress")
+        parts.append(
+            source.state.backfillComplete
+                ? "backfill complete"
+                : source.state.backfillNext == nil ? "backfill not started" : "backfill in progress")
         parts.append("last page \(source.state.lastPageAt.map { $0.iso8601Text } ?? "never")")
         if !source.active { parts.append("inactive") }
         if let failure = source.failure {
@@ -75,7 +77,8 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func text(_ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = []) -> String {
-        var backfill = stats.backfillComplete
+        var backfill =
+            stats.backfillComplete
             ? "complete"
             : stats.backfillNext.map { "in progress, next \($0.absoluteString)" } ?? "not started"
         if let stall = stats.backfillStall {
@@ -99,7 +102,8 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("  rejected \(photo.photoID ?? "(no id)"): \(photo.reason)")
         }
         for failure in failures {
-            lines.append("  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
+            lines.append(
+                "  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
         }
         return lines.joined(separator: "\n")
     }

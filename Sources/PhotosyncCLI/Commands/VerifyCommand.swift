@@ -24,7 +24,8 @@ struct VerifyCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
             let store = try database.openStore(environment: environment)
-            let progress = VerifyProgressLine(interactive: isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil)
+            let progress = VerifyProgressLine(
+                interactive: isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil)
             let report = try await store.archive.verify(progress: progress.show)
             progress.finish()
             print(json ? try Self.json(report, path: store.path) : Self.text(report))
@@ -41,17 +42,19 @@ struct VerifyCommand: AsyncParsableCommand {
         let object: JSONValue = .object([
             "database": .string(path),
             "ok": .bool(report.isClean),
-            "integrity": report.integrityErrors.isEmpty ? .string("ok") : .array(report.integrityErrors.map(JSONValue.string)),
+            "integrity": report.integrityErrors.isEmpty
+                ? .string("ok") : .array(report.integrityErrors.map(JSONValue.string)),
             "images_checked": .int(Int64(report.imagesChecked)),
             "bytes_checked": .int(report.bytesChecked),
-            "problems": .array(report.problems.map { problem in
-                .object([
-                    "kind": .string(problem.kind.rawValue),
-                    "photo": problem.photoID.map(JSONValue.string) ?? .null,
-                    "variant": problem.variant.map(JSONValue.string) ?? .null,
-                    "detail": .string(problem.detail),
-                ])
-            }),
+            "problems": .array(
+                report.problems.map { problem in
+                    .object([
+                        "kind": .string(problem.kind.rawValue),
+                        "photo": problem.photoID.map(JSONValue.string) ?? .null,
+                        "variant": problem.variant.map(JSONValue.string) ?? .null,
+                        "detail": .string(problem.detail),
+                    ])
+                }),
         ])
         return try JSONOutput.string(object)
     }
@@ -59,7 +62,7 @@ struct VerifyCommand: AsyncParsableCommand {
     static func text(_ report: VerificationReport) -> String {
         let size = ByteCount.text(report.bytesChecked)
         var lines = [
-            "integrity       " + (report.integrityErrors.isEmpty ? "ok" : "\(report.integrityErrors.count) errors"),
+            "integrity       " + (report.integrityErrors.isEmpty ? "ok" : "\(report.integrityErrors.count) errors")
         ]
         lines += report.integrityErrors.prefix(20).map { "  \($0)" }
         lines.append("images checked  \(report.imagesChecked) (\(size))")
@@ -82,7 +85,9 @@ private final class VerifyProgressLine: Sendable {
 
     func show(_ progress: VerificationProgress) {
         // Every 64th image is often enough for a person and cheap for 100,000 images.
-        guard interactive, progress.imagesChecked % 64 == 0 || progress.imagesChecked == progress.imagesTotal else { return }
+        guard interactive, progress.imagesChecked % 64 == 0 || progress.imagesChecked == progress.imagesTotal else {
+            return
+        }
         let size = ByteCount.text(progress.bytesChecked)
         let line = "\r\u{1B}[2Kverifying: \(progress.imagesChecked)/\(progress.imagesTotal) images, \(size)"
         FileHandle.standardError.write(Data(line.utf8))

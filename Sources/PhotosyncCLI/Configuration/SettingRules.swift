@@ -95,9 +95,9 @@ enum SettingRules {
         return try hosts.map { host throws(SettingProblem) in
             guard !host.isEmpty else { throw SettingProblem("must not contain an empty host name") }
             let problem: String? =
-                if host.contains("://") { "without a scheme" }
-                else if host.contains("/") { "without a path" }
-                else if !host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) {
+                if host.contains("://") { "without a scheme" } else if host.contains("/") {
+                    "without a path"
+                } else if !host.unicodeScalars.allSatisfy({ $0.isASCII && allowed.contains($0) }) {
                     "such as images.unsplash.com"
                 } else { nil }
             if let problem { throw SettingProblem("must hold host names \(problem) (got \(quoted(host)))") }

@@ -1,10 +1,11 @@
 import Foundation
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// photosync's swift-log handler: one event per line, on standard error.
@@ -120,11 +121,14 @@ public struct DaemonLogHandler: LogHandler {
         if let error = event.error, merged["error"] == nil {
             merged["error"] = "\(error)"
         }
-        output.write(Self.line(level: event.level, message: "\(event.message)", metadata: merged, format: format, time: now()))
+        output.write(
+            Self.line(level: event.level, message: "\(event.message)", metadata: merged, format: format, time: now()))
     }
 
     /// One event as its finished line, `\n` included.
-    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata, format: Format, time: Date) -> String {
+    static func line(level: Logger.Level, message: String, metadata: Logger.Metadata, format: Format, time: Date)
+        -> String
+    {
         var line: String
         switch format {
         case .journal:
@@ -157,15 +161,18 @@ public struct DaemonLogHandler: LogHandler {
         case .stringConvertible(let convertible): convertible.description
         case .array(let values): "[" + values.map(render).joined(separator: ", ") + "]"
         case .dictionary(let dictionary):
-            "[" + dictionary.sorted { $0.key < $1.key }.map { "\($0.key): \(render($0.value))" }.joined(separator: ", ") + "]"
+            "[" + dictionary.sorted { $0.key < $1.key }.map { "\($0.key): \(render($0.value))" }.joined(separator: ", ")
+                + "]"
         }
     }
 
     /// A key or value as written after `key=`: bare when that is unambiguous, quoted otherwise.
     private static func field(_ text: String) -> String {
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
-        }
+        let needsQuotes =
+            text.isEmpty
+            || text.unicodeScalars.contains { scalar in
+                scalar == " " || scalar == "\"" || scalar == "=" || scalar == "\\" || isControl(scalar)
+            }
         guard needsQuotes else { return text }
         var result = "\""
         for scalar in text.unicodeScalars {

@@ -30,7 +30,8 @@ struct MetricsServer: Service {
         }
         let application = Application(
             router: router,
-            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: "photosync"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(address.host, port: address.port), serverName: "photosync"),
             onServerRunning: { [logger, address] channel in
                 let port = channel.localAddress?.port ?? address.port
                 logger.notice("metrics: serving http://\(address.urlHost):\(port)/metrics")
@@ -39,7 +40,11 @@ struct MetricsServer: Service {
         do {
             try await application.run()
         } catch {
-            throw CommandFailure(code: .config, message: "cannot serve metrics on \(address): \(Self.reason(error)); choose another --metrics-listen address")
+            throw CommandFailure(
+                code: .config,
+                message:
+                    "cannot serve metrics on \(address): \(Self.reason(error)); choose another --metrics-listen address"
+            )
         }
     }
 
@@ -56,11 +61,13 @@ struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// The address `text` names, or nil when it is not `HOST:PORT`.
     init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
         else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let isIPv4 = host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+        let isIPv4 =
+            host.split(separator: ".", omittingEmptySubsequences: false).count == 4
             && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
         let isIPv6 = host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
         guard isIPv4 || isIPv6 || host == "localhost" else { return nil }

@@ -1,7 +1,7 @@
 import Foundation
-import Logging
 // Linux only: SOCK_CLOEXEC and MSG_NOSIGNAL, like systemd itself.
 import Glibc
+import Logging
 
 /// Tells systemd about the service's state, as `sd_notify(3)` does, without libsystemd.
 ///
@@ -64,7 +64,9 @@ public struct SystemdNotifier: Sendable {
         do {
             try Self.sendDatagram(Array(fields.utf8), to: address)
         } catch {
-            logger.debug("sd_notify failed", metadata: ["socket": "\(Self.text(address))", "state": "\(fields)", "error": "\(error)"])
+            logger.debug(
+                "sd_notify failed",
+                metadata: ["socket": "\(Self.text(address))", "state": "\(fields)", "error": "\(error)"])
         }
     }
 
@@ -119,10 +121,11 @@ public struct SystemdNotifier: Sendable {
         storage.sun_family = sa_family_t(AF_UNIX)
         // An abstract name starts with a NUL byte and is exactly as long as given; a path is
         // NUL-terminated.
-        let bytes: [UInt8] = switch address {
-        case .path(let path): Array(path.utf8) + [0]
-        case .abstract(let name): [0] + Array(name.utf8)
-        }
+        let bytes: [UInt8] =
+            switch address {
+            case .path(let path): Array(path.utf8) + [0]
+            case .abstract(let name): [0] + Array(name.utf8)
+            }
         let capacity = MemoryLayout.size(ofValue: storage.sun_path)
         guard bytes.count <= capacity else { throw SocketError(call: "sockaddr_un", code: ENAMETOOLONG) }
         withUnsafeMutableBytes(of: &storage.sun_path) { $0.copyBytes(from: bytes) }

@@ -60,7 +60,9 @@ extension UnsplashStub {
     /// Fails each API request with probability `rate` (0...1), drawn from a generator seeded with
     /// `seed`: for a given seed and order of requests, the same requests fail, run after run.
     /// Counting and bodies as in `failAPIRequests(every:)`.
-    public func failAPIRequests(rate: Double, seed: UInt64, status: Int = 500, retryAfter: Int? = nil, count: Int? = nil) {
+    public func failAPIRequests(
+        rate: Double, seed: UInt64, status: Int = 500, retryAfter: Int? = nil, count: Int? = nil
+    ) {
         let generator = Determinism.generator("api-failures:\(seed)")
         faults.periodicAPI =
             rate > 0

@@ -87,13 +87,17 @@ struct Faults: Sendable {
 
     private static func consume(_ countdown: inout Countdown?) -> Countdown? {
         guard let current = countdown, current.remaining > 0 else { return nil }
-        countdown = current.remaining > 1 ? Countdown(remaining: current.remaining - 1, status: current.status, retryAfter: current.retryAfter) : nil
+        countdown =
+            current.remaining > 1
+            ? Countdown(remaining: current.remaining - 1, status: current.status, retryAfter: current.retryAfter) : nil
         return current
     }
 
     private static func consume(_ redirect: inout Redirect?) -> Redirect? {
         guard let current = redirect, current.remaining > 0 else { return nil }
-        redirect = current.remaining > 1 ? Redirect(target: current.target, status: current.status, remaining: current.remaining - 1) : nil
+        redirect =
+            current.remaining > 1
+            ? Redirect(target: current.target, status: current.status, remaining: current.remaining - 1) : nil
         return current
     }
 }

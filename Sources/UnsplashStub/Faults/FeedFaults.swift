@@ -52,7 +52,9 @@ extension UnsplashStub {
     /// Damages the photo at `slot` (0-based, advertisements included) of every answer for
     /// `GET /photos?page=N`; the other photos of the page are served intact. Several slots of a
     /// page can be damaged; setting a slot again replaces its defect.
-    public func damagePhoto(onPage page: Int, slot: Int = 0, _ defect: PhotoDefect, repeat repetition: FaultRepetition = .always) {
+    public func damagePhoto(
+        onPage page: Int, slot: Int = 0, _ defect: PhotoDefect, repeat repetition: FaultRepetition = .always
+    ) {
         var slots = faults.damagedPhotos[page, default: []].filter { $0.slot != slot }
         slots.append(DamagedSlot(slot: slot, defect: defect, repetition: repetition))
         faults.damagedPhotos[page] = slots

@@ -35,14 +35,16 @@ struct PageQuery: Sendable {
             relations.append(("next", page + 1))
         }
         guard !relations.isEmpty else { return nil }
-        return relations
+        return
+            relations
             .map { "<\(url(forPage: $0.page, baseURL: baseURL, path: path))>; rel=\"\($0.rel)\"" }
             .joined(separator: ", ")
     }
 
     func url(forPage page: Int, baseURL: URL, path: String = "/photos") -> String {
         let parameters = otherParameters + [("page", String(page)), ("per_page", String(perPage))]
-        let query = parameters
+        let query =
+            parameters
             .enumerated()
             .sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }
             .map { "\(Self.escape($0.element.name))=\(Self.escape($0.element.value))" }
@@ -50,7 +52,8 @@ struct PageQuery: Sendable {
         return baseURL.absoluteString + path + "?" + query
     }
 
-    private static let queryValueCharacters = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
+    private static let queryValueCharacters = CharacterSet.urlQueryAllowed.subtracting(
+        CharacterSet(charactersIn: "&=+#"))
 
     private static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: queryValueCharacters) ?? text

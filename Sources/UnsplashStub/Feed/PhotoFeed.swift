@@ -49,7 +49,8 @@ struct PhotoFeed: Sendable {
         for index in 0..<Self.premiumPoolSize {
             let id = uniqueID(for: "premium:\(index)")
             // Spread over the feed's first days, so they sit among its photos in every list.
-            let photo = StubPhoto(id: id, ixid: ixid(for: id), kind: .premium, createdAt: Self.feedEpoch + 300 + index * 6_007)
+            let photo = StubPhoto(
+                id: id, ixid: ixid(for: id), kind: .premium, createdAt: Self.feedEpoch + 300 + index * 6_007)
             premium.append(photo)
             byID[id] = photo
         }

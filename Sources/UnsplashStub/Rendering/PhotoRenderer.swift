@@ -18,11 +18,14 @@ struct PhotoRenderer: Sendable {
         var generator = Determinism.generator("full:\(seed):\(photo.id)")
         var members = summaryMembers(photo)
         let extra: [(String, JSONValue)] = [
-            ("exif", [
-                "make": "FUJIFILM", "model": "X-T4", "name": "FUJIFILM, X-T4",
-                "exposure_time": "1/250", "aperture": "5.6", "focal_length": "23.0",
-                "iso": .int(generator.pick([160, 200, 400, 800])),
-            ]),
+            (
+                "exif",
+                [
+                    "make": "FUJIFILM", "model": "X-T4", "name": "FUJIFILM, X-T4",
+                    "exposure_time": "1/250", "aperture": "5.6", "focal_length": "23.0",
+                    "iso": .int(generator.pick([160, 200, 400, 800])),
+                ]
+            ),
             ("location", ["name": nil, "city": nil, "country": nil, "position": ["latitude": 0, "longitude": 0]]),
             ("tags", []),
             ("views", .int(generator.int(in: 1_000...5_000_000))),
@@ -70,12 +73,15 @@ struct PhotoRenderer: Sendable {
         return [
             ("id", .string(photo.id)),
             ("slug", .string(slug)),
-            ("alternative_slugs", [
-                "en": .string(slug),
-                "ja": .string("写真-" + photo.id),
-                "ko": .string("사진-" + photo.id),
-                "de": .string("foto-" + slug),
-            ]),
+            (
+                "alternative_slugs",
+                [
+                    "en": .string(slug),
+                    "ja": .string("写真-" + photo.id),
+                    "ko": .string("사진-" + photo.id),
+                    "de": .string("foto-" + slug),
+                ]
+            ),
             ("created_at", .string(Timestamps.iso8601(photo.createdAt))),
             ("updated_at", .string(Timestamps.iso8601(updatedAt))),
             ("promoted_at", isPromoted ? .string(Timestamps.iso8601(photo.createdAt + 86_400)) : .null),
@@ -86,28 +92,40 @@ struct PhotoRenderer: Sendable {
             ("description", hasDescription ? .string(Self.description(using: &generator)) : .null),
             ("alt_description", .string(altDescription)),
             ("breadcrumbs", []),
-            ("urls", [
-                "raw": .string(rawImageURL(photo)),
-                "full": .string("\(image)?crop=entropy&cs=srgb&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=85"),
-                "regular": .string("\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=1080"),
-                "small": .string("\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=400"),
-                "thumb": .string("\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=200"),
-                "small_s3": .string("\(image)?w=400"),
-            ]),
-            ("links", [
-                "self": .string(baseURL.absoluteString + "/photos/" + slug),
-                "html": .string("https://unsplash.com/photos/" + slug),
-                // A browser link on Unsplash's site; clients must track through download_location.
-                "download": .string("https://unsplash.com/photos/\(photo.id)/download?ixid=\(ixid)"),
-                "download_location": .string(download),
-            ]),
+            (
+                "urls",
+                [
+                    "raw": .string(rawImageURL(photo)),
+                    "full": .string("\(image)?crop=entropy&cs=srgb&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=85"),
+                    "regular": .string(
+                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=1080"),
+                    "small": .string(
+                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=400"),
+                    "thumb": .string(
+                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=200"),
+                    "small_s3": .string("\(image)?w=400"),
+                ]
+            ),
+            (
+                "links",
+                [
+                    "self": .string(baseURL.absoluteString + "/photos/" + slug),
+                    "html": .string("https://unsplash.com/photos/" + slug),
+                    // A browser link on Unsplash's site; clients must track through download_location.
+                    "download": .string("https://unsplash.com/photos/\(photo.id)/download?ixid=\(ixid)"),
+                    "download_location": .string(download),
+                ]
+            ),
             ("likes", .int(generator.int(in: 0...2_500))),
             ("liked_by_user", false),
             ("current_user_collections", []),
             ("sponsorship", sponsorship),
-            ("topic_submissions", generator.next() % 4 == 0
-                ? ["nature": ["status": "approved", "approved_on": .string(Timestamps.iso8601(updatedAt))]]
-                : [:]),
+            (
+                "topic_submissions",
+                generator.next() % 4 == 0
+                    ? ["nature": ["status": "approved", "approved_on": .string(Timestamps.iso8601(updatedAt))]]
+                    : [:]
+            ),
             ("asset_type", "photo"),
             ("user", userObject(user)),
         ]
@@ -115,7 +133,8 @@ struct PhotoRenderer: Sendable {
 
     private func userObject(_ user: Photographer) -> JSONValue {
         let api = baseURL.absoluteString + "/users/" + user.username
-        let profileImage = baseURL.absoluteString + "/images/profile-" + user.id
+        let profileImage =
+            baseURL.absoluteString + "/images/profile-" + user.id
             + "?ixlib=rb-4.0.3&crop=faces&fit=crop"
         return [
             "id": .string(user.id),
@@ -162,9 +181,12 @@ struct PhotoRenderer: Sendable {
 
     private func sponsorship(by sponsor: Photographer) -> JSONValue {
         [
-            "impression_urls": [.string("https://ads.example.invalid/pixel.gif?sponsor=\(sponsor.username)&rnd=[timestamp]")],
+            "impression_urls": [
+                .string("https://ads.example.invalid/pixel.gif?sponsor=\(sponsor.username)&rnd=[timestamp]")
+            ],
             "tagline": .string(sponsor.bio),
-            "tagline_url": .string("https://example.invalid/\(sponsor.username)?utm_source=unsplash&utm_medium=referral"),
+            "tagline_url": .string(
+                "https://example.invalid/\(sponsor.username)?utm_source=unsplash&utm_medium=referral"),
             "sponsor": userObject(sponsor),
         ]
     }
@@ -207,7 +229,8 @@ struct PhotoRenderer: Sendable {
         "#" + Determinism.hex((0..<3).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
     }
 
-    private static let base83 = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
+    private static let base83 = Array(
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
 
     /// 28 characters beginning with `L`: the length and size flag of a 4x3-component BlurHash.
     private static func blurHash(using generator: inout SplitMix64) -> String {

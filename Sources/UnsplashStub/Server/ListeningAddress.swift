@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An IP literal and port to listen on. Host names are refused rather than resolved: the
 /// stub must listen exactly where its `baseURL` says, and `localhost` may mean ::1 or 127.0.0.1.

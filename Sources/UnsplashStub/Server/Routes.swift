@@ -64,7 +64,8 @@ extension UnsplashStub {
             response = .rateLimitExceeded(403)
         } else if !viaRedirect, let redirect = faults.nextAPIRedirect() {
             response = .redirect(
-                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL))
+                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL)
+            )
         } else if let failure = faults.nextAPIFailure() {
             response =
                 [403, 429].contains(failure.status)
@@ -153,12 +154,16 @@ extension UnsplashStub {
         let slice = start < photos.count ? Array(photos[start..<min(start + pageQuery.perPage, photos.count)]) : []
         let results = JSONValue.array(slice.map(renderer.summary))
         let lastPage = layout.lastPage(total: photos.count)
-        var response: StubResponse = segments.first == "search"
-            ? .json(200, .object([("total", .int(photos.count)), ("total_pages", .int(lastPage)), ("results", results)]))
+        var response: StubResponse =
+            segments.first == "search"
+            ? .json(
+                200, .object([("total", .int(photos.count)), ("total_pages", .int(lastPage)), ("results", results)]))
             : .json(200, results)
         response.setHeader("X-Total", String(photos.count))
         response.setHeader("X-Per-Page", String(pageQuery.perPage))
-        if let link = pageQuery.linkHeader(baseURL: baseURL, lastPage: lastPage, path: "/" + segments.joined(separator: "/")) {
+        if let link = pageQuery.linkHeader(
+            baseURL: baseURL, lastPage: lastPage, path: "/" + segments.joined(separator: "/"))
+        {
             response.setHeader("Link", link)
         }
         return response
@@ -196,7 +201,8 @@ extension UnsplashStub {
         }
         if !viaRedirect, let redirect = faults.nextImageRedirect(name: name) {
             return .redirect(
-                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL))
+                redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL)
+            )
         }
         if let status = faults.nextImageFailure(name: name) {
             return StubResponse(status: status)
@@ -212,7 +218,8 @@ extension UnsplashStub {
         } else if let oversize = faults.nextImageOversize(name: name) {
             switch oversize {
             case .trailingBytes(let extra):
-                response.body = .mismatched(bytes + Data(repeating: 0, count: max(0, extra)), declaredLength: bytes.count)
+                response.body = .mismatched(
+                    bytes + Data(repeating: 0, count: max(0, extra)), declaredLength: bytes.count)
             case .understatedLength(let declared):
                 response.body = .mismatched(bytes, declaredLength: min(max(0, declared), bytes.count))
             case .enlarged(let count, let declared):

@@ -20,10 +20,11 @@ struct StubRequest: Sendable {
     var queryString: String {
         guard !query.isEmpty else { return "" }
         let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
-        return "?" + query.map {
-            "\($0.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.name)="
-                + "\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)"
-        }.joined(separator: "&")
+        return "?"
+            + query.map {
+                "\($0.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.name)="
+                    + "\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)"
+            }.joined(separator: "&")
     }
 
     /// The request as the log keeps it: repeated headers joined with ", ".
@@ -76,7 +77,8 @@ struct StubResponse: Sendable {
 
     static func json(_ status: Int, _ body: JSONValue) -> StubResponse {
         StubResponse(
-            status: status, headers: [("Content-Type", "application/json")], body: .complete(Data(body.serialized.utf8)))
+            status: status, headers: [("Content-Type", "application/json")], body: .complete(Data(body.serialized.utf8))
+        )
     }
 
     /// Unsplash's error body: `{"errors": [message]}`.

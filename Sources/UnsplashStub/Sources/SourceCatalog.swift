@@ -50,7 +50,9 @@ struct SourceCatalog: Sendable {
             guard isPhotographer(value) else { return .failure(Missing(message: "Couldn't find User")) }
             return .success(everything.filter { member("likes:\(value)", $0, oneIn: $0.kind == .premium ? 2 : 4) })
         case "collection":
-            guard Self.collectionIDs.contains(value) else { return .failure(Missing(message: "Couldn't find Collection")) }
+            guard Self.collectionIDs.contains(value) else {
+                return .failure(Missing(message: "Couldn't find Collection"))
+            }
             return .success(organic.filter { member("collection:\(value)", $0, oneIn: 5) })
         case "topic":
             guard Self.topicSlugs.contains(value) else { return .failure(Missing(message: "Couldn't find Topic")) }
@@ -79,8 +81,8 @@ struct SourceCatalog: Sendable {
 
     private func username(of photo: StubPhoto) -> String? {
         guard case .object(let members) = renderer.summary(photo),
-              case .object(let user)? = members.first(where: { $0.0 == "user" })?.1,
-              case .string(let username)? = user.first(where: { $0.0 == "username" })?.1
+            case .object(let user)? = members.first(where: { $0.0 == "user" })?.1,
+            case .string(let username)? = user.first(where: { $0.0 == "username" })?.1
         else { return nil }
         return username
     }
