@@ -9,15 +9,21 @@ need() {
 }
 
 # with_stub_and_photosync: makes $work (removed on exit), builds photosync and unsplash-stub in
-# release mode into $bin, and gives start_stub a stub to stop on exit.
+# release mode into $bin, and gives start_stub a stub to stop on exit. BIN=DIR uses the two
+# binaries already in DIR instead (an older commit's release build, say, for a before/after).
 with_stub_and_photosync() {
     work=$(mktemp -d)
     stub_pid=
     trap 'stop_stub; rm -rf "$work"' EXIT
-    echo "building photosync and unsplash-stub (release)..." >&2
-    swift build -c release --product photosync >/dev/null 2>&1
-    swift build -c release --product unsplash-stub >/dev/null 2>&1
-    bin=$(swift build -c release --show-bin-path)
+    if [[ -n ${BIN:-} ]]; then
+        bin=$BIN
+    else
+        echo "building photosync and unsplash-stub (release)..." >&2
+        swift build -c release --product photosync >/dev/null 2>&1
+        swift build -c release --product unsplash-stub >/dev/null 2>&1
+        bin=$(swift build -c release --show-bin-path)
+    fi
+    [[ -x $bin/photosync && -x $bin/unsplash-stub ]] || { echo "$(basename "$0"): no photosync or unsplash-stub in $bin" >&2; exit 1; }
 }
 
 # start_stub [unsplash-stub options...]: serves the stub on a free port of 127.0.0.1 and sets
