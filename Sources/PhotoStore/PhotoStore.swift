@@ -137,7 +137,7 @@ public final class PhotoStore: Sendable {
     private static func createOwnerOnlyFile(at path: String) throws(StoreError) {
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
-            close(descriptor)
+            closeDescriptor(descriptor)
             return
         }
         let code = errno
@@ -220,6 +220,16 @@ public final class PhotoStore: Sendable {
         }
     }
 
+    /// Closes the connection; every later call throws. `run` closes a database it created
+    /// before deleting it, so that no open connection is left writing to removed files.
+    public func close() throws(StoreError) {
+        do {
+            try pool.close()
+        } catch {
+            throw StoreError(error, path: path, operation: "closing")
+        }
+    }
+
     /// Copies the WAL into the database file and truncates it, so that the WAL does not sit at
     /// its high-water mark between polls. For idle moments: it waits for readers to finish.
     public func checkpoint() throws(StoreError) {
@@ -231,4 +241,9 @@ public final class PhotoStore: Sendable {
             throw StoreError(error, path: path, operation: "checkpointing the write-ahead log")
         }
     }
+}
+
+/// The C library's `close`, which `PhotoStore.close()` hides inside the type.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

@@ -84,6 +84,8 @@ struct RunCommand: AsyncParsableCommand {
             }
             try? await transport.shutdown()
             if case SyncError.accessKeyRejected? = failure, createdDatabase {
+                // Closed first: the pool's connections must not outlive the files they write.
+                try? store.close()
                 Self.removeDatabase(at: settings.databasePath)
             }
             if let failure { throw failure }
