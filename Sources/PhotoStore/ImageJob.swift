@@ -1,3 +1,5 @@
+import Foundation
+
 /// An image waiting to be downloaded: one photo in one variant.
 public struct ImageJob: Sendable, Equatable {
     public var photoID: String
@@ -14,18 +16,21 @@ public struct ImageJob: Sendable, Equatable {
     }
 }
 
-/// An image that was given up on (`recordImageFailure` with no retry time), for reporting.
+/// An image whose last attempt failed, for reporting: failed for good, or waiting for a retry.
 public struct ImageFailure: Sendable, Equatable {
     public var photoID: String
     public var variant: String
     public var attempts: Int
     public var lastError: String
+    /// When it is tried again; nil when it failed for good (or is due at once).
+    public var nextAttemptAt: Date?
 
-    public init(photoID: String, variant: String, attempts: Int, lastError: String) {
+    public init(photoID: String, variant: String, attempts: Int, lastError: String, nextAttemptAt: Date? = nil) {
         self.photoID = photoID
         self.variant = variant
         self.attempts = attempts
         self.lastError = lastError
+        self.nextAttemptAt = nextAttemptAt
     }
 }
 

@@ -2,9 +2,13 @@ import Foundation
 import GRDB
 
 /// The image download queue. A job is one photo in one variant, and moves pending -> stored
-/// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when the caller gives up on
-/// it. A pending job is due when its next attempt time has come; a job never attempted has none
+/// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when an attempt failed for
+/// good. A pending job is due when its next attempt time has come; a job never attempted has none
 /// and is due at once. Jobs are created by page commits and ``enqueueMissingImages(variant:)``.
+///
+/// Each failure is classified in `failure_class`: `transient` (the job stays pending, with a next
+/// attempt time: retried forever) or `permanent` (the job is `failed`: never due again until
+/// ``requeue(_:)`` asks).
 public struct ImageQueue: Sendable {
     let database: StoreDatabase
 
@@ -97,9 +101,10 @@ public struct ImageQueue: Sendable {
     }
 
     /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
-    /// `retryAt`, the job stays pending and is not due before that time; with nil, the job
-    /// becomes `failed`: never due again, counted in statistics and listed by `failedImages`.
-    /// A job already stored is left as it is.
+    /// `retryAt`, the failure is transient: the job stays pending and is not due before that
+    /// time. With nil, it is permanent: the job becomes `failed`, never due again (until
+    /// ``requeue(_:)``), counted in statistics and listed by `failedImages`. A job already stored
+    /// is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
     public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
@@ -110,26 +115,94 @@ public struct ImageQueue: Sendable {
         }
     }
 
-    /// Jobs that were given up on, in the order their photos were first stored, at most `limit`.
+    /// Jobs that failed for good (a permanent failure), in the order their photos were first
+    /// stored, at most `limit`.
     public func failedImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
         try await database.read("listing failed images") { db in
-            try Row.fetchAll(
-                db,
+            try Self.failures(db, status: "failed", order: "photo.sequence, image.variant", limit: limit)
+        }
+    }
+
+    /// Jobs waiting for a retry after a transient failure, those due soonest first, at most `limit`.
+    public func retryingImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
+        try await database.read("listing images waiting for a retry") { db in
+            try Self.failures(
+                db, status: "pending", order: "image.next_attempt_at, photo.sequence, image.variant", limit: limit)
+        }
+    }
+
+    private static func failures(_ db: Database, status: String, order: String, limit: Int) throws -> [ImageFailure] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT image.photo_id, image.variant, image.attempts, image.last_error, image.next_attempt_at
+                FROM image JOIN photo ON photo.id = image.photo_id
+                WHERE image.status = ? AND image.failure_class IS NOT NULL
+                ORDER BY \(order)
+                LIMIT ?
+                """,
+            arguments: [status, limit]
+        ).map { row in
+            ImageFailure(
+                photoID: try row.decode(forColumn: "photo_id"),
+                variant: try row.decode(forColumn: "variant"),
+                attempts: try row.decode(forColumn: "attempts"),
+                lastError: try row.decode(String?.self, forColumn: "last_error") ?? "",
+                nextAttemptAt: status == "failed" ? nil : try row.decode(Date?.self, forColumn: "next_attempt_at"))
+        }
+    }
+
+    /// Makes every job waiting for a retry after a transient failure due at `now`, keeping its
+    /// attempts (so the daemon's backoff keeps growing): `run --once` does this as it starts,
+    /// since a run a person starts is the moment they want the retries.
+    ///
+    /// - Returns: how many jobs it made due.
+    @discardableResult
+    public func retryTransientFailures(now: Date) throws(StoreError) -> Int {
+        try database.write("making failed images due") { db in
+            try db.execute(
                 sql: """
-                    SELECT image.photo_id, image.variant, image.attempts, image.last_error
-                    FROM image JOIN photo ON photo.id = image.photo_id
-                    WHERE image.status = 'failed'
-                    ORDER BY photo.sequence, image.variant
-                    LIMIT ?
+                    UPDATE image SET next_attempt_at = ?
+                    WHERE status = 'pending' AND failure_class = 'transient' AND next_attempt_at > ?
                     """,
-                arguments: [limit]
-            ).map { row in
-                ImageFailure(
-                    photoID: try row.decode(forColumn: "photo_id"),
-                    variant: try row.decode(forColumn: "variant"),
-                    attempts: try row.decode(forColumn: "attempts"),
-                    lastError: try row.decode(String?.self, forColumn: "last_error") ?? "")
+                arguments: [now, now])
+            return db.changesCount
+        }
+    }
+
+    /// Requeues failed jobs as new ones (no attempts, due at once), in one transaction: all of
+    /// `request` or, when it throws, nothing.
+    ///
+    /// - Throws: `StoreError.unknownPhoto` when a photo of ``RetryRequest/photos(_:)`` is not in
+    ///   the database.
+    public func requeue(_ request: RetryRequest) throws(StoreError) -> RetryOutcome {
+        let path = database.path
+        return try database.write("requeueing failed images") { db in
+            let reset = """
+                UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
+                """
+            var outcome = RetryOutcome()
+            switch request {
+            case .transient, .all:
+                let classes = request == .all ? "('transient', 'permanent')" : "('transient')"
+                try db.execute(sql: "\(reset) WHERE status <> 'stored' AND failure_class IN \(classes)")
+                outcome.requeued = db.changesCount
+            case .photos(let ids):
+                for id in ids {
+                    let known = try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)", arguments: [id])
+                    guard known == true else { throw StoreError.unknownPhoto(path: path, photoID: id) }
+                    try db.execute(
+                        sql: "\(reset) WHERE photo_id = ? AND status <> 'stored' AND failure_class IS NOT NULL",
+                        arguments: [id])
+                    if db.changesCount == 0 {
+                        outcome.nothingToRetry.append(id)
+                    } else {
+                        outcome.requeued += db.changesCount
+                    }
+                }
             }
+            return outcome
         }
     }
 
@@ -145,9 +218,21 @@ public struct ImageQueue: Sendable {
             {
                 counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
             }
-            return ImageCounts(
+            var imageCounts = ImageCounts(
                 stored: counts["stored", default: 0], pending: counts["pending", default: 0],
                 failed: counts["failed", default: 0])
+            if let retrying = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
+                    WHERE status = 'pending' AND failure_class = 'transient' AND variant IN \(Self.variantList)
+                    """,
+                arguments: [variantList])
+            {
+                imageCounts.retrying = try retrying.decode(forColumn: "count")
+                imageCounts.nextRetryAt = try retrying.decode(Date?.self, forColumn: "next")
+            }
+            return imageCounts
         }
     }
 
@@ -198,6 +283,7 @@ public struct ImageQueue: Sendable {
                     attempts = attempts + 1,
                     last_error = :error,
                     status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
+                    failure_class = CASE WHEN :retryAt IS NULL THEN 'permanent' ELSE 'transient' END,
                     next_attempt_at = :retryAt
                 WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
                 """

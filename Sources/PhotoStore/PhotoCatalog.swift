@@ -91,6 +91,16 @@ public struct PhotoCatalog: Sendable {
             statistics.backfillStall = state.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
             statistics.sources = sources
             statistics.plusPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE is_plus = 1") ?? 0
+            if let retrying = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
+                    WHERE status = 'pending' AND failure_class = 'transient'
+                    """)
+            {
+                statistics.imagesRetrying = try retrying.decode(forColumn: "count")
+                statistics.nextImageRetryAt = try retrying.decode(Date?.self, forColumn: "next")
+            }
             return statistics
         }
     }

@@ -100,16 +100,20 @@ public final class PhotoStore: Sendable {
     /// It opens one read-only connection, no pool and no migration work: `query` is a command a
     /// person waits for, and a pool's connections cost more than the lookup itself.
     ///
+    /// With `forSmallWrites`, the connection may also write: for `retry`, whose one short
+    /// transaction runs beside `photosync run` (SQLite's lock keeps the two writers apart), and
+    /// which neither creates nor migrates a database.
+    ///
     /// - Throws: `StoreError.missing` when there is no file at `path` (none is created),
     ///   `.notAPhotosyncDatabase` for any other kind of file, `.olderSchema` when the database
     ///   needs a migration (which only `init(path:)` performs), `.newerSchema`, `.cannotOpen`.
-    public static func openExisting(path: String) throws(StoreError) -> PhotoStore {
+    public static func openExisting(path: String, forSmallWrites: Bool = false) throws(StoreError) -> PhotoStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missing(path: path)
         }
         var configuration = Configuration()
         configuration.label = "PhotoStore.reader"
-        configuration.readonly = true
+        configuration.readonly = !forSmallWrites
         configuration.busyMode = .timeout(busyTimeout)
         let reader: DatabaseQueue
         do {

@@ -236,6 +236,20 @@ enum Schema {
             // the few Unsplash+ photos are in this one.
             try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
         }
+        migrator.registerMigration("v9 image retries") { db in
+            // A failure is transient (a 5xx, a cut connection: retried with a backoff, forever)
+            // or permanent (404, 410, a refused host, over the size cap, not an image: final).
+            // Before, every failure became final after 5 attempts, whatever its cause, and was
+            // never asked for again: each such image gets one more try, which classifies it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE image ADD COLUMN failure_class TEXT
+                        CHECK (failure_class IN ('transient', 'permanent'));
+                    UPDATE image SET failure_class = 'transient' WHERE status = 'pending' AND attempts > 0;
+                    UPDATE image SET status = 'pending', failure_class = 'transient', next_attempt_at = NULL
+                    WHERE status = 'failed';
+                    """)
+        }
         return migrator
     }
 }

@@ -5,8 +5,16 @@ public struct StoreStatistics: Sendable, Equatable {
     public var photos: Int64
     /// Image counts are over all variants.
     public var imagesStored: Int64
+    /// Images not stored yet, including those waiting for a retry after a transient failure.
     public var imagesPending: Int64
+    /// Images whose failure was permanent (404, 410, a refused host, over the size cap, not an
+    /// image): never tried again unless `photosync retry` asks.
     public var imagesFailed: Int64
+    /// Of the pending images, those that failed for a reason that may pass, each waiting for its
+    /// next attempt.
+    public var imagesRetrying: Int64 = 0
+    /// The earliest next attempt among ``imagesRetrying``; nil when none waits.
+    public var nextImageRetryAt: Date?
     /// Sum of the stored images' sizes.
     public var bytesStored: Int64
     public var backfillNext: URL?

@@ -50,7 +50,7 @@ struct ImageBatchTests {
             #expect(try await store.archive.imageData(photoID: "c", variant: variant) == big)
             #expect(
                 try await store.imageQueue.imageCounts(variants: [variant])
-                    == ImageCounts(stored: 3, pending: 1, failed: 1))
+                    == ImageCounts(stored: 3, pending: 1, failed: 1, retrying: 1, nextRetryAt: Instant.t(60)))
             // (The sample hash is not the bytes' own, so only bytes against status is checked.)
             #expect(try await store.archive.verify().problems.filter { $0.kind != .sha256Mismatch }.isEmpty)
             // Storing again changes nothing and says so.
