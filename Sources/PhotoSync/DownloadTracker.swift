@@ -15,6 +15,11 @@ import UnsplashAPI
 /// Answers are recorded by a ``GroupCommit``: the answers that arrive while one is being written
 /// share the next transaction, and each request's task waits for its record, so a batch is
 /// recorded before the next one is read.
+///
+/// Tracking can wait, images cannot: a request that still fails after its retries (a 5xx, a
+/// dropped connection) is deferred, left pending in the ledger for the next round or run, and
+/// the round goes on. After ``deferralsToPause`` deferrals in a row the API is taken to be down,
+/// and the round sends no more tracking requests. It never ends a sync.
 final class DownloadTracker: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -28,6 +33,12 @@ final class DownloadTracker: Sendable {
     private let writerDone = Atomic<Bool>(false)
     private let sending = Atomic<Int>(0)
     private let recorder: GroupCommit<String>
+    /// Photos whose tracking failed in this round: left pending for the next one.
+    private let deferred = Mutex<Set<String>>([])
+    private let deferralsInARow = Atomic<Int>(0)
+    /// Deferrals in a row after which the round stops tracking.
+    var deferralsToPause: Int { max(3, concurrency) }
+    private var paused: Bool { deferralsInARow.load(ordering: .relaxed) >= deferralsToPause }
 
     init(
         repository: PhotoRepository, store: PhotoStore, budget: RateLimitBudget, progress: ProgressTracker,
@@ -59,9 +70,9 @@ final class DownloadTracker: Sendable {
         wake.signal()
     }
 
-    /// Tracks until the writer has finished and nothing is left.
-    /// Throws ``SyncError/apiUnavailable(_:)`` on an outage (the requests stay pending),
-    /// ``SyncError/accessKeyRejected(_:)``, ``SyncError/store(_:)``, or `CancellationError`.
+    /// Tracks until the writer has finished and nothing is left but deferred requests.
+    /// Throws ``SyncError/accessKeyRejected(_:)``, ``SyncError/store(_:)``, or `CancellationError`;
+    /// never for an outage, which defers the requests.
     func run() async throws {
         while true {
             // Read before the store: a last signal after it is caught by the next round.
@@ -76,10 +87,11 @@ final class DownloadTracker: Sendable {
     /// Sends every tracking request pending now. Each batch is read from the store and finished
     /// before the next is read, so no request is sent twice.
     func trackPending() async throws {
-        while true {
+        while !paused {
+            let skipped = deferred.withLock { $0 }
             let jobs = try await readingStore { () async throws(StoreError) in
-                try await store.ledger.pendingDownloadTracking(limit: concurrency * 8)
-            }
+                try await store.ledger.pendingDownloadTracking(limit: concurrency * 8 + skipped.count)
+            }.filter { !skipped.contains($0.photoID) }
             guard !jobs.isEmpty else { return }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var pending = jobs[...]
@@ -88,7 +100,7 @@ final class DownloadTracker: Sendable {
                     group.addTask { try await self.track(job) }
                 }
                 while try await group.next() != nil {
-                    if let job = pending.popFirst() {
+                    if !paused, let job = pending.popFirst() {
                         group.addTask { try await self.track(job) }
                     }
                 }
@@ -97,8 +109,8 @@ final class DownloadTracker: Sendable {
     }
 
     /// Tracks one download. A location the API refuses for good (4xx, another origin, not a URL)
-    /// is recorded as done: asking again could not make it count. An outage is thrown and the
-    /// request stays pending.
+    /// is recorded as done: asking again could not make it count. After an outage (a 5xx, a lost
+    /// connection, once the provider's retries are spent) the request is deferred.
     private func track(_ job: DownloadTrackingJob) async throws {
         sending.add(1, ordering: .relaxed)
         defer { sending.subtract(1, ordering: .relaxed) }
@@ -112,6 +124,7 @@ final class DownloadTracker: Sendable {
                 { admitsRetry in try await repository.admitting(admitsRetry).trackDownload(location) }, report: { $0 },
                 onReport: { limit in await progress.update { $0.rateLimit = limit } })
             await progress.update { $0.downloadsTracked += 1 }
+            deferralsInARow.store(0, ordering: .relaxed)
         } catch let error as UnsplashError {
             switch error {
             case .api(let status, _, _) where (400..<500).contains(status):
@@ -124,10 +137,30 @@ final class DownloadTracker: Sendable {
                     metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
             case .cancelled:
                 throw CancellationError()
-            default:
+            case .spool(let cause):
+                throw SyncError.spool(cause)
+            case .accessKeyRejected:
                 throw SyncError(unsplash: error)
+            case .api, .network, .rateLimited:
+                await deferTracking(of: job, because: error)
+                return
             }
         }
         try await recorder.record(job.photoID)
+    }
+
+    /// Leaves `job` pending for a later round: the images go on without it.
+    private func deferTracking(of job: DownloadTrackingJob, because error: UnsplashError) async {
+        deferred.withLock { _ = $0.insert(job.photoID) }
+        let inARow = deferralsInARow.add(1, ordering: .relaxed).newValue
+        logger.notice(
+            "download tracking failed; deferred to the next round",
+            metadata: ["photo": "\(job.photoID)", "error": "\(error.localizedDescription)"])
+        if inARow == deferralsToPause {
+            logger.warning(
+                "download tracking paused until the next round: the API keeps failing",
+                metadata: ["failures_in_a_row": "\(inARow)"])
+        }
+        await progress.update { $0.downloadsDeferred += 1 }
     }
 }

@@ -70,12 +70,15 @@ struct ImageFetcher: Sendable {
             return .fetched(job, body: body, mediaType: format.mediaType)
         case .failure(let mismatch):
             body.remove()
-            return .failed(job, reason: mismatch.description, permanent: false)
+            // An error page served as the image, or a format photosync does not store: asking
+            // the same URL again gets the same answer.
+            return .failed(job, reason: mismatch.description, permanent: true)
         }
     }
 
-    /// Answers that another try cannot change: gone, not ours to download (Unsplash+), sent
-    /// somewhere not allowed, or larger than the cap.
+    /// Answers that another try cannot change: gone (404, 410), not ours to download (401, 403:
+    /// Unsplash+), sent somewhere not allowed, or larger than the cap. Every other failure is
+    /// transient, retried with a backoff forever.
     static func isPermanent(_ error: UnsplashError) -> Bool {
         switch error {
         case .api(let status, _, _): [401, 403, 404, 410].contains(status)

@@ -10,16 +10,16 @@ import Synchronization
 /// jobs it handed out as claimed until ``settled(_:)``: a job is never fetched twice at once, and
 /// a job whose outcome was lost with a killed process is simply still pending next time.
 ///
-/// It ends when the walk has ended, no claimed job is left and nothing is due. With
-/// `retriesWithinRun` (`runOnce`) it first waits for failed images to fall due and feeds them
-/// again, until none is pending; without (the daemon) it leaves them to a later round.
+/// It ends when the walk has ended, no claimed job is left and nothing is due, once the retries
+/// the round waits for (``RetriesWithinRun``: those of `runOnce`) have been fed again; failures
+/// waiting for their backoff are left to a later round.
 final class ImageJobFeed: Sendable {
     let store: PhotoStore
     let variants: [String]
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     let progress: ProgressTracker
-    let retriesWithinRun: Bool
+    let retries: RetriesWithinRun
     /// The fetchers' input.
     let jobs: BoundedQueue<ImageJob>
     private let claims = Mutex(Claims())
@@ -29,14 +29,14 @@ final class ImageJobFeed: Sendable {
     init(
         store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
-        progress: ProgressTracker, retriesWithinRun: Bool
+        progress: ProgressTracker, retries: RetriesWithinRun
     ) {
         self.store = store
         self.variants = variants
         self.clock = clock
         self.now = now
         self.progress = progress
-        self.retriesWithinRun = retriesWithinRun
+        self.retries = retries
         self.jobs = BoundedQueue(capacity: capacity)
     }
 
@@ -78,16 +78,13 @@ final class ImageJobFeed: Sendable {
             }
             if !fresh.isEmpty {
                 for job in fresh {
+                    retries.handedOut(job)
                     try await jobs.send(job)
                 }
                 continue
             }
             if walkHasEnded && claimedCount == 0 {
-                guard retriesWithinRun,
-                    let retry = try await readingStore({ () async throws(StoreError) in
-                        try await store.imageQueue.nextImageRetry(variants: variants)
-                    })
-                else { return }
+                guard let retry = retries.earliest else { return }
                 // Anything due by `due` was read above, and left out only when its photo settled
                 // another job during the read (with several variants): read again.
                 if retry <= due {

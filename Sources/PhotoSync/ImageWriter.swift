@@ -18,6 +18,10 @@ struct ImageWriter: Sendable {
     let progress: ProgressTracker
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Decides which transient failures the round retries itself.
+    let retries: RetriesWithinRun
+    /// A number in 0..<1 for each backoff's jitter.
+    var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// A batch holds at most this many bytes of images, besides its first image.
     var maxBatchBytes: Int64 = 8 << 20
     /// A batch holds at most this many outcomes.
@@ -52,7 +56,7 @@ struct ImageWriter: Sendable {
         defer { for image in batch { image.discard() } }
         let fetchedAt = now()
         var images: [(job: ImageJob, image: ImageToStore)] = []
-        var failures: [(failure: ImageAttemptFailure, attempts: Int, givesUp: Bool)] = []
+        var failures: [(failure: ImageAttemptFailure, attempts: Int, permanent: Bool)] = []
         for outcome in batch {
             switch outcome {
             case .fetched(let job, let body, let mediaType):
@@ -70,16 +74,18 @@ struct ImageWriter: Sendable {
                     ))
             case .failed(let job, let reason, let permanent):
                 let attempts = job.attempts + 1
-                let givesUp = permanent || attempts >= configuration.maxImageAttempts
+                // A transient failure is never final: retried within the round, or after a backoff.
                 let retryAt =
-                    givesUp
+                    permanent
                     ? nil
-                    : fetchedAt.addingTimeInterval(configuration.imageRetryDelay(afterAttempts: attempts).timeInterval)
+                    : retries.failed(job, at: fetchedAt)
+                        ?? fetchedAt.addingTimeInterval(
+                            configuration.imageBackoff(afterAttempts: attempts, random: random()).timeInterval)
                 failures.append(
                     (
                         ImageAttemptFailure(
                             photoID: job.photoID, variant: job.variant, error: reason, retryAt: retryAt), attempts,
-                        givesUp
+                        permanent
                     ))
             }
         }
@@ -99,18 +105,21 @@ struct ImageWriter: Sendable {
                 "image stored",
                 metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
         }
-        for (failure, attempts, givesUp) in failures {
-            if givesUp {
+        for (failure, attempts, permanent) in failures {
+            if let retryAt = failure.retryAt {
+                logger.notice(
+                    "image failed; will retry",
+                    metadata: [
+                        "photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)",
+                        "retry_at": "\(retryAt.iso8601Text)",
+                    ])
+            } else if permanent {
                 logger.warning(
                     "image failed for good",
                     metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
-            } else {
-                logger.notice(
-                    "image failed; will retry",
-                    metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
             }
         }
-        let failedForGood = failures.filter { $0.givesUp }.count
+        let failedForGood = failures.filter { $0.permanent }.count
         await progress.update {
             $0.imagesStored += storedCount
             $0.bytesStored += storedBytes

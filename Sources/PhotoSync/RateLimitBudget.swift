@@ -86,7 +86,10 @@ actor RateLimitBudget {
 
     /// Hands a permit back with what its answer said of the budget (nil when it said nothing:
     /// the request is then counted as spent, in case it reached the API).
-    func release(_ permit: Permit, reporting limit: RateLimit?) {
+    ///
+    /// - Returns: the budget as now known, which a stale report does not raise.
+    @discardableResult
+    func release(_ permit: Permit, reporting limit: RateLimit?) -> RateLimit? {
         inFlight -= 1
         if let limit {
             record(limit, from: permit)
@@ -96,6 +99,7 @@ actor RateLimitBudget {
             reports += 1
         }
         wakeWaiters()
+        return last
     }
 
     /// Hands back a permit the API refused for the rate limit, and waits before anyone sends
@@ -194,15 +198,21 @@ extension RateLimitBudget {
             let held = HeldPermit(try await permit())
             let admitsRetry: @Sendable (RateLimit?) async throws(CancellationError) -> Void = {
                 reported throws(CancellationError) in
-                if let spent = held.take() { await self.release(spent, reporting: reported) }
-                if let reported { await onReport(reported) }
+                // What the budget makes of the answer: an answer that overtook a later one
+                // reports more than is left, and must not raise the figure shown.
+                if let spent = held.take(), let known = await self.release(spent, reporting: reported),
+                    reported != nil
+                {
+                    await onReport(known)
+                }
                 held.put(try await self.permit())
             }
             do {
                 let answer = try await request(admitsRetry)
                 let limit = report(answer)
-                if let permit = held.take() { release(permit, reporting: limit) }
-                if let limit { await onReport(limit) }
+                if let permit = held.take(), let known = release(permit, reporting: limit), limit != nil {
+                    await onReport(known)
+                }
                 return answer
             } catch UnsplashError.rateLimited(let limit, let retryAfter) {
                 if let limit { await onReport(limit) }

@@ -36,12 +36,22 @@ public struct SyncConfiguration: Sendable {
     public var rateLimitPause: Duration
     /// A head catch-up stops after this many consecutive photos it already had.
     public var knownRunToStop: Int
-    /// Attempts per image before it is left as failed.
+    /// Attempts at an image within one ``SyncEngine/runOnce(maxPages:)``; after the last, a
+    /// transient failure waits for its ``imageBackoff`` (a later run, or the daemon, tries again).
     public var maxImageAttempts: Int
-    /// The first wait before an image is tried again; it doubles with each failure.
+    /// Within one ``SyncEngine/runOnce(maxPages:)``, the first wait before an image is tried
+    /// again; it doubles with each failure.
     public var imageRetryDelay: Duration
-    /// The longest wait between two attempts at an image.
+    /// Within one ``SyncEngine/runOnce(maxPages:)``, the longest wait between two attempts.
     public var maxImageRetryDelay: Duration
+    /// After a transient image failure not retried within the run (every one in daemon mode),
+    /// the wait before the next attempt: this after the first failure, doubling with each one.
+    public var imageBackoff: Duration
+    /// The longest ``imageBackoff``: an image that keeps failing is still tried this often.
+    public var maxImageBackoff: Duration
+    /// The part of each backoff taken off at random (0-1), so that images that failed together
+    /// are not all tried again at the same moment.
+    public var imageBackoffJitter: Double
     /// In daemon mode, the wait before trying again after the API could not be reached.
     public var outageRetryDelay: Duration
 
@@ -63,7 +73,10 @@ public struct SyncConfiguration: Sendable {
         maxImageAttempts: Int = 5,
         imageRetryDelay: Duration = .seconds(60),
         maxImageRetryDelay: Duration = .seconds(3600),
-        outageRetryDelay: Duration = .seconds(60)
+        outageRetryDelay: Duration = .seconds(60),
+        imageBackoff: Duration = .seconds(60),
+        maxImageBackoff: Duration = .seconds(6 * 3600),
+        imageBackoffJitter: Double = 0.2
     ) {
         self.sources = sources.isEmpty ? [.feed] : sources
         self.sourceRetryDelay = sourceRetryDelay
@@ -84,13 +97,23 @@ public struct SyncConfiguration: Sendable {
         self.imageRetryDelay = imageRetryDelay
         self.maxImageRetryDelay = maxImageRetryDelay
         self.outageRetryDelay = outageRetryDelay
+        self.imageBackoff = imageBackoff
+        self.maxImageBackoff = maxImageBackoff
+        self.imageBackoffJitter = min(max(0, imageBackoffJitter), 1)
     }
 
     /// The engine's defaults, which `photosync`'s settings default to.
     public static let standard = SyncConfiguration()
 
-    /// The wait after an image's `attempts`-th failure.
+    /// Within a run, the wait after an image's `attempts`-th failure in that run.
     func imageRetryDelay(afterAttempts attempts: Int) -> Duration {
         min(imageRetryDelay * (1 << min(max(0, attempts - 1), 20)), maxImageRetryDelay)
+    }
+
+    /// The backoff after an image's `attempts`-th failure (all runs together), less the jitter's
+    /// share of it scaled by `random` (0..<1).
+    func imageBackoff(afterAttempts attempts: Int, random: Double) -> Duration {
+        let full = min(imageBackoff * (1 << min(max(0, attempts - 1), 20)), maxImageBackoff)
+        return full * (1 - imageBackoffJitter * min(max(0, random), 1))
     }
 }

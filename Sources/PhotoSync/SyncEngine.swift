@@ -34,6 +34,8 @@ public final class SyncEngine: Sendable {
     let hostPolicy: ImageHostPolicy
     let spool: BodySpool
     let sourceBackoff = SourceBackoff()
+    /// A number in 0..<1 for the jitter of each image backoff.
+    let imageBackoffRandom: @Sendable () -> Double
     private let running = Mutex<Pipeline?>(nil)
 
     /// - Parameter spool: where image bodies land while they are checked; its directory must be
@@ -46,8 +48,10 @@ public final class SyncEngine: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger,
+        imageBackoffRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onProgress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
+        self.imageBackoffRandom = imageBackoffRandom
         self.repository = repository
         self.store = store
         self.spool = spool
@@ -83,9 +87,12 @@ public final class SyncEngine: Sendable {
     /// Backfills to the end (or `maxPages` pages), catches up with the head when backfill is
     /// complete, downloads every image that is due, and returns.
     ///
-    /// Images that fail for a reason that may pass (a cut connection, a 5xx) are tried again
-    /// within the run, after the configured backoff, until they are stored or have used their
-    /// ``SyncConfiguration/maxImageAttempts``; so no image is left pending when it returns.
+    /// Images waiting for a retry after a transient failure (a cut connection, a 5xx) are due at
+    /// once: a run someone starts tries them again, whatever their backoff. Within the run an
+    /// image that fails so is tried again after ``SyncConfiguration/imageRetryDelay``, up to
+    /// ``SyncConfiguration/maxImageAttempts`` attempts; then it is left pending, due after its
+    /// ``SyncConfiguration/imageBackoff``. A permanent failure (404, 410, a refused host, over
+    /// the size cap, not an image) is final.
     ///
     /// - Throws: ``SyncError`` when the key is rejected, the API stays unreachable, or the
     ///   database fails; ``SyncError/cancelled`` when cancelled. A rate limit is waited out,
@@ -116,6 +123,10 @@ public final class SyncEngine: Sendable {
 
     private func syncOnce(maxPages: Int?) async throws -> SyncProgress {
         try await prepare()
+        let due = try storing { try store.imageQueue.retryTransientFailures(now: now()) }
+        if due > 0 {
+            logger.info("trying again images that failed in earlier runs", metadata: ["count": "\(due)"])
+        }
         try await sync(maxPages: maxPages, retriesWithinRun: true)
         await progressTracker.update { $0.activity = "done" }
         return await progressTracker.progress
@@ -209,9 +220,10 @@ public final class SyncEngine: Sendable {
     private func makePipeline(retriesWithinRun: Bool) -> Pipeline {
         let variants = configuration.variants.map(\.rawValue)
         let imagesSettled = WakeSignal()
+        let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
         let feed = ImageJobFeed(
             store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
-            progress: progressTracker, retriesWithinRun: retriesWithinRun)
+            progress: progressTracker, retries: retries)
         let tracker =
             configuration.downloadTracking
             ? DownloadTracker(
@@ -229,6 +241,7 @@ public final class SyncEngine: Sendable {
             backoff: sourceBackoff)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
+            retries: retries, random: imageBackoffRandom,
             committed: { settled, stored in
                 feed.settled(settled)
                 imagesSettled.signal()

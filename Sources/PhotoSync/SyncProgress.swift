@@ -11,8 +11,12 @@ public struct SyncProgress: Sendable, Equatable {
     public var imagesFailed = 0
     public var bytesStored: Int64 = 0
     public var downloadsTracked = 0
+    /// Download-tracking requests that kept failing, left pending for a later round or run.
+    public var downloadsDeferred = 0
     /// Transactions the image writer committed: fewer than the images when it group-commits.
     public var imageBatches = 0
+    /// The API's budget as the rate limiter judges it: the lowest `remaining` reported in the
+    /// current window (a higher one only once the window was renewed), not the last answer's.
     public var rateLimit: RateLimit?
     /// What the sync is doing now, in a few words.
     public var activity = "starting"
@@ -31,6 +35,7 @@ public struct SyncProgress: Sendable, Equatable {
             "\(imagesStored) images, \(ByteCount.text(bytesStored))",
         ]
         if imagesFailed > 0 { parts.append("\(imagesFailed) image failures") }
+        if downloadsDeferred > 0 { parts.append("\(downloadsDeferred) download trackings deferred") }
         if let rateLimit { parts.append("rate limit \(rateLimit.remaining)/\(rateLimit.limit)") }
         return parts.joined(separator: ", ")
     }

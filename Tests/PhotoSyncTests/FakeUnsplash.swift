@@ -33,6 +33,7 @@ final class FakeUnsplash: Sendable {
         var overdrawn = 0  // API requests that arrived with no budget left
         var missing: [String: String] = [:]  // path -> the message of its 404, as for an unknown user
         var gone: [String: String] = [:]  // path -> the message of its 410, as for a flagged search
+        var failingTrackings = 0  // the next N download-tracking requests answer 503
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -140,6 +141,10 @@ final class FakeUnsplash: Sendable {
                     #"{"errors":["\#(message)"]}"#)
             }
             let parts = url.path.split(separator: "/")
+            if parts.count == 3, parts[2] == "download", state.failingTrackings > 0 {
+                state.failingTrackings -= 1
+                return Self.http(url, 503, budget, #"{"errors":["Service Unavailable"]}"#)
+            }
             if parts.count == 3, parts[2] == "download" {
                 state.tracked[String(parts[1]), default: 0] += 1
                 return Self.http(url, 200, budget, #"{"url":"https://images.unsplash.com/x"}"#)

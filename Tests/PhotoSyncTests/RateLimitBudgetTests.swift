@@ -87,6 +87,34 @@ import UnsplashAPI
         #expect(await budget.last?.remaining == 50)
     }
 
+    @Test func theProgressShowsTheLowestRemainingOfTheWindowNotTheLastAnswer() async throws {
+        // GIVEN a known budget of 20
+        let budget = budget(reserve: 0)
+        let probe = try await budget.permit()
+        await budget.release(probe, reporting: RateLimit(limit: 200, remaining: 20))
+        let reported = Shared<[Int]>([])
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        func request(_ remaining: Int, waitingFor gate: AsyncStream<Void>?) -> Task<RateLimit, any Error> {
+            Task {
+                try await budget.spend(
+                    { _ in
+                        if let gate { for await _ in gate { break } }
+                        return RateLimit(limit: 200, remaining: remaining)
+                    }, report: { $0 },
+                    onReport: { limit in reported.withLock { $0.append(limit.remaining) } })
+            }
+        }
+        // WHEN A is sent, then B; the API counted A first (13 left) and B second (10 left), and
+        // B's answer is handled first
+        let a = request(13, waitingFor: gate)
+        while await budget.inFlight < 1 { await Task.yield() }
+        _ = try await request(10, waitingFor: nil).value
+        open.yield()
+        _ = try await a.value
+        // THEN the figure shown stays at the lowest, 10, not the last answer's 13
+        #expect(reported.value == [10, 10], "\(reported.value)")
+    }
+
     @Test func anAnswerThatSaysNothingCountsAsSpent() async throws {
         let budget = budget(reserve: 0)
         let probe = try await budget.permit()

@@ -51,7 +51,8 @@ struct Stages {
     func writer(committed: @escaping @Sendable ([String], Int) -> Void = { _, _ in }) -> ImageWriter {
         ImageWriter(
             store: harness.store, configuration: configuration, progress: progress, now: now,
-            logger: harness.log.logger(level: .trace), committed: committed)
+            logger: harness.log.logger(level: .trace),
+            retries: RetriesWithinRun(configuration: configuration, withinRun: true), committed: committed)
     }
 
     func tracker(session: MockURLSession? = nil) -> DownloadTracker {

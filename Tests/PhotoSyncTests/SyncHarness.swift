@@ -29,12 +29,30 @@ struct SyncHarness {
         accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
         _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
+        engine(accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, configure)
+    }
+
+    /// An engine whose wall clock moves with ``clock``, as a real daemon's does while it sleeps.
+    func engineWithWallClockFollowingItsClock(_ configure: (inout SyncConfiguration) -> Void) -> SyncEngine {
+        let clock = clock
+        return engine(
+            accessKey: "KEY", apiBase: UnsplashAPI.defaultBaseURL, maxImageBytes: 256 << 20,
+            now: {
+                let (seconds, attoseconds) = clock.now.offset.components
+                return WallClock.start.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+            }, configure)
+    }
+
+    private func engine(
+        accessKey: String, apiBase: URL, maxImageBytes: Int64, now: (@Sendable () -> Date)?,
+        _ configure: (inout SyncConfiguration) -> Void
+    ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
         return SyncEngine(
             repository: repository(accessKey: accessKey, apiBase: apiBase),
             store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock,
-            now: { [wallClock] in wallClock.now },
+            now: now ?? { [wallClock] in wallClock.now },
             logger: log.logger(level: .trace))
     }
 
@@ -73,7 +91,8 @@ struct SyncHarness {
 
 /// The wall-clock time the engine sees (for image retry times), moved by hand.
 final class WallClock: Sendable {
-    private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
+    static let start = Date(timeIntervalSince1970: 1_750_000_000)
+    private let date = Mutex(WallClock.start)
     var now: Date { date.withLock { $0 } }
     func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
 }
