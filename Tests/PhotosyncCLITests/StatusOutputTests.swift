@@ -41,6 +41,27 @@ import Testing
         #expect(stall["since"] as? String == "2025-06-15T15:06:40Z")
     }
 
+    @Test func textAndJSONSayHowManyImagesWaitForARetryAndWhenTheFirstIsDue() throws {
+        var stats = stalled
+        stats.imagesPending = 7
+        stats.imagesRetrying = 5
+        stats.nextImageRetryAt = since
+        stats.imagesFailed = 2
+        let retrying = [
+            ImageFailure(photoID: "abc", variant: "regular", attempts: 3, lastError: "HTTP 503", nextAttemptAt: since)
+        ]
+
+        let text = StatusCommand.text(stats, failures: [], retrying: retrying)
+
+        #expect(text.contains("images pending  7 (5 to retry after failing, the next at 2025-06-15T15:06:40Z;"))
+        #expect(text.contains("images failed   2 (for good; 'photosync retry --all' tries them again)"))
+        #expect(text.contains("  retrying abc (regular, 3 attempts, next 2025-06-15T15:06:40Z): HTTP 503"))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(StatusCommand.json(stats).utf8)) as? [String: Any])
+        #expect(object["images_retrying"] as? Int == 5)
+        #expect(object["next_image_retry_at"] as? String == "2025-06-15T15:06:40Z")
+    }
+
     var withSources: StoreStatistics {
         var stats = stalled
         stats.plusPhotos = 3

@@ -12,7 +12,8 @@ public struct PhotosyncCommand: AsyncParsableCommand {
 
             EXIT CODES
               0   success
-              1   query: no photo with that id (or it has no stored image for --output)
+              1   query: no photo with that id (or it has no stored image for --output);
+                  retry: no photo with one of the ids given (nothing is requeued)
               64  bad usage, including no access key given anywhere
               65  verify: an image's bytes are not as recorded, or the file is damaged
               69  the Unsplash API stayed unreachable after retries (run --once)
@@ -21,7 +22,8 @@ public struct PhotosyncCommand: AsyncParsableCommand {
                   export: the directory cannot be created or written
               74  the database could not be opened, read or written, or a download could not
                   be written beside it (a full disk)
-              75  run --once: some images are not stored (failed or pending); try again later
+              75  run --once: some images are not stored yet (pending, or to retry after a
+                  failure that may pass); try again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file),
                   or an address that cannot be bound (--metrics-listen, serve --listen)
@@ -29,7 +31,7 @@ public struct PhotosyncCommand: AsyncParsableCommand {
         version: PhotosyncVersion.text,
         subcommands: [
             RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self,
-            ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self,
+            ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self, RetryCommand.self,
         ]
     )
 

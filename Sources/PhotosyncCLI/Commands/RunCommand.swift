@@ -166,15 +166,27 @@ struct RunCommand: AsyncParsableCommand {
             if !interactive {
                 print(
                     "synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending"
+                        + (images.retrying > 0 ? " (\(images.retrying) to retry)" : "")
                 )
             }
-            let missing = images.failed + images.pending
-            if missing > 0 {
+            // Only what a later run will try again is worth running again for: an image that
+            // failed for good (404, over the size cap...) stays failed until `photosync retry`.
+            if images.failed > 0 {
+                let failed = "\(images.failed) image\(images.failed == 1 ? "" : "s")"
+                logger.warning(
+                    "\(failed) failed for good: 'photosync status' lists them, 'photosync retry --all' requeues them")
+            }
+            if images.pending > 0 {
+                let retrying =
+                    images.retrying > 0
+                    ? ", \(images.retrying) of them to retry after failing; the next run tries them again" : ""
+                let kind = variants.joined(separator: "/")
+                let pending = "\(images.pending) \(kind) image\(images.pending == 1 ? "" : "s")"
                 throw CommandFailure(
                     code: .tempFailure,
                     message:
-                        "\(missing) \(variants.joined(separator: "/")) image\(missing == 1 ? " is" : "s are") not stored "
-                        + "(\(images.failed) failed, \(images.pending) pending): 'photosync status' lists them; run again later"
+                        "\(pending) not stored yet (\(images.failed) failed for good, \(images.pending) pending"
+                        + "\(retrying)): 'photosync status' lists them; run again later"
                 )
             }
         case .failure(let error):
@@ -203,8 +215,9 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 extension SyncConfiguration {
-    /// With `once`, a failed image is tried again within the run after 0.5, 1, 2 and 2 seconds,
-    /// rather than after the daemon's minutes.
+    /// With `once`, a failed image is tried again within the run after 0.5, 1, 2 and 2 seconds;
+    /// then, as in the daemon, after a backoff from a minute doubling to 6 hours (a later
+    /// `--once` tries it at once).
     init(_ settings: Settings, once: Bool) {
         self.init(
             sources: settings.sources,

@@ -23,7 +23,11 @@ struct StatusCommand: AsyncParsableCommand {
                 print(try Self.json(stats))
             } else {
                 let failures = try await store.imageQueue.failedImages(limit: 5)
-                print(Self.text(stats, failures: failures, rejected: try await store.ledger.rejectedPhotos(limit: 5)))
+                let retrying = try await store.imageQueue.retryingImages(limit: 5)
+                print(
+                    Self.text(
+                        stats, failures: failures, rejected: try await store.ledger.rejectedPhotos(limit: 5),
+                        retrying: retrying))
             }
         }
     }
@@ -45,6 +49,8 @@ struct StatusCommand: AsyncParsableCommand {
             "images_skipped_plus": .int(stats.plusPhotos),
             "sources": .array(stats.sources.map(json)),
             "last_page_at": stats.lastPageAt.map { .string($0.iso8601Text) } ?? .null,
+            "images_retrying": .int(stats.imagesRetrying),
+            "next_image_retry_at": stats.nextImageRetryAt.map { .string($0.iso8601Text) } ?? .null,
         ])
         return try JSONOutput.string(object)
     }
@@ -76,7 +82,10 @@ struct StatusCommand: AsyncParsableCommand {
         return "  \(source.name): " + parts.joined(separator: ", ")
     }
 
-    static func text(_ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = []) -> String {
+    static func text(
+        _ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = [],
+        retrying: [ImageFailure] = []
+    ) -> String {
         var backfill =
             stats.backfillComplete
             ? "complete"
@@ -88,8 +97,9 @@ struct StatusCommand: AsyncParsableCommand {
             "photos          \(stats.photos)",
             "photos rejected \(stats.rejectedPhotos)",
             "images stored   \(stats.imagesStored) (\(ByteCount.text(stats.bytesStored)))",
-            "images pending  \(stats.imagesPending)",
-            "images failed   \(stats.imagesFailed)",
+            "images pending  \(stats.imagesPending)" + Self.retries(stats),
+            "images failed   \(stats.imagesFailed)"
+                + (stats.imagesFailed > 0 ? " (for good; 'photosync retry --all' tries them again)" : ""),
             "backfill        \(backfill)",
             "last page       \(stats.lastPageAt.map { $0.iso8601Text } ?? "never")",
             "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
@@ -101,11 +111,24 @@ struct StatusCommand: AsyncParsableCommand {
         for photo in rejected {
             lines.append("  rejected \(photo.photoID ?? "(no id)"): \(photo.reason)")
         }
+        for image in retrying {
+            let next = image.nextAttemptAt.map { "next \($0.iso8601Text)" } ?? "due now"
+            let attempts = "\(image.attempts) attempts"
+            lines.append("  retrying \(image.photoID) (\(image.variant), \(attempts), \(next)): \(image.lastError)")
+        }
         for failure in failures {
             lines.append(
                 "  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Of the pending images, those waiting for a retry after a transient failure, and when the
+    /// first is due.
+    static func retries(_ stats: StoreStatistics) -> String {
+        guard stats.imagesRetrying > 0 else { return "" }
+        let next = stats.nextImageRetryAt.map { "the next at \($0.iso8601Text)" } ?? "due now"
+        return " (\(stats.imagesRetrying) to retry after failing, \(next); 'photosync retry' makes them due now)"
     }
 }
 
