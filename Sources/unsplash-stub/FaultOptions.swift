@@ -19,6 +19,12 @@ struct FaultOptions: ParsableArguments {
     @Option(help: "The seed of --fail-rate; by default --seed.")
     var faultSeed: UInt64?
 
+    @Option(help: "Fail each image request with this probability (0-1) with 503, drawn from --fault-seed.")
+    var failImageRate: Double?
+
+    @Option(help: "Fail each download-tracking request with this probability (0-1) with 503, from --fault-seed.")
+    var failTrackingRate: Double?
+
     @Option(help: "Hold every API answer this many milliseconds.")
     var delayAPI: Int?
 
@@ -49,6 +55,11 @@ struct FaultOptions: ParsableArguments {
         if let rate = failRate, !(0...1).contains(rate) {
             throw ValidationError("fail-rate must be between 0 and 1, got \(rate)")
         }
+        for (name, rate) in [("fail-image-rate", failImageRate), ("fail-tracking-rate", failTrackingRate)] {
+            if let rate, !(0...1).contains(rate) {
+                throw ValidationError("\(name) must be between 0 and 1, got \(rate)")
+            }
+        }
         if !(100...599).contains(failStatus) {
             throw ValidationError("fail-status must be an HTTP status, got \(failStatus)")
         }
@@ -70,6 +81,8 @@ struct FaultOptions: ParsableArguments {
         if let window = rateLimitWindow { await stub.refillRateLimit(every: .milliseconds(Int(window * 1000))) }
         if let every = failEvery { await stub.failAPIRequests(every: every, status: failStatus) }
         if let rate = failRate { await stub.failAPIRequests(rate: rate, seed: faultSeed ?? seed, status: failStatus) }
+        if let rate = failImageRate { await stub.failImageRequests(rate: rate, seed: faultSeed ?? seed) }
+        if let rate = failTrackingRate { await stub.failTrackingRequests(rate: rate, seed: faultSeed ?? seed) }
         if let delay = delayAPI { await stub.delayAPIRequests(by: .milliseconds(delay)) }
         if let delay = delayImages { await stub.delayImages(by: .milliseconds(delay)) }
         for page in emptyPage { await stub.serveEmptyPage(page) }

@@ -72,6 +72,19 @@ extension UnsplashStub {
             : nil
     }
 
+    /// Fails each download-tracking request (`GET /photos/:id/download`) with probability `rate`
+    /// (0...1), drawn from a generator seeded with `seed`, before any other API failure; the
+    /// request still uses up the rate limit. Counting and bodies as in `failAPIRequests(rate:)`.
+    /// A rate of 0 stops them.
+    public func failTrackingRequests(rate: Double, seed: UInt64, status: Int = 503, count: Int? = nil) {
+        faults.periodicTracking =
+            rate > 0
+            ? PeriodicFailure(
+                pattern: .probability(min(rate, 1), Determinism.generator("tracking-failures:\(seed)")),
+                status: status, retryAfter: nil, failuresLeft: count)
+            : nil
+    }
+
     /// Holds every API answer for `delay` before sending it; nil stops delaying. Other requests
     /// are served meanwhile.
     public func delayAPIRequests(by delay: Duration?) {

@@ -34,6 +34,8 @@ struct Faults: Sendable {
     var periodicAPI: PeriodicFailure?
     var apiRedirects: Redirect?
     var apiDelay: Duration?
+    /// Download-tracking requests (`/photos/:id/download`) only, before `periodicAPI`.
+    var periodicTracking: PeriodicFailure?
 
     // The feed's pages, by page number.
     var emptyPages: [Int: FaultRepetition] = [:]
@@ -47,6 +49,8 @@ struct Faults: Sendable {
     var oversizedImages: [String: (oversize: ImageOversize, remaining: Int)] = [:]
     var imageRedirects: [String: Redirect] = [:]
     var imageDelay: Duration?
+    /// Any image, after the failures set for that image.
+    var periodicImages: PeriodicFailure?
 
     /// The status to fail the next API request with, if one is due.
     mutating func nextAPIFailure() -> Countdown? {
@@ -55,7 +59,13 @@ struct Faults: Sendable {
     }
 
     mutating func nextImageFailure(name: String) -> Int? {
-        Self.consume(&images[name])?.status
+        if let status = Self.consume(&images[name])?.status { return status }
+        return periodicImages?.next()?.status
+    }
+
+    /// The status to fail the next download-tracking request with, if one is due.
+    mutating func nextTrackingFailure() -> Countdown? {
+        periodicTracking?.next()
     }
 
     mutating func nextImageTruncation(name: String) -> Bool {

@@ -31,6 +31,19 @@ extension UnsplashStub {
         faults.oversizedImages[photoID] = times > 0 ? (oversize, times) : nil
     }
 
+    /// Answers each image request (any photo, any rendition) with `status` and an empty body
+    /// with probability `rate` (0...1; 1 fails every one), drawn from a generator seeded with
+    /// `seed`, after the failures `failImage` set for that photo; until `count` failures were
+    /// given (nil: until `clearFaults()` or a rate of 0).
+    public func failImageRequests(rate: Double, seed: UInt64 = 0, status: Int = 503, count: Int? = nil) {
+        faults.periodicImages =
+            rate > 0
+            ? PeriodicFailure(
+                pattern: .probability(min(rate, 1), Determinism.generator("image-failures:\(seed)")),
+                status: status, retryAfter: nil, failuresLeft: count)
+            : nil
+    }
+
     /// Holds every image response for `delay` before answering; nil stops delaying.
     public func delayImages(by delay: Duration?) {
         faults.imageDelay = delay

@@ -66,7 +66,9 @@ extension UnsplashStub {
             response = .redirect(
                 redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL)
             )
-        } else if let failure = faults.nextAPIFailure() {
+        } else if let failure = isTracking(segments) ? faults.nextTrackingFailure() ?? faults.nextAPIFailure()
+            : faults.nextAPIFailure()
+        {
             response =
                 [403, 429].contains(failure.status)
                 ? .rateLimitExceeded(failure.status) : .errors(failure.status, StubResponse.phrase(failure.status))
@@ -88,6 +90,10 @@ extension UnsplashStub {
         response.setHeader("X-Ratelimit-Limit", String(configuration.rateLimit))
         response.setHeader("X-Ratelimit-Remaining", String(budget.remaining))
         return response
+    }
+
+    private func isTracking(_ segments: [String]) -> Bool {
+        segments.count == 3 && segments[0] == "photos" && segments[2] == "download"
     }
 
     private func isAuthorized(_ request: StubRequest) -> Bool {
