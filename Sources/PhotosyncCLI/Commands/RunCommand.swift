@@ -181,7 +181,7 @@ struct RunCommand: AsyncParsableCommand {
                     images.retrying > 0
                     ? ", \(images.retrying) of them to retry after failing; the next run tries them again" : ""
                 let kind = variants.joined(separator: "/")
-                let pending = "\(images.pending) \(kind) image\(images.pending == 1 ? "" : "s")"
+                let pending = "\(images.pending) \(kind) image\(images.pending == 1 ? " is" : "s are")"
                 throw CommandFailure(
                     code: .tempFailure,
                     message:
