@@ -236,6 +236,18 @@ enum Schema {
             // the few Unsplash+ photos are in this one.
             try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
         }
+        migrator.registerMigration("v10 downloads requested through the mirror") { db in
+            // A client of `serve`'s Unsplash API asked for a photo's download: the sync's tracker
+            // then tells Unsplash, once, even when no image of the photo is stored. `serve` writes
+            // only here, never to a row `run` writes.
+            try db.execute(
+                sql: """
+                    CREATE TABLE download_request (
+                        photo_id TEXT NOT NULL PRIMARY KEY REFERENCES photo(id) ON DELETE CASCADE,
+                        requested_at TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }
