@@ -39,6 +39,9 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?
     @Option(\.logLevel) var logLevel: String?
+    @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
+    @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
+    @Option(\.mirrorImageURLs) var mirrorImageURLs: String?
 
     func validate() throws { try check(flagsOf: self) }
 
