@@ -41,7 +41,9 @@ indirect enum JSONShape: Codable, Equatable, Sendable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            if value == value.rounded() && abs(value) < 1e15 { try container.encode(Int64(value)) } else {
+            if value == value.rounded() && abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
                 try container.encode(value)
             }
         case .string(let value): try container.encode(value)
@@ -122,7 +124,9 @@ indirect enum JSONShape: Codable, Equatable, Sendable {
 }
 
 /// Headers every list answer of Unsplash's carries, as the recordings show.
-let listContractHeaders = ["Content-Type", "Link", "X-Total", "X-Per-Page", "X-Ratelimit-Limit", "X-Ratelimit-Remaining"]
+let listContractHeaders = [
+    "Content-Type", "Link", "X-Total", "X-Per-Page", "X-Ratelimit-Limit", "X-Ratelimit-Remaining",
+]
 
 /// A clock the tests move by hand.
 final class ManualClock: Sendable {

@@ -3,8 +3,8 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 
 /// `/unsplash`: for each route, the mirror answers with the same shape (keys, kinds, headers)
 /// as the real recording of Unsplash's answer, from the recording's own photos stored as the

@@ -112,7 +112,8 @@ import Testing
         // GIVEN a metadata-only mirror (no image stored) whose photo has a download location
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        var photo = Sample.photo("a", day: 1, json: #", "links": {"download_location": "https://api.unsplash.com/photos/a/download?ixid=X1"}"#)
+        let links = #", "links": {"download_location": "https://api.unsplash.com/photos/a/download?ixid=X1"}"#
+        var photo = Sample.photo("a", day: 1, json: links)
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download?ixid=X1"
         try fixture.commit([photo, Sample.photo("b", day: 2)], source: "feed")
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty)

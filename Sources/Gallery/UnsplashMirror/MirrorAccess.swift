@@ -51,8 +51,8 @@ struct MirrorAccess<Context: RequestContext>: RouterMiddleware {
             var headers = MirrorAnswer.commonHeaders
             headers[.xRatelimitLimit] = String(rateLimit.hourlyLimit)
             headers[.xRatelimitRemaining] = "0"
-            return Response(
-                status: .forbidden, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "Rate Limit Exceeded")))
+            let body = ResponseBody(byteBuffer: ByteBuffer(string: "Rate Limit Exceeded"))
+            return Response(status: .forbidden, headers: headers, body: body)
         }
         var response = try await next(request, context)
         response.headers[.xRatelimitLimit] = String(rateLimit.hourlyLimit)

@@ -24,8 +24,9 @@ public struct UnsplashMirror: Sendable {
     let rateLimit: MirrorRateLimit
     let logger: Logger
 
-    public init(store: PhotoStore, configuration: MirrorConfiguration, logger: Logger = Logger(label: "photosync.mirror"))
-    {
+    public init(
+        store: PhotoStore, configuration: MirrorConfiguration, logger: Logger = Logger(label: "photosync.mirror")
+    ) {
         self.store = store
         self.configuration = configuration
         rateLimit = MirrorRateLimit(hourlyLimit: configuration.hourlyLimit, now: configuration.now)
@@ -39,8 +40,8 @@ public struct UnsplashMirror: Sendable {
 
     /// Mounts the routes at `/unsplash` of `router`.
     public func addRoutes(to router: Router<BasicRequestContext>) {
-        let group = router.group("unsplash")
-            .add(middleware: MirrorAccess<BasicRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit))
+        let access = MirrorAccess<BasicRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit)
+        let group = router.group("unsplash").add(middleware: access)
         group.get("photos") { request, _ in await answer(request) { try await feed($0) } }
         group.get("photos/random") { request, _ in await answer(request) { try await random($0) } }
         group.get("photos/:id") { request, context in
@@ -207,7 +208,9 @@ public struct UnsplashMirror: Sendable {
 
     /// Records the request for the sync to forward; what became of it, for the header.
     private func recordDownload(_ id: String) async -> String {
-        guard configuration.downloadTracking == .queued else { return MirrorConfiguration.DownloadTracking.off.rawValue }
+        guard configuration.downloadTracking == .queued else {
+            return MirrorConfiguration.DownloadTracking.off.rawValue
+        }
         guard let requests = configuration.downloadRequests else { return "not-recorded" }
         do {
             _ = try await requests.record(photoID: id, at: configuration.now())
@@ -244,8 +247,8 @@ public struct UnsplashMirror: Sendable {
         object["user"] = .null
         object["meta"] = .object(["title": .null, "description": .null, "index": .bool(false)])
         object["links"] = links(
-            api: "/collections/" + Attribution.pathSegment(id), html: "https://unsplash.com/collections/" + id, related: true,
-            request)
+            api: "/collections/" + Attribution.pathSegment(id), html: "https://unsplash.com/collections/" + id,
+            related: true, request)
         return MirrorAnswer.json(.ok, object.encoded)
     }
 
@@ -271,7 +274,8 @@ public struct UnsplashMirror: Sendable {
         object["owners"] = .array([])
         object["top_contributors"] = .array([])
         object["links"] = links(
-            api: "/topics/" + Attribution.pathSegment(slug), html: "https://unsplash.com/t/" + slug, related: false, request)
+            api: "/topics/" + Attribution.pathSegment(slug), html: "https://unsplash.com/t/" + slug, related: false,
+            request)
         return MirrorAnswer.json(.ok, object.encoded)
     }
 
@@ -364,7 +368,8 @@ public struct UnsplashMirror: Sendable {
             if let failure = error as? StoreError, case .invalidSearch = failure {
                 return MirrorFailure.badRequest("query cannot be searched").response
             }
-            logger.error("an Unsplash API answer failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            logger.error(
+                "an Unsplash API answer failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return MirrorFailure.unavailable.response
         }
     }

@@ -94,7 +94,8 @@ enum GalleryServing {
     ) async throws {
         var logger = Logger(label: "photosync.gallery")
         logger.logLevel = .warning
-        let application = Gallery(store: store, mirror: mirror).application(host: address.host, port: address.port, logger: logger) {
+        let gallery = Gallery(store: store, mirror: mirror)
+        let application = gallery.application(host: address.host, port: address.port, logger: logger) {
             port in
             let line =
                 "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "
