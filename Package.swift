@@ -180,7 +180,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosyncCLITests",
-            dependencies: ["PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport"]
+            dependencies: [
+                "PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport", "Gallery",
+            ]
         ),
         // The gallery over real HTTP on loopback, on a store built in a temporary directory.
         .testTarget(

@@ -35,6 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try GalleryServing.address(listen)
+        try check(flagsOf: self)
     }
 
     func run() async throws {

@@ -80,7 +80,7 @@ func flags(of options: some ParsableArguments) -> [String: SettingInput] {
 
 /// Checks flag values alone before a command runs, so that a bad one is a usage error (exit 64)
 /// reported by argument-parser.
-private func check(flagsOf options: some ParsableArguments) throws {
+func check(flagsOf options: some ParsableArguments) throws {
     let given = flags(of: options)
     for setting in AllSettings.list {
         guard let flag = given[setting.name] else { continue }
