@@ -52,8 +52,9 @@ import Testing
         try await withStore { store, _ in
             // Two pages of a user's photos, newest-created last: the API's order is not the dates'.
             for (page, ids) in [["c", "a"], ["d", "b"]].enumerated() {
+                let now = Instant.t(Double(page))
                 try store.ledger.commitPage(
-                    ids.map { Sample.photo($0) }, variant: Sample.variant, source: "user:ann", now: Instant.t(Double(page))
+                    ids.map { Sample.photo($0) }, variant: Sample.variant, source: "user:ann", now: now
                 ) { _ in .backfill(next: nil) }
             }
             try store.commit([Sample.photo("e")])
