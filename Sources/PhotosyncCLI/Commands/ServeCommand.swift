@@ -51,7 +51,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let store = try database.openStore(environment: environment)
             if mirror.downloadTracking == .queued {
-                mirror.downloadRequests = try DownloadRequests(path: store.path)
+                do {
+                    mirror.downloadRequests = try DownloadRequests(path: store.path)
+                } catch {
+                    // A database serve may only read still serves; its download answers then say
+                    // `X-Photosync-Download-Tracking: not-recorded`.
+                    let line = "photosync: download requests will not be recorded: \(error.localizedDescription)\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
             }
             try await GalleryServing.serve(store, on: address, mirror: mirror)
         }
