@@ -84,6 +84,60 @@ extension EndToEnd {
             }
         }
 
+        @Test func withLocalImageURLsTheSecondMirrorCopiesTheFirstOnesImagesByteForByte() async throws {
+            // GIVEN a first mirror with its images, tracked at the stub once each, served with
+            // `urls` pointing at its own stored images
+            let world = try await World.start(photos: 40)
+            try await withTeardown(await world.stop()) {
+                let first = try await world.sync(["--source", "feed"])
+                #expect(first.status == 0, "\(first.stderr)")
+                let serve = try PhotosyncProcess([
+                    "serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config,
+                    "--mirror-image-urls", "local",
+                ])
+                var served = false
+                defer { if !served { serve.signal(SIGKILL) } }
+                let gallery = try #require(
+                    await GalleryEndToEndTests.galleryURL(of: serve), "serve never said where it listens")
+
+                // WHEN a second mirror syncs the feed from it
+                let second = world.directory.appending(path: "second")
+                try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+                let secondDatabase = second.appending(path: "photosync.sqlite").path
+                try "per_page: 30\n".write(
+                    toFile: second.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
+                let mirrored = try await PhotosyncProcess.run(
+                    [
+                        "run", "--once", "--api-base", gallery + "unsplash", "--database", secondDatabase,
+                        "--config", second.appending(path: "photosync.yaml").path, "--allowed-image-host", "127.0.0.1",
+                    ],
+                    environment: ["UNSPLASH_ACCESS_KEY": "a-key-of-the-second-mirror"])
+                #expect(mirrored.status == 0, "\(mirrored.stderr)")
+                serve.signal(SIGINT)
+                #expect(await serve.result().status == 0)
+                served = true
+
+                // THEN its images are the first one's, and were never asked of the stub again
+                let firstStore = try world.store()
+                let secondStore = try PhotoStore.openExisting(path: secondDatabase)
+                let stored = try await firstStore.catalog.photoIDs(withStoredImage: true)
+                #expect(!stored.isEmpty)
+                #expect(Set(try await secondStore.catalog.photoIDs(withStoredImage: true)) == Set(stored))
+                for id in stored {
+                    #expect(
+                        try await secondStore.catalog.photo(id: id)?.image?.sha256
+                            == firstStore.catalog.photo(id: id)?.image?.sha256, "\(id)")
+                    #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id)")
+                }
+                // AND its tracking, queued at the first mirror, never reaches the stub twice
+                let again = try await world.sync(["--source", "feed"])
+                #expect(again.status == 0, "\(again.stderr)")
+                for id in stored {
+                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
+                }
+            }
+        }
+
         @Test func servingBeyondLoopbackWithoutClientKeysIsOneLineAndExit64() async throws {
             let world = try await World.start(photos: 5)
             try await withTeardown(await world.stop()) {
