@@ -92,6 +92,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // `URI`, whose query the routes decode.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // The header names of Unsplash's API (`X-Ratelimit-Remaining`, `Link`).
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -178,13 +180,16 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosyncCLITests",
-            dependencies: ["PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport"]
+            dependencies: [
+                "PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport", "Gallery",
+            ]
         ),
         // The gallery over real HTTP on loopback, on a store built in a temporary directory.
         .testTarget(
             name: "GalleryTests",
             dependencies: [
-                "Gallery", "PhotoStore",
+                "Gallery", "PhotoStore", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -18,14 +18,17 @@ import PhotoStore
 /// Every route answers `HEAD` too, with GET's headers.
 /// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects.
 /// - `/healthz`: 200 while the database can be read, 503 otherwise.
+/// - `/unsplash/...`: Unsplash's API answered from the mirror (``UnsplashMirror``).
 ///
-/// It only reads, so it runs beside `photosync run` on the same database. It has no
+/// It only reads (the one write, a download requested through `/unsplash`, has its own connection:
+/// ``DownloadRequests``), so it runs beside `photosync run` on the same database. The gallery has no
 /// authentication: whoever reaches its address sees every photo.
 public struct Gallery: Sendable {
     let store: PhotoStore
     let pageSize: Int
     let fixedSources: [String]?
     let templates: MustacheLibrary
+    let mirror: UnsplashMirror
 
     /// The most `/api/photos` answers at once.
     public static let apiLimit = 1_000
@@ -34,8 +37,13 @@ public struct Gallery: Sendable {
     ///   - pageSize: tiles a page of the grid shows.
     ///   - sources: the sources the filter offers; by default those the database knows, read
     ///     again for each page, since `run` may add one while the gallery serves.
-    public init(store: PhotoStore, pageSize: Int = 30, sources: [String]? = nil) {
+    ///   - mirror: how `/unsplash`, Unsplash's API answered from the mirror, answers.
+    public init(
+        store: PhotoStore, pageSize: Int = 30, sources: [String]? = nil,
+        mirror: MirrorConfiguration = MirrorConfiguration()
+    ) {
         self.store = store
+        self.mirror = UnsplashMirror(store: store, configuration: mirror)
         self.pageSize = max(1, pageSize)
         self.fixedSources = sources
         do {
@@ -61,6 +69,7 @@ public struct Gallery: Sendable {
         }
         router.get("/api/photos") { request, _ in await self.apiResponse(request.uri) }
         router.get("/healthz") { _, _ in await self.healthResponse() }
+        mirror.addRoutes(to: router)
         return router
     }
 

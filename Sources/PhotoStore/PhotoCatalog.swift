@@ -143,13 +143,21 @@ public struct PhotoCatalog: Sendable {
             conditions.append("photo.created_at < ?")
             _ = arguments.append(contentsOf: [until])
         }
-        let order =
+        var order =
             switch query.sort {
             case .relevance where query.text != nil: "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
             case .newest, .relevance: "photo.created_at DESC, photo.sequence DESC"
             case .oldest: "photo.created_at ASC, photo.sequence ASC"
             case .likes: "photo.likes DESC, photo.created_at DESC, photo.sequence DESC"
             }
+        if query.inSourceOrder, let source = query.source {
+            order =
+                """
+                (SELECT photo_source.id FROM photo_source JOIN source ON source.id = photo_source.source_id
+                 WHERE photo_source.photo_id = photo.id AND source.name = ?), \(order)
+                """
+            _ = arguments.append(contentsOf: [source])
+        }
         _ = arguments.append(contentsOf: [query.limit ?? -1, max(0, query.offset)])
         let statementArguments = arguments
         // The clauses are fixed text chosen above; every value is a bound argument.

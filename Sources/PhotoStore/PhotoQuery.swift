@@ -34,6 +34,11 @@ public struct PhotoQuery: Sendable, Equatable {
     /// At most this many; nil for all.
     public var limit: Int?
     public var offset: Int
+    /// With ``source`` set, lists the photos in the order that source listed them (the order of
+    /// their memberships), ahead of ``sort``. Memberships are numbered as pages are stored: a
+    /// backfill numbers a source's photos in the API's order, and a head catch-up numbers the
+    /// photos it finds at the head after them, so those are listed last.
+    public var inSourceOrder: Bool = false
 
     /// Unsplash's feed, the source of every photo stored before there were others.
     public static let feedSource = "feed"

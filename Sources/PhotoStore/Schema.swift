@@ -236,7 +236,7 @@ enum Schema {
             // the few Unsplash+ photos are in this one.
             try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
         }
-        migrator.registerMigration("v9 image retries") { db in
+        migrator.registerMigration("v8 image retries") { db in
             // A failure is transient (a 5xx, a cut connection: retried with a backoff, forever)
             // or permanent (404, 410, a refused host, over the size cap, not an image: final).
             // Before, every failure became final after 5 attempts, whatever its cause, and was
@@ -248,6 +248,18 @@ enum Schema {
                     UPDATE image SET failure_class = 'transient' WHERE status = 'pending' AND attempts > 0;
                     UPDATE image SET status = 'pending', failure_class = 'transient', next_attempt_at = NULL
                     WHERE status = 'failed';
+                    """)
+        }
+        migrator.registerMigration("v9 downloads requested through the mirror") { db in
+            // A client of `serve`'s Unsplash API asked for a photo's download: the sync's tracker
+            // then tells Unsplash, once, even when no image of the photo is stored. `serve` writes
+            // only here, never to a row `run` writes.
+            try db.execute(
+                sql: """
+                    CREATE TABLE download_request (
+                        photo_id TEXT NOT NULL PRIMARY KEY REFERENCES photo(id) ON DELETE CASCADE,
+                        requested_at TEXT NOT NULL
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -157,8 +157,9 @@ public struct SyncLedger: Sendable {
 
     // MARK: - Download tracking
 
-    /// Photos that have a stored image (any variant) and a download location, and whose
-    /// download was not tracked yet, in the order they were first stored, at most `limit`.
+    /// Photos that have a stored image (any variant) or whose download a client of the mirror
+    /// requested (``DownloadRequests``), and a download location, and whose download was not
+    /// tracked yet, in the order they were first stored, at most `limit`.
     public func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
         try await database.read("listing downloads to track") { db in
             try DownloadTrackingRow.fetchAll(
@@ -195,7 +196,8 @@ public struct SyncLedger: Sendable {
     static let pendingDownloadTrackingSQL = """
         SELECT id AS photo_id, download_location FROM photo
         WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
-          AND EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+               OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
         ORDER BY sequence
         LIMIT ?
         """

@@ -108,6 +108,24 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
             environment: ["PHOTOSYNC_LOG_LEVEL": "debug"], environmentResult: "debug",
             yaml: "log_level: error", fileResult: "error",
             defaultResult: "info", read: { $0.logLevel.rawValue }),
+        .init(
+            key: "mirror_client_keys",
+            flag: ["--mirror-client-key", "a", "--mirror-client-key", "b"], flagResult: "a b",
+            environment: ["PHOTOSYNC_MIRROR_CLIENT_KEYS": "c, d"], environmentResult: "c d",
+            yaml: "mirror_client_keys: [e]", fileResult: "e",
+            defaultResult: "", read: { $0.mirrorClientKeys.joined(separator: " ") }),
+        .init(
+            key: "mirror_rate_limit",
+            flag: ["--mirror-rate-limit", "1"], flagResult: "1",
+            environment: ["PHOTOSYNC_MIRROR_RATE_LIMIT": "2"], environmentResult: "2",
+            yaml: "mirror_rate_limit: 1000000", fileResult: "1000000",
+            defaultResult: "5000", read: { "\($0.mirrorRateLimit)" }),
+        .init(
+            key: "mirror_image_urls",
+            flag: ["--mirror-image-urls", "local"], flagResult: "local",
+            environment: ["PHOTOSYNC_MIRROR_IMAGE_URLS": "unsplash"], environmentResult: "unsplash",
+            yaml: "mirror_image_urls: local", fileResult: "local",
+            defaultResult: "unsplash", read: { $0.mirrorImageURLs }),
     ]
 }
 

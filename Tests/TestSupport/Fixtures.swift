@@ -13,6 +13,13 @@ public enum Fixture: String, Sendable, CaseIterable {
     case searchPhotos2023 = "search-photos-2023"
     case user404 = "user-404"
     case collection404 = "collection-404"
+    case photo = "photo"
+    case photo404 = "photo-404"
+    case photoRandom2023 = "photo-random-2023-with-location"
+    case collection = "collection"
+    case topic = "topic"
+    case photosSponsored = "photos-list-sponsored"
+    case unauthorized401 = "unauthorized-401-2023"
 
     public var data: Data {
         get throws {

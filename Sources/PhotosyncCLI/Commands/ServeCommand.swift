@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PhotoStore
+import UnsplashAPI
 
 /// `photosync serve`: the read-only web gallery over the database.
 struct ServeCommand: AsyncParsableCommand {
@@ -19,22 +20,65 @@ struct ServeCommand: AsyncParsableCommand {
 
             The gallery has no authentication: anyone who can reach the address sees every \
             photo. It listens on loopback unless --listen names another address.
+
+            Under /unsplash it answers Unsplash's own API from the mirror, for clients whose \
+            base URL is http://HOST:PORT/unsplash; beyond loopback it needs --mirror-client-key.
             """)
 
     @Option(help: ArgumentHelp("The address to serve on; port 0 picks a free one.", valueName: "host:port"))
     var listen = "127.0.0.1:8080"
 
     @OptionGroup var database: DatabaseOptions
+    @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
+    @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
+    @Option(\.mirrorImageURLs) var mirrorImageURLs: String?
 
     func validate() throws {
         _ = try GalleryServing.address(listen)
+        try check(flagsOf: self)
     }
 
     func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
-            try await GalleryServing.serve(store, on: try GalleryServing.address(listen))
+            let address = try GalleryServing.address(listen)
+            var mirror = try mirrorConfiguration(environment: environment)
+            if mirror.clientKeys.isEmpty && !address.isLoopback {
+                throw CommandFailure(
+                    code: .usage,
+                    message: "serving beyond loopback (--listen \(address)) needs the client keys the Unsplash API "
+                        + "accepts: set mirror_client_keys (--mirror-client-key)")
+            }
+            let store = try database.openStore(environment: environment)
+            if mirror.downloadTracking == .queued {
+                do {
+                    mirror.downloadRequests = try DownloadRequests(path: store.path)
+                } catch {
+                    // A database serve may only read still serves; its download answers then say
+                    // `X-Photosync-Download-Tracking: not-recorded`.
+                    let line = "photosync: download requests will not be recorded: \(error.localizedDescription)\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
+            }
+            try await GalleryServing.serve(store, on: address, mirror: mirror)
         }
+    }
+
+    /// The Unsplash API's settings; whether the sync tracks downloads and stores images is
+    /// read as `run` reads it, from the environment and the configuration file.
+    func mirrorConfiguration(environment: [String: String]) throws(ConfigurationError) -> MirrorConfiguration {
+        let resolver = SettingsResolver(environment: environment)
+        let given = flags(of: self)
+        let configPath = database.configPath
+        let keys = try resolver.resolve(\.mirrorClientKeys, flags: given, configPath: configPath)
+        let limit = try resolver.resolve(\.mirrorRateLimit, flags: given, configPath: configPath)
+        let imageURLs = try resolver.resolve(\.mirrorImageURLs, flags: given, configPath: configPath)
+        let tracking = try resolver.resolve(\.downloadTracking, flags: [:], configPath: configPath)
+        let variants = try resolver.resolve(\.variants, flags: [:], configPath: configPath)
+        return MirrorConfiguration(
+            clientKeys: Set(keys), hourlyLimit: limit,
+            imageURLs: MirrorConfiguration.ImageURLs(rawValue: imageURLs) ?? .unsplash,
+            downloadTracking: tracking ? .queued : .off, storesImages: !variants.isEmpty)
     }
 }
 
@@ -53,10 +97,13 @@ enum GalleryServing {
     /// accepts connections it says where on stderr:
     /// `photosync: serving the gallery at http://127.0.0.1:PORT/ ...`.
     /// - Throws: ``CommandFailure`` with exit 78 when the address cannot be bound.
-    static func serve(_ store: PhotoStore, on address: ListenAddress) async throws {
+    static func serve(
+        _ store: PhotoStore, on address: ListenAddress, mirror: MirrorConfiguration = MirrorConfiguration()
+    ) async throws {
         var logger = Logger(label: "photosync.gallery")
         logger.logLevel = .warning
-        let application = Gallery(store: store).application(host: address.host, port: address.port, logger: logger) {
+        let gallery = Gallery(store: store, mirror: mirror)
+        let application = gallery.application(host: address.host, port: address.port, logger: logger) {
             port in
             let line =
                 "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "

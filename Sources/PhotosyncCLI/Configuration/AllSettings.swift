@@ -108,4 +108,23 @@ struct AllSettings: Sendable {
         summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
         valueName: "level", default: { _ in Logger.Level.info.rawValue },
         completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
+
+    let mirrorClientKeys = Setting(
+        "mirror_client_keys", flag: "--mirror-client-key", .list(of: "a list of client keys"),
+        summary: "Client keys serve's Unsplash API accepts (Client-ID); required when --listen is not loopback.",
+        valueName: "key", default: { _ in [] }, defaultText: "any key, on loopback only",
+        rule: SettingRules.clientKeys)
+
+    let mirrorRateLimit = Setting(
+        "mirror_rate_limit", flag: "--mirror-rate-limit", .integer,
+        summary: "Requests per hour each client key may make to serve's Unsplash API, "
+            + "\(SettingRules.span(1...1_000_000)).",
+        valueName: "n", default: { _ in 5_000 }, rule: SettingRules.number(in: 1...1_000_000))
+
+    let mirrorImageURLs = Setting(
+        "mirror_image_urls", flag: "--mirror-image-urls", .text,
+        summary: "Where the urls of serve's Unsplash API point: unsplash (as Unsplash asks) "
+            + "or local (the mirror's stored images).",
+        valueName: "where", default: { _ in "unsplash" }, completion: .list(["unsplash", "local"]),
+        rule: SettingRules.mirrorImageURLs)
 }

@@ -106,6 +106,20 @@ enum SettingRules {
     }
 
     /// "1-30", for a summary.
+    static func clientKeys(_ keys: [String]) throws(SettingProblem) -> [String] {
+        for key in keys where key.isEmpty || key.contains(where: { $0.isWhitespace || $0 == "," }) {
+            throw SettingProblem("must hold keys without spaces or commas (got \(quoted(key)))")
+        }
+        return keys
+    }
+
+    static func mirrorImageURLs(_ text: String) throws(SettingProblem) -> String {
+        guard ["unsplash", "local"].contains(text) else {
+            throw SettingProblem("must be unsplash or local (got \(quoted(text)))")
+        }
+        return text
+    }
+
     static func span(_ range: ClosedRange<Int>) -> String { "\(range.lowerBound)-\(range.upperBound)" }
 
     /// "a, b or c".

@@ -39,6 +39,9 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?
     @Option(\.logLevel) var logLevel: String?
+    @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
+    @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
+    @Option(\.mirrorImageURLs) var mirrorImageURLs: String?
 
     func validate() throws { try check(flagsOf: self) }
 
@@ -77,7 +80,7 @@ func flags(of options: some ParsableArguments) -> [String: SettingInput] {
 
 /// Checks flag values alone before a command runs, so that a bad one is a usage error (exit 64)
 /// reported by argument-parser.
-private func check(flagsOf options: some ParsableArguments) throws {
+func check(flagsOf options: some ParsableArguments) throws {
     let given = flags(of: options)
     for setting in AllSettings.list {
         guard let flag = given[setting.name] else { continue }

@@ -78,5 +78,10 @@ struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// The host as it goes in a URL: IPv6 in brackets.
     var urlHost: String { host.contains(":") ? "[\(host)]" : host }
 
+    /// Whether only this machine can reach it: `localhost`, 127.0.0.0/8 or `::1`.
+    var isLoopback: Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "0:0:0:0:0:0:0:1"
+    }
+
     var description: String { "\(urlHost):\(port)" }
 }

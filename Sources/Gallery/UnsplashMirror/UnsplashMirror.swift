@@ -1,0 +1,391 @@
+import Foundation
+import Hummingbird
+import Logging
+import PhotoStore
+
+/// Unsplash's own API, answered from the mirror, under `/unsplash`: a client written for
+/// `https://api.unsplash.com` works with `http://HOST:PORT/unsplash` as its base URL.
+///
+/// Routes, each answering as Unsplash does (bodies, `Link`, `X-Total`, `X-Per-Page`,
+/// `X-Ratelimit-Limit`/`-Remaining`, `{"errors": [...]}`):
+/// - `GET /photos`: every stored photo, newest first.
+/// - `GET /photos/:id`, `/photos/random`, `/photos/:id/download`.
+/// - `GET /search/photos`: the full-text index, `{total, total_pages, results}`.
+/// - `GET /users/:username`, `/users/:username/photos`, `/users/:username/likes`,
+///   `/collections/:id`, `/collections/:id/photos`, `/topics/:slug`, `/topics/:slug/photos`: the
+///   sources the mirror syncs, in the order the API listed them; any other answers 404.
+///
+/// Every photo is its stored JSON, see ``MirroredPhoto``. Bad parameters answer 400 and unknown
+/// routes 404, in Unsplash's shape; a database that cannot be read answers 503, never with
+/// SQLite's words.
+public struct UnsplashMirror: Sendable {
+    let store: PhotoStore
+    let configuration: MirrorConfiguration
+    let rateLimit: MirrorRateLimit
+    let logger: Logger
+
+    public init(
+        store: PhotoStore, configuration: MirrorConfiguration, logger: Logger = Logger(label: "photosync.mirror")
+    ) {
+        self.store = store
+        self.configuration = configuration
+        rateLimit = MirrorRateLimit(hourlyLimit: configuration.hourlyLimit, now: configuration.now)
+        self.logger = logger
+    }
+
+    /// Unsplash's colour filter names, accepted by search.
+    static let colors = [
+        "black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue",
+    ]
+
+    /// Mounts the routes at `/unsplash` of `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        let access = MirrorAccess<BasicRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit)
+        let group = router.group("unsplash").add(middleware: access)
+        group.get("photos") { request, _ in await answer(request) { try await feed($0) } }
+        group.get("photos/random") { request, _ in await answer(request) { try await random($0) } }
+        group.get("photos/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return await answer(request) { try await photo(id: id, $0) }
+        }
+        group.get("photos/:id/download") { request, context in
+            let id = try context.parameters.require("id")
+            return await answer(request) { try await download(id: id, $0) }
+        }
+        group.get("search/photos") { request, _ in await answer(request) { try await search($0) } }
+        group.get("users/:username") { request, context in
+            let username = try context.parameters.require("username")
+            return await answer(request) { try await user(username, $0) }
+        }
+        group.get("users/:username/photos") { request, context in
+            let source = "user:" + (try context.parameters.require("username"))
+            return await answer(request) { try await list(source, missing: "User", $0) }
+        }
+        group.get("users/:username/likes") { request, context in
+            let source = "likes:" + (try context.parameters.require("username"))
+            return await answer(request) { try await list(source, missing: "User", $0) }
+        }
+        group.get("collections/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return await answer(request) { try await collection(id, $0) }
+        }
+        group.get("collections/:id/photos") { request, context in
+            let source = "collection:" + (try context.parameters.require("id"))
+            return await answer(request) { try await list(source, missing: "Collection", $0) }
+        }
+        group.get("topics/:slug") { request, context in
+            let slug = try context.parameters.require("slug")
+            return await answer(request) { try await topic(slug, $0) }
+        }
+        group.get("topics/:slug/photos") { request, context in
+            let source = "topic:" + (try context.parameters.require("slug"))
+            return await answer(request) { try await list(source, missing: "Topic", $0) }
+        }
+        group.get("**") { _, _ in MirrorFailure.notFound("the requested resource").response }
+    }
+
+    // MARK: - Routes
+
+    private func feed(_ request: MirrorRequest) async throws -> Response {
+        try await page(of: PhotoQuery(sort: .newest), request)
+    }
+
+    private func list(_ source: String, missing kind: String, _ request: MirrorRequest) async throws -> Response {
+        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound(kind) }
+        var query = PhotoQuery(source: source, sort: .newest)
+        query.inSourceOrder = true
+        return try await page(of: query, request)
+    }
+
+    private func page(of query: PhotoQuery, _ request: MirrorRequest) async throws -> Response {
+        let page = try MirrorPage(request.parameters)
+        var query = query
+        query.limit = page.size
+        query.offset = page.offset
+        let total = try await store.catalog.count(matching: query)
+        let photos = try await page.offset < total ? rendered(store.catalog.photos(matching: query), request) : []
+        return MirrorAnswer.json(.ok, MirrorAnswer.array(photos), headers: listHeaders(page, total: total, request))
+    }
+
+    private func search(_ request: MirrorRequest) async throws -> Response {
+        let parameters = request.parameters
+        guard let text = parameters["query"] else { throw MirrorFailure.badRequest("query is missing") }
+        let page = try MirrorPage(parameters)
+        let order = try parameters.choice("order_by", in: ["relevant", "latest"]) ?? "relevant"
+        let orientation = try parameters.choice("orientation", in: PhotoQuery.Orientation.allCases.map(\.rawValue))
+        // Accepted as Unsplash accepts them; the mirror keeps what Unsplash listed, so neither
+        // narrows it further.
+        _ = try parameters.choice("color", in: Self.colors)
+        _ = try parameters.choice("content_filter", in: ["low", "high"])
+        let query = PhotoQuery(
+            text: Self.searchText(text), orientation: orientation.flatMap(PhotoQuery.Orientation.init(rawValue:)),
+            sort: order == "latest" ? .newest : .relevance, limit: page.size, offset: page.offset)
+        let total = try await store.catalog.count(matching: query)
+        let photos = try await page.offset < total ? rendered(store.catalog.photos(matching: query), request) : []
+        var body = Data("{\"total\":\(total),\"total_pages\":\((total + page.size - 1) / page.size),\"results\":".utf8)
+        body.append(MirrorAnswer.array(photos))
+        body.append(UInt8(ascii: "}"))
+        return MirrorAnswer.json(.ok, body, headers: listHeaders(page, total: total, request))
+    }
+
+    private func photo(id: String, _ request: MirrorRequest) async throws -> Response {
+        guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id] else {
+            throw MirrorFailure.notFound("Photo")
+        }
+        let images = try await storedImages([id])
+        guard let photo = request.photo.render(json, id: id, storedVariants: images[id] ?? []) else {
+            throw MirrorFailure.notFound("Photo")
+        }
+        return MirrorAnswer.json(.ok, photo.encoded)
+    }
+
+    private func random(_ request: MirrorRequest) async throws -> Response {
+        let parameters = request.parameters
+        let count: Int? =
+            parameters["count"] == nil ? nil : try parameters.integer("count", maximum: MirrorPage.largest, fallback: 1)
+        let orientation = try parameters.choice("orientation", in: PhotoQuery.Orientation.allCases.map(\.rawValue))
+            .flatMap(PhotoQuery.Orientation.init(rawValue:))
+        _ = try parameters.choice("content_filter", in: ["low", "high"])
+        let collections = Self.list(parameters["collections"]).map { "collection:" + $0 }
+        let topics = Self.list(parameters["topics"]).map { "topic:" + $0 }
+        let text = parameters["query"]
+        if text != nil && !(collections.isEmpty && topics.isEmpty) {
+            throw MirrorFailure.badRequest("You can't use the collections or topics filtering with the query parameter")
+        }
+        let base = PhotoQuery(
+            text: text.map(Self.searchText), username: parameters["username"], orientation: orientation)
+        var queries: [(query: PhotoQuery, count: Int)] = []
+        let sources: [String?] = (collections + topics).isEmpty ? [nil] : collections + topics
+        for source in sources {
+            var query = base
+            query.source = source
+            let total = try await store.catalog.count(matching: query)
+            if total > 0 { queries.append((query, total)) }
+        }
+        let total = queries.reduce(0) { $0 + $1.count }
+        guard total > 0 else { throw MirrorFailure.notFound(base.username != nil ? "User" : "Photo") }
+        // Distinct draws while there are enough photos, as Unsplash gives.
+        var draws = Array((0..<total).shuffled().prefix(count ?? 1))
+        while draws.count < (count ?? 1) { draws.append(Int.random(in: 0..<total)) }
+        var summaries: [PhotoSummary] = []
+        for draw in draws {
+            var index = draw
+            for (query, size) in queries {
+                guard index >= size else {
+                    var one = query
+                    one.limit = 1
+                    one.offset = index
+                    summaries += try await store.catalog.photos(matching: one)
+                    break
+                }
+                index -= size
+            }
+        }
+        let photos = try await rendered(summaries, request)
+        guard count != nil else {
+            guard let first = photos.first else { throw MirrorFailure.notFound("Photo") }
+            return MirrorAnswer.json(.ok, first)
+        }
+        return MirrorAnswer.json(.ok, MirrorAnswer.array(photos))
+    }
+
+    private func download(id: String, _ request: MirrorRequest) async throws -> Response {
+        guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id], let photo = MirrorJSON.parse(json)
+        else { throw MirrorFailure.notFound("Photo") }
+        let images = try await storedImages([id])[id] ?? []
+        let url: String? =
+            if configuration.imageURLs == .local, let largest = images.last {
+                request.photo.imageURL(id: id, variant: largest.variant)
+            } else {
+                photo["urls"]?["full"]?.text ?? photo["urls"]?["raw"]?.text ?? photo["links"]?["download"]?.text
+            }
+        var headers: HTTPFields = [:]
+        headers[.xPhotosyncDownloadTracking] = await recordDownload(id)
+        if !configuration.storesImages { headers[.xPhotosyncImages] = "none" }
+        let body = MirrorJSON.object(["url": url.map(MirrorJSON.string) ?? .null]).encoded
+        return MirrorAnswer.json(.ok, body, headers: headers)
+    }
+
+    /// Records the request for the sync to forward; what became of it, for the header.
+    private func recordDownload(_ id: String) async -> String {
+        guard configuration.downloadTracking == .queued else {
+            return MirrorConfiguration.DownloadTracking.off.rawValue
+        }
+        guard let requests = configuration.downloadRequests else { return "not-recorded" }
+        do {
+            _ = try await requests.record(photoID: id, at: configuration.now())
+            return MirrorConfiguration.DownloadTracking.queued.rawValue
+        } catch {
+            logger.warning(
+                "a download request could not be recorded", metadata: ["photo": "\(id)", "error": "\(error)"])
+            return "not-recorded"
+        }
+    }
+
+    private func user(_ username: String, _ request: MirrorRequest) async throws -> Response {
+        let newest = try await store.catalog.photos(matching: PhotoQuery(username: username, sort: .newest, limit: 1))
+        guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
+            let user = MirrorJSON.parse(json)?["user"], case .object = user
+        else { throw MirrorFailure.notFound("User") }
+        return MirrorAnswer.json(.ok, user.encoded)
+    }
+
+    private func collection(_ id: String, _ request: MirrorRequest) async throws -> Response {
+        let source = "collection:" + id
+        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Collection") }
+        var object = try await sourceObject(source, request)
+        object["id"] = .string(id)
+        object["title"] = .null
+        object["description"] = .null
+        object["published_at"] = .null
+        object["last_collected_at"] = .null
+        object["updated_at"] = .null
+        object["featured"] = .bool(false)
+        object["private"] = .bool(false)
+        object["share_key"] = .null
+        object["tags"] = .array([])
+        object["user"] = .null
+        object["meta"] = .object(["title": .null, "description": .null, "index": .bool(false)])
+        object["links"] = links(
+            api: "/collections/" + Attribution.pathSegment(id), html: "https://unsplash.com/collections/" + id,
+            related: true, request)
+        return MirrorAnswer.json(.ok, object.encoded)
+    }
+
+    private func topic(_ slug: String, _ request: MirrorRequest) async throws -> Response {
+        let source = "topic:" + slug
+        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Topic") }
+        var object = try await sourceObject(source, request)
+        object["id"] = .string(slug)
+        object["slug"] = .string(slug)
+        object["title"] = .string(slug)
+        object["description"] = .null
+        object["published_at"] = .null
+        object["updated_at"] = .null
+        object["starts_at"] = .null
+        object["ends_at"] = .null
+        object["only_submissions_after"] = .null
+        object["visibility"] = .string("featured")
+        object["featured"] = .bool(false)
+        object["current_user_contributions"] = .array([])
+        object["total_current_user_submissions"] = .null
+        object["media_types"] = .array([.string("photo")])
+        object["status"] = .string("open")
+        object["owners"] = .array([])
+        object["top_contributors"] = .array([])
+        object["links"] = links(
+            api: "/topics/" + Attribution.pathSegment(slug), html: "https://unsplash.com/t/" + slug, related: false,
+            request)
+        return MirrorAnswer.json(.ok, object.encoded)
+    }
+
+    /// What the mirror knows of a collection or topic: its photo count, its first photo as the
+    /// cover and its first four as previews. Its title and owner were never synced: null.
+    private func sourceObject(_ source: String, _ request: MirrorRequest) async throws -> MirrorJSON {
+        var query = PhotoQuery(source: source, sort: .newest, limit: 4)
+        query.inSourceOrder = true
+        let total = try await store.catalog.count(matching: PhotoQuery(source: source))
+        let first = try await store.catalog.photos(matching: query)
+        let json = try await store.catalog.originalJSON(photoIDs: first.map(\.id))
+        let images = try await storedImages(first.map(\.id))
+        let photos = first.compactMap { summary in
+            json[summary.id].flatMap {
+                request.photo.render($0, id: summary.id, storedVariants: images[summary.id] ?? [])
+            }
+        }
+        let previewKeys = ["id", "slug", "created_at", "updated_at", "blur_hash", "asset_type", "urls"]
+        let previews = photos.map { photo -> MirrorJSON in
+            guard case .object(let members) = photo else { return photo }
+            return .object(members.filter { previewKeys.contains($0.key) })
+        }
+        return .object([
+            "total_photos": .integer(Int64(total)), "cover_photo": photos.first ?? .null,
+            "preview_photos": .array(previews),
+        ])
+    }
+
+    /// A collection's or topic's `links`; a collection's also name its `related` collections.
+    private func links(api path: String, html: String, related: Bool, _ request: MirrorRequest) -> MirrorJSON {
+        let api = request.photo.origin + "/unsplash" + path
+        var links: [String: MirrorJSON] = [
+            "self": .string(api), "html": .string(html), "photos": .string(api + "/photos"),
+        ]
+        if related { links["related"] = .string(api + "/related") }
+        return .object(links)
+    }
+
+    // MARK: - Helpers
+
+    /// The photos' stored JSON, rewritten, in their order; a photo removed meanwhile is left out.
+    private func rendered(_ photos: [PhotoSummary], _ request: MirrorRequest) async throws -> [Data] {
+        let ids = photos.map(\.id)
+        let json = try await store.catalog.originalJSON(photoIDs: ids)
+        let images = try await storedImages(ids)
+        return photos.compactMap { summary in
+            json[summary.id].flatMap {
+                request.photo.render($0, id: summary.id, storedVariants: images[summary.id] ?? [])?.encoded
+            }
+        }
+    }
+
+    /// The stored images of `ids`, read only when the answer points at them.
+    private func storedImages(_ ids: [String]) async throws -> [String: [StoredImage]] {
+        guard configuration.imageURLs == .local else { return [:] }
+        return try await store.archive.storedImages(photoIDs: ids)
+    }
+
+    private func listHeaders(_ page: MirrorPage, total: Int, _ request: MirrorRequest) -> HTTPFields {
+        var headers: HTTPFields = [.xTotal: String(total), .xPerPage: String(page.size)]
+        if let link = page.link(
+            base: request.photo.origin, path: request.path, parameters: request.parameters, total: total)
+        {
+            headers[.link] = link
+        }
+        return headers
+    }
+
+    /// Every word of a client's search as an FTS5 phrase of its own: Unsplash takes any text,
+    /// so FTS5's operators and quotes must not reach its parser.
+    static func searchText(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace)
+            .map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            .joined(separator: " ")
+    }
+
+    /// A comma-separated list, blanks dropped.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Runs a route, answering its failures in Unsplash's shape.
+    private func answer(_ request: Request, _ route: (MirrorRequest) async throws -> Response) async -> Response {
+        let mirrorRequest = MirrorRequest(request, imageURLs: configuration.imageURLs)
+        do {
+            return try await route(mirrorRequest)
+        } catch let failure as MirrorFailure {
+            return failure.response
+        } catch {
+            if let failure = error as? StoreError, case .invalidSearch = failure {
+                return MirrorFailure.badRequest("query cannot be searched").response
+            }
+            logger.error(
+                "an Unsplash API answer failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            return MirrorFailure.unavailable.response
+        }
+    }
+}
+
+/// What the routes read of a request: its parameters, its path, and the origin the client
+/// reached the mirror at, for the absolute URLs of `Link` and the photos.
+struct MirrorRequest: Sendable {
+    let parameters: MirrorParameters
+    let path: String
+    let photo: MirroredPhoto
+
+    init(_ request: Request, imageURLs: MirrorConfiguration.ImageURLs) {
+        parameters = MirrorParameters(request.uri)
+        path = request.uri.path
+        let host = request.head.authority ?? "localhost"
+        photo = MirroredPhoto(origin: "http://" + host, imageURLs: imageURLs)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Gallery
+import Hummingbird
+import HummingbirdTesting
+import PhotoStore
+import Testing
+
+/// A client written by someone else for `api.unsplash.com`, given only the mirror's base URL:
+/// `python-unsplash` (PyPI), whose `Auth.BASE_API_URL` is the base every request starts from.
+/// `.ci/run` installs it; without it this test fails and says so, never skips.
+@Suite(.timeLimit(.minutes(1))) struct PythonUnsplashClientTests {
+    static let script = """
+        import sys
+        try:
+            from unsplash.api import Api
+            from unsplash.auth import Auth
+        except ImportError as error:
+            print("python-unsplash is not installed (pip install python-unsplash): %s" % error)
+            sys.exit(3)
+        auth = Auth("any-client-key", "", "")
+        auth.BASE_API_URL = sys.argv[1]
+        api = Api(auth)
+        photos = api.photo.all(per_page=30)
+        print("list", ",".join(photo.id for photo in photos))
+        print("page2", ",".join(photo.id for photo in api.photo.all(page=2, per_page=2)))
+        found = api.search.photos("lake")
+        print("search", found["total"], ",".join(photo.id for photo in found["results"]))
+        print("random", len(api.photo.random(count=2)))
+        print("get", api.photo.get("lake").id)
+        print("download", api.photo.download("lake")["url"])
+        """
+
+    @Test func itListsSearchesGetsARandomPhotoAndTriggersADownload() async throws {
+        // GIVEN a mirror of three photos, one of them a lake
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        var lake = Sample.photo(
+            "lake", day: 3, description: "A quiet lake",
+            json: #", "links": {"download": "https://unsplash.com/photos/lake/download"}"#)
+        lake.downloadLocation = "https://api.unsplash.com/photos/lake/download?ixid=L"
+        try fixture.commit([lake, Sample.photo("city", day: 2), Sample.photo("road", day: 1)], source: "feed")
+        let scriptFile = fixture.directory.appending(path: "client.py")
+        try Data(Self.script.utf8).write(to: scriptFile)
+        let requests = try DownloadRequests(path: fixture.path)
+        defer { try? requests.close() }
+
+        try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in
+            let port = try #require(client.port)
+            // WHEN the client is pointed at the mirror's base URL
+            let (status, output) = try await Self.python(scriptFile.path, "http://127.0.0.1:\(port)/unsplash")
+
+            // THEN it lists, searches, draws and downloads as it would from Unsplash
+            #expect(status != 3, "\(output)")
+            #expect(status == 0, "\(output)")
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.contains("list lake,city,road"), "\(output)")
+            #expect(lines.contains("page2 road"), "\(output)")
+            #expect(lines.contains("search 1 lake"), "\(output)")
+            #expect(lines.contains("random 2"), "\(output)")
+            #expect(lines.contains("get lake"), "\(output)")
+            #expect(lines.contains("download https://unsplash.com/photos/lake/download"), "\(output)")
+        }
+        #expect(try await requests.requested().keys.sorted() == ["lake"], "the download is queued for Unsplash")
+    }
+
+    /// Runs `python3 script argument`; its exit status and its output, stderr included.
+    static func python(_ script: String, _ argument: String) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, argument]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        // Read on another thread while the server answers on this one's executor.
+        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+}

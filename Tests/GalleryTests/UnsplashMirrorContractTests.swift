@@ -1,0 +1,229 @@
+import Foundation
+import Gallery
+import Hummingbird
+import HummingbirdTesting
+import PhotoStore
+import TestSupport
+import Testing
+
+/// `/unsplash`: for each route, the mirror answers with the same shape (keys, kinds, headers)
+/// as the real recording of Unsplash's answer, from the recording's own photos stored as the
+/// sync stores them.
+@Suite(.timeLimit(.minutes(1))) struct UnsplashMirrorContractTests {
+    struct ListRoute: Sendable, CustomTestStringConvertible {
+        let fixture: Fixture
+        let source: String
+        let uri: String
+        var testDescription: String { uri }
+    }
+
+    static let listRoutes: [ListRoute] = [
+        ListRoute(fixture: .photosSponsored, source: "feed", uri: "/unsplash/photos?per_page=2"),
+        ListRoute(fixture: .usersPhotos, source: "user:lucreative", uri: "/unsplash/users/lucreative/photos"),
+        ListRoute(fixture: .usersLikes, source: "likes:lucreative", uri: "/unsplash/users/lucreative/likes"),
+        ListRoute(
+            fixture: .collectionsPhotos, source: "collection:3773378", uri: "/unsplash/collections/3773378/photos"),
+        ListRoute(fixture: .topicsPhotos, source: "topic:wallpapers", uri: "/unsplash/topics/wallpapers/photos"),
+    ]
+
+    @Test(arguments: listRoutes)
+    func aListHasTheRecordingsShapeHeadersAndOrder(_ route: ListRoute) async throws {
+        // GIVEN the recorded page stored as its source, behind 5 more photos of the source
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let recorded = try fixture.commit(recording: route.fixture, source: route.source)
+        try fixture.commit(
+            (1...5).map { Sample.photo("later-\($0)", day: $0) }, source: route.source, at: 1_700_000_500)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN a client asks for the list's first page
+            let response = try await client.get(route.uri)
+
+            // THEN it is the recording's photos, in its order, in its shape, with its headers
+            #expect(response.status == .ok)
+            let photos = response.json.elements
+            if route.source == "feed" {
+                // The feed is newest first, as Unsplash's has been since order_by was dropped.
+                #expect(Set(photos.compactMap { $0["id"]?.text }) == Set(recorded.compactMap { $0["id"]?.text }))
+            } else {
+                #expect(photos.map { $0["id"] } == recorded.map { $0["id"] }, "the order the API gave them")
+            }
+            #expect(JSONShape.mismatches(expected: .array(recorded), actual: response.json) == [])
+            let headers = try route.fixture.headers
+            for name in listContractHeaders {
+                #expect(headers[name] != nil && response.header(name) != nil, "\(name)")
+            }
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(response.header("X-Total") == String(recorded.count + 5))
+            #expect(response.header("X-Per-Page") == String(recorded.count))
+            #expect(response.links.keys.sorted() == ["last", "next"], "page 1 links only last and next, as recorded")
+        }
+    }
+
+    @Test func searchAnswersTotalTotalPagesAndResultsAsRecorded() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let recorded = try fixture.commit(recording: .searchPhotos, source: "search:test")
+        let word = try #require(recorded.first?["alt_description"]?.text?.split(separator: " ").last)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let response = try await client.get("/unsplash/search/photos?query=\(word)&per_page=1")
+
+            #expect(response.status == .ok)
+            let expected = try JSONShape.parse(try Fixture.searchPhotos.data)
+            #expect(JSONShape.mismatches(expected: expected, actual: response.json) == [])
+            guard case .number(let total)? = response.json["total"] else {
+                Issue.record("no total: \(response.json)")
+                return
+            }
+            #expect(total >= 1)
+            #expect(response.json["total_pages"] == .number(total), "one a page")
+            #expect(response.header("X-Total") == String(Int(total)))
+            for name in listContractHeaders where name != "Link" || total > 1 {
+                #expect(response.header(name) != nil, "\(name)")
+            }
+        }
+    }
+
+    @Test func aSearchWithFTSSyntaxInItIsPlainWordsNeverAnError() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit([Sample.photo("lake", day: 1, description: "A quiet lake")], source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            for query in ["%22lake", "lake%20OR", "NEAR(lake", "lake*%22%22", "-lake"] {
+                let response = try await client.get("/unsplash/search/photos?query=\(query)")
+                #expect(response.status == .ok, "\(query)")
+            }
+            let found = try await client.get("/unsplash/search/photos?query=quiet+lake")
+            #expect(found.json["results"]?.elements.map { $0["id"] } == [.string("lake")])
+        }
+    }
+
+    @Test func onePhotoIsItsStoredJSONWithTheDownloadLocationOnTheMirror() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let recorded = try JSONShape.parse(try Fixture.photo.data)
+        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+        let id = try #require(recorded["id"]?.text)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let response = try await client.get("/unsplash/photos/\(id)")
+
+            #expect(response.status == .ok)
+            #expect(JSONShape.mismatches(expected: recorded, actual: response.json) == [])
+            let location = try #require(response.json["links"]?["download_location"]?.text)
+            let ixid = try #require(recorded["links"]?["download_location"]?.text?.split(separator: "?").last)
+            #expect(location.hasPrefix("http://"))
+            #expect(location.hasSuffix("/unsplash/photos/\(id)/download?\(ixid)"), "\(location)")
+            // Attribution: the photographer and the photo's page stay Unsplash's.
+            #expect(response.json["user"] == recorded["user"])
+            #expect(response.json["links"]?["html"] == recorded["links"]?["html"])
+            #expect(response.json["urls"] == recorded["urls"], "Unsplash's image URLs by default")
+            #expect(response.header("X-Ratelimit-Limit") == "5000")
+            #expect(response.header("X-Ratelimit-Remaining") == "4999")
+        }
+    }
+
+    @Test func aRandomPhotoIsOneObjectAndWithACountAnArray() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let recorded = try JSONShape.parse(try Fixture.photoRandom2023.data)
+        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let one = try await client.get("/unsplash/photos/random")
+            #expect(one.status == .ok)
+            #expect(JSONShape.mismatches(expected: recorded, actual: one.json) == [])
+
+            let many = try await client.get("/unsplash/photos/random?count=3")
+            #expect(many.json.elements.count == 3, "one photo drawn three times")
+            #expect(JSONShape.mismatches(expected: .array([recorded]), actual: many.json) == [])
+
+            #expect(try await client.get("/unsplash/photos/random?username=nobody").json == Self.errors("User"))
+            #expect(try await client.get("/unsplash/photos/random?count=0").status == .badRequest)
+        }
+    }
+
+    @Test func aCollectionATopicAndAUserHaveTheRecordingsKeys() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let photos = try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let collection = try await client.get("/unsplash/collections/3773378")
+            #expect(collection.status == .ok)
+            let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
+            #expect(JSONShape.mismatches(expected: recordedCollection, actual: collection.json) == [])
+            #expect(collection.json["total_photos"] == .number(Double(photos.count)))
+
+            let topic = try await client.get("/unsplash/topics/wallpapers")
+            #expect(topic.status == .ok)
+            let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
+            #expect(JSONShape.mismatches(expected: recordedTopic, actual: topic.json) == [])
+
+            let username = try #require(photos.first?["user"]?["username"]?.text)
+            let user = try await client.get("/unsplash/users/\(username)")
+            #expect(user.status == .ok)
+            let recordedUser = try #require(photos.first(where: { $0["user"]?["username"]?.text == username })?["user"])
+            #expect(JSONShape.mismatches(expected: recordedUser, actual: user.json) == [])
+        }
+    }
+
+    @Test func whatTheMirrorDoesNotHoldIs404InUnsplashsWords() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let cases: [(String, Fixture)] = [
+                ("/unsplash/photos/nope", .photo404), ("/unsplash/users/nobody", .user404),
+                ("/unsplash/users/nobody/photos", .user404), ("/unsplash/collections/1/photos", .collection404),
+                ("/unsplash/collections/1", .collection404),
+            ]
+            for (uri, recording) in cases {
+                let response = try await client.get(uri)
+                let recorded = try JSONShape.parse(try recording.data)
+                #expect(response.status == .notFound, "\(uri)")
+                #expect(response.json == recorded, "\(uri)")
+                #expect(response.header("Content-Type") == "application/json", "\(uri)")
+            }
+            #expect(try await client.get("/unsplash/topics/none/photos").json == Self.errors("Topic"))
+            for uri in ["/unsplash/nothing", "/unsplash/photos/a/b/c", "/unsplash/search/users?query=x"] {
+                let response = try await client.get(uri)
+                #expect(response.status == .notFound, "\(uri)")
+                #expect(response.json["errors"]?.elements.count == 1, "\(uri)")
+            }
+        }
+    }
+
+    @Test func badParametersAre400InUnsplashsShapeAndPerPageOver30Clamps() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit((1...40).map { Sample.photo("p\($0)", day: $0) }, source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            for uri in [
+                "/unsplash/photos?page=0", "/unsplash/photos?page=two", "/unsplash/photos?per_page=-1",
+                "/unsplash/photos?page=1.5", "/unsplash/search/photos", "/unsplash/search/photos?query=a&order_by=x",
+                "/unsplash/search/photos?query=a&orientation=round", "/unsplash/photos/random?count=many",
+                "/unsplash/photos/random?query=a&collections=1",
+            ] {
+                let response = try await client.get(uri)
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(response.json["errors"]?.elements.isEmpty == false, "\(uri)")
+                #expect(!String(buffer: response.body).localizedCaseInsensitiveContains("sql"), "\(uri)")
+            }
+            let clamped = try await client.get("/unsplash/photos?per_page=100")
+            #expect(clamped.status == .ok)
+            #expect(clamped.header("X-Per-Page") == "30")
+            #expect(clamped.json.elements.count == 30)
+            #expect(clamped.links["next"] == "/unsplash/photos?page=2&per_page=30")
+        }
+    }
+
+    static func errors(_ kind: String) -> JSONShape {
+        .object(["errors": .array([.string("Couldn't find \(kind)")])])
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import PhotoStore
+
+/// What `serve`'s Unsplash API reads and writes: a page's original JSON, a listing's count, a
+/// source's order, and the download requests the sync forwards.
+@Suite struct MirrorReadsTests {
+    @Test func aRequestedDownloadIsTrackedWithoutAStoredImageOnceAndKeepsItsFirstTime() async throws {
+        try await withStore { store, _ in
+            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false)])
+            let requests = try DownloadRequests(path: store.path)
+            defer { try? requests.close() }
+
+            #expect(try await requests.record(photoID: "a", at: Instant.t(1)))
+            #expect(try await requests.record(photoID: "a", at: Instant.t(2)))
+            #expect(try await requests.record(photoID: "c", at: Instant.t(3)))
+            #expect(try await !requests.record(photoID: "zz", at: Instant.t(4)), "no such photo: nothing recorded")
+
+            #expect(try await requests.requested() == ["a": Instant.t(1), "c": Instant.t(3)])
+            // c has no download location: nothing to forward.
+            #expect(try await store.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == ["a"])
+            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(5))
+            #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
+        }
+    }
+
+    @Test func thePendingTrackingQueueStillFindsImagesByPhotoWithoutASort() async throws {
+        try await withStore { store, _ in
+            let plan = try await store.pool.read { db in
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]
+                ).map { $0["detail"] as String }
+            }
+            #expect(plan.contains { $0.contains("download_request USING PRIMARY KEY (photo_id=?)") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+    }
+
+    @Test func aPagesJSONIsReadVerbatimInOneRead() async throws {
+        try await withStore { store, _ in
+            let photos = [Sample.photo("a"), Sample.photo("b")]
+            try store.commit(photos)
+            let json = try await store.catalog.originalJSON(photoIDs: ["b", "a", "zz", "a"])
+            #expect(json == ["a": photos[0].json, "b": photos[1].json])
+            #expect(try await store.catalog.originalJSON(photoIDs: []).isEmpty)
+        }
+    }
+
+    @Test func aSourceListsInTheOrderItListedAndCountsAsItLists() async throws {
+        try await withStore { store, _ in
+            // Two pages of a user's photos, newest-created last: the API's order is not the dates'.
+            for (page, ids) in [["c", "a"], ["d", "b"]].enumerated() {
+                let now = Instant.t(Double(page))
+                try store.ledger.commitPage(
+                    ids.map { Sample.photo($0) }, variant: Sample.variant, source: "user:ann", now: now
+                ) { _ in .backfill(next: nil) }
+            }
+            try store.commit([Sample.photo("e")])
+            var query = PhotoQuery(source: "user:ann", limit: 3, offset: 1)
+            query.inSourceOrder = true
+
+            #expect(try await store.catalog.photos(matching: query).map(\.id) == ["a", "d", "b"])
+            #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 5)
+            #expect(try await store.catalog.count(matching: PhotoQuery(text: "photo")) == 5)
+            #expect(try await store.catalog.hasSource(named: "user:ann"))
+            #expect(try await !store.catalog.hasSource(named: "user:bob"))
+            await #expect(throws: StoreError.invalidSearch("\"unterminated")) {
+                try await store.catalog.count(matching: PhotoQuery(text: "\"unterminated"))
+            }
+        }
+    }
+}
