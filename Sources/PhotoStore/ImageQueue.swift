@@ -99,7 +99,7 @@ public struct ImageQueue: Sendable {
     /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
     /// `retryAt`, the job stays pending and is not due before that time; with nil, the job
     /// becomes `failed`: never due again, counted in statistics and listed by `failedImages`.
-    /// A job already stored is left as it is.
+    /// A job already stored, or pruned, is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
     public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
@@ -199,7 +199,7 @@ public struct ImageQueue: Sendable {
                     last_error = :error,
                     status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
                     next_attempt_at = :retryAt
-                WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+                WHERE photo_id = :photoID AND variant = :variant AND status NOT IN ('stored', 'pruned')
                 """
         ).execute(arguments: [
             "error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant,
