@@ -44,6 +44,13 @@ public struct SyncConfiguration: Sendable {
     public var maxImageRetryDelay: Duration
     /// In daemon mode, the wait before trying again after the API could not be reached.
     public var outageRetryDelay: Duration
+    /// The most bytes of images to keep stored: storing one more prunes the images fetched
+    /// longest ago (``PhotoStore``'s `storeImages(_:failures:storageLimit:)`); nil keeps all.
+    public var storageLimit: Int64?
+    /// The free space to keep on the database's file system: image downloads pause below it.
+    public var minFreeDisk: FreeDiskReserve
+    /// How often paused downloads look at the free space again.
+    public var diskRecheckInterval: Duration
 
     public init(
         sources: [PhotoSource] = [.feed],
@@ -63,7 +70,10 @@ public struct SyncConfiguration: Sendable {
         maxImageAttempts: Int = 5,
         imageRetryDelay: Duration = .seconds(60),
         maxImageRetryDelay: Duration = .seconds(3600),
-        outageRetryDelay: Duration = .seconds(60)
+        outageRetryDelay: Duration = .seconds(60),
+        storageLimit: Int64? = nil,
+        minFreeDisk: FreeDiskReserve = .standard,
+        diskRecheckInterval: Duration = .seconds(10)
     ) {
         self.sources = sources.isEmpty ? [.feed] : sources
         self.sourceRetryDelay = sourceRetryDelay
@@ -84,6 +94,9 @@ public struct SyncConfiguration: Sendable {
         self.imageRetryDelay = imageRetryDelay
         self.maxImageRetryDelay = maxImageRetryDelay
         self.outageRetryDelay = outageRetryDelay
+        self.storageLimit = storageLimit.map { max(0, $0) }
+        self.minFreeDisk = minFreeDisk
+        self.diskRecheckInterval = diskRecheckInterval
     }
 
     /// The engine's defaults, which `photosync`'s settings default to.

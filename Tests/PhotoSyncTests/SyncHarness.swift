@@ -29,13 +29,22 @@ struct SyncHarness {
         accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
         _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
+        engine(accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, diskSpace: nil, configure)
+    }
+
+    /// A fresh engine whose wall clock and disk the test gives (nil: the harness's, the real disk's).
+    func engine(
+        accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
+        now: (@Sendable () -> Date)?, diskSpace: (@Sendable () -> DiskSpace?)?,
+        _ configure: (inout SyncConfiguration) -> Void = { _ in }
+    ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
         return SyncEngine(
             repository: repository(accessKey: accessKey, apiBase: apiBase),
             store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock,
-            now: { [wallClock] in wallClock.now },
-            logger: log.logger(level: .trace))
+            now: now ?? { [wallClock] in wallClock.now },
+            logger: log.logger(level: .trace), diskSpace: diskSpace)
     }
 
     /// The fake API behind the provider the engine uses, for testing a stage on its own.
