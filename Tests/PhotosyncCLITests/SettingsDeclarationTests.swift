@@ -16,11 +16,12 @@ import Testing
         "variant": ["thumb"], "concurrency": ["2"], "poll_interval": ["60"], "allowed_image_hosts": ["x.test"],
         "download_tracking": [], "rate_limit_reserve": ["5"], "max_image_mib": ["7"],
         "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"],
+        "storage_limit": ["5GB"], "min_free_disk": ["2GiB"],
     ]
 
     @Test func namesAreUnique() {
         let settings = AllSettings.list
-        #expect(settings.count == 13)
+        #expect(settings.count == 15)
         #expect(Set(settings.map(\.name)).count == settings.count)
         #expect(Set(settings.map(\.flag)).count == settings.count)
         #expect(Set(settings.map(\.environmentVariable)).count == settings.count)

@@ -141,6 +141,7 @@ struct RunCommand: AsyncParsableCommand {
                 .init(
                     service: MetricsServer(address: address, registry: registry, logger: logger) {
                         metrics.record(await engine.stageDepths)
+                        metrics.record(await engine.storage)
                     },
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -169,6 +170,13 @@ struct RunCommand: AsyncParsableCommand {
                 )
             }
             let missing = images.failed + images.pending
+            if let pause = progress.downloadsPaused, images.pending > 0 {
+                throw CommandFailure(
+                    code: .tempFailure,
+                    message:
+                        "\(pause); \(images.pending) image\(images.pending == 1 ? " is" : "s are") not downloaded: "
+                        + "free disk space, or lower min_free_disk, and run again")
+            }
             if missing > 0 {
                 throw CommandFailure(
                     code: .tempFailure,
@@ -216,6 +224,8 @@ extension SyncConfiguration {
             downloadTracking: settings.downloadTracking,
             rateLimitReserve: settings.rateLimitReserve,
             imageRetryDelay: once ? .milliseconds(500) : .seconds(60),
-            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600))
+            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600),
+            storageLimit: settings.storageLimit,
+            minFreeDisk: settings.minFreeDisk)
     }
 }

@@ -108,4 +108,17 @@ struct AllSettings: Sendable {
         summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
         valueName: "level", default: { _ in Logger.Level.info.rawValue },
         completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
+
+    let storageLimit = Setting(
+        "storage_limit", flag: "--storage-limit", .text,
+        summary: "The most image bytes to keep, such as 50GB, 500MiB or plain bytes; beyond it the images "
+            + "fetched longest ago are pruned (their metadata stays).",
+        valueName: "size", default: { _ in "" }, defaultText: "none", rule: SettingRules.storageLimit)
+
+    let minFreeDisk = Setting(
+        "min_free_disk", flag: "--min-free-disk", .text,
+        summary: "Free space to keep on the database's disk, such as 2GiB; below it image downloads pause "
+            + "(0: never).",
+        valueName: "size", default: { _ in "" }, defaultText: "1 GiB, or 5% of the disk when smaller",
+        rule: SettingRules.minFreeDisk)
 }

@@ -39,6 +39,8 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?
     @Option(\.logLevel) var logLevel: String?
+    @Option(\.storageLimit) var storageLimit: String?
+    @Option(\.minFreeDisk) var minFreeDisk: String?
 
     func validate() throws { try check(flagsOf: self) }
 
