@@ -58,6 +58,19 @@ public struct ImageArchive: Sendable {
         }
     }
 
+    /// Prunes the stored images fetched longest ago until the stored bytes are within
+    /// `storageLimit`, in one transaction: for a limit lowered since the images were stored.
+    ///
+    /// - Returns: the images pruned, oldest-fetched first.
+    @discardableResult
+    public func prune(toFit storageLimit: Int64) throws(StoreError) -> [PrunedImage] {
+        try database.write("pruning images to fit \(storageLimit) bytes") { db in
+            var pruned: [PrunedImage] = []
+            try Self.makeRoom(for: 0, within: storageLimit, pruned: &pruned, in: db)
+            return pruned
+        }
+    }
+
     /// The bytes of every stored image together: what `storage_limit` bounds.
     public func storedBytes() async throws(StoreError) -> Int64 {
         try await database.read("adding up stored images") { db in try Self.storedBytes(db) }

@@ -268,8 +268,20 @@ public final class SyncEngine: Sendable {
             throw SyncError.spool(error)
         }
         try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
-        if configuration.storageLimit != nil {
+        if let storageLimit = configuration.storageLimit {
             try convertForIncrementalVacuum()
+            // A budget lowered since the last run takes effect now, not at the next image.
+            let pruned = try storing { try store.archive.prune(toFit: storageLimit) }
+            if !pruned.isEmpty {
+                let bytes = pruned.reduce(Int64(0)) { $0 + $1.byteCount }
+                logger.notice(
+                    "images pruned to fit a lower storage_limit",
+                    metadata: ["count": "\(pruned.count)", "bytes": "\(bytes)"])
+                await progressTracker.update {
+                    $0.imagesPruned += pruned.count
+                    $0.bytesPruned += bytes
+                }
+            }
         }
         for variant in configuration.variants.map(\.rawValue) {
             let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }

@@ -78,6 +78,20 @@ struct StorageBudgetTests {
         }
     }
 
+    @Test("a lowered limit prunes the oldest images at once")
+    func loweredLimit() async throws {
+        try await withStore { store, _ in
+            try store.commit(["a", "b", "c"].map { Sample.photo($0) })
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
+                try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+            }
+            #expect(try store.archive.prune(toFit: 3_000).isEmpty)
+            #expect(try store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.storedBytes() == 1_000)
+        }
+    }
+
     @Test("a batch that fails prunes nothing")
     func failedBatchPrunesNothing() async throws {
         try await withStore { store, _ in

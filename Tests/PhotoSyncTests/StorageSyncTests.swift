@@ -61,6 +61,13 @@ import UnsplashAPI
         #expect(requests == 60)
         try await harness.engine(now: { ticker.tick() }, diskSpace: nil) { $0.storageLimit = limit }.runOnce()
         #expect(harness.fake.totalImageRequests == requests)
+
+        // AND a budget lowered since takes effect as the next run starts
+        let lowered = try await harness.engine(now: { ticker.tick() }, diskSpace: nil) {
+            $0.storageLimit = limit / 2
+        }.runOnce()
+        #expect(try await harness.store.catalog.statistics().bytesStored <= limit / 2)
+        #expect(lowered.imagesPruned > 0 && harness.fake.totalImageRequests == requests)
     }
 
     @Test func belowTheDiskReserveDownloadsPauseWhilePagesGoOn() async throws {
