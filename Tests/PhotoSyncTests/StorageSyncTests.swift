@@ -10,7 +10,12 @@ import UnsplashAPI
     /// fetched at its own instant.
     final class Ticker: Sendable {
         private let date = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
-        func tick() -> Date { date.withLock { $0 += 1; return $0 } }
+        func tick() -> Date {
+            date.withLock { date in
+                date += 1
+                return date
+            }
+        }
     }
 
     /// A disk that answers from a script: full for the first `fullLooks` looks, then roomy.
@@ -20,7 +25,10 @@ import UnsplashAPI
         init(fullLooks: Int) { self.fullLooks = fullLooks }
         var count: Int { looks.withLock { $0 } }
         func look() -> DiskSpace? {
-            let look = looks.withLock { $0 += 1; return $0 }
+            let look = looks.withLock { looks in
+                looks += 1
+                return looks
+            }
             return DiskSpace(available: look <= fullLooks ? 1_000 : 1 << 40, total: 1 << 41)
         }
     }
@@ -31,7 +39,8 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         let ticker = Ticker()
         let limit: Int64 = 30_000
-        let engine = harness.engine(now: { ticker.tick() }, diskSpace: nil) { $0.storageLimit = limit }
+        let budgeted: (inout SyncConfiguration) -> Void = { $0.storageLimit = limit }
+        let engine = harness.engine(now: { ticker.tick() }, diskSpace: nil, budgeted)
 
         // WHEN it is synced once
         let progress = try await engine.runOnce()
@@ -59,13 +68,12 @@ import UnsplashAPI
         // AND a second run downloads nothing again
         let requests = harness.fake.totalImageRequests
         #expect(requests == 60)
-        try await harness.engine(now: { ticker.tick() }, diskSpace: nil) { $0.storageLimit = limit }.runOnce()
+        try await harness.engine(now: { ticker.tick() }, diskSpace: nil, budgeted).runOnce()
         #expect(harness.fake.totalImageRequests == requests)
 
         // AND a budget lowered since takes effect as the next run starts
-        let lowered = try await harness.engine(now: { ticker.tick() }, diskSpace: nil) {
-            $0.storageLimit = limit / 2
-        }.runOnce()
+        let halved: (inout SyncConfiguration) -> Void = { $0.storageLimit = limit / 2 }
+        let lowered = try await harness.engine(now: { ticker.tick() }, diskSpace: nil, halved).runOnce()
         #expect(try await harness.store.catalog.statistics().bytesStored <= limit / 2)
         #expect(lowered.imagesPruned > 0 && harness.fake.totalImageRequests == requests)
     }
@@ -77,7 +85,8 @@ import UnsplashAPI
         let disk = ScriptedDisk(fullLooks: .max)
 
         // WHEN it is synced once
-        let progress = try await harness.engine(now: nil, diskSpace: { disk.look() }) { $0.pagesAhead = 1 }.runOnce()
+        let onePageAhead: (inout SyncConfiguration) -> Void = { $0.pagesAhead = 1 }
+        let progress = try await harness.engine(now: nil, diskSpace: { disk.look() }, onePageAhead).runOnce()
 
         // THEN every page is stored, no image is downloaded, and the run ends saying why
         let stats = try await harness.store.catalog.statistics()

@@ -29,7 +29,8 @@ struct SyncHarness {
         accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
         _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
-        engine(accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, diskSpace: nil, configure)
+        engine(
+            accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, diskSpace: nil, configure)
     }
 
     /// A fresh engine whose wall clock and disk the test gives (nil: the harness's, the real disk's).
