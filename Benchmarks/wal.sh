@@ -46,4 +46,4 @@ wait "$reader" 2>/dev/null || true
 end=$(date +%s.%N)
 echo "run --once: exit $status in $(echo "$end - $start" | bc) s; database $(stat -c %s "$database") bytes"
 echo "WAL: largest $largest bytes while the reader held its transaction ${hold} s;" \
-    "after it let go: ${after_reader:-the run had ended} bytes"
+    "after it let go: ${after_reader:+$after_reader bytes}${after_reader:-none (the run had ended)}"
