@@ -113,6 +113,32 @@ import UnsplashAPI
         #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 })
     }
 
+    @Test func aDaemonWaitsForRoomWithinItsRoundThenDownloadsEverything() async throws {
+        // GIVEN a daemon on a disk below the reserve for its first twenty looks
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        let disk = ScriptedDisk(fullLooks: 20)
+        let rarePolls: (inout SyncConfiguration) -> Void = { $0.pollInterval = .seconds(7200) }
+        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, rarePolls)
+
+        // WHEN it runs until its round ends and it waits for the next poll
+        let daemon = Task { try await engine.run() }
+        var rechecks = 0
+        for await delay in harness.clock.sleepStarted {
+            if delay == SyncConfiguration.standard.diskRecheckInterval { rechecks += 1 }
+            if delay >= .seconds(60) { break }
+        }
+        daemon.cancel()
+        _ = await daemon.result
+
+        // THEN it looked at the disk again while paused, and once there was room stored every
+        // image once, by itself
+        #expect(rechecks > 0 && disk.count > 20)
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
+        #expect(harness.fake.ids.allSatisfy { harness.fake.imageRequests($0) == 1 })
+        #expect(await engine.progress.downloadsPaused == nil)
+    }
+
     @Test func anExplicitReserveOfZeroNeverPauses() {
         let full = DiskSpace(available: 0, total: 1 << 30)
         #expect(DownloadPause.judging(full, reserve: .bytes(0)) == nil)
