@@ -157,7 +157,7 @@ public struct Gallery: Sendable {
         let photoSources = try await store.catalog.sources(ofPhoto: photo.id)
         // The largest stored variant: this is the page for looking at the photo.
         let shown = images.last
-        let view = PhotoPage(
+        var view = PhotoPage(
             title: photo.description ?? photo.altDescription ?? attribution.text,
             query: search.query, user: search.user, sources: search.sources,
             imageURL: shown.map { GalleryLinks.image(photo.id, variant: $0.variant) },
@@ -178,6 +178,9 @@ public struct Gallery: Sendable {
                     name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant),
                     size: GalleryLinks.byteCount(image.byteCount))
             })
+        if shown == nil {
+            view.pruned = try await store.archive.prunedImage(photoID: photo.id, variant: nil) != nil
+        }
         return html(.ok, render(view, "photo"))
     }
 

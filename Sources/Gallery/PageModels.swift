@@ -80,6 +80,9 @@ struct PhotoPage {
     var exif: [PhotoDetails.Fact]
     var photoSources: [SourceLink]
     var variants: [VariantLink]
+    /// No image is stored because it was pruned to stay within `storage_limit`: the frame shows
+    /// the photo's colour and links to the photo on Unsplash.
+    var pruned = false
 }
 
 struct ProblemPage {

@@ -26,17 +26,61 @@ public struct ImageArchive: Sendable {
     public func storeImages(
         _ images: [ImageToStore], failures: [ImageAttemptFailure] = []
     ) throws(StoreError) -> [Bool] {
+        try storeImages(images, failures: failures, storageLimit: nil).stored
+    }
+
+    /// Stores a batch as ``storeImages(_:failures:)`` does, keeping the stored image bytes within
+    /// `storageLimit` (no limit when nil): before each image is stored, the bytes of the stored
+    /// images fetched longest ago are freed, in the same transaction, until it fits. Their rows
+    /// stay, marked `pruned` with their size and SHA-256, and are never stored again. An image
+    /// larger than the whole limit is stored after everything older was pruned, so the stored
+    /// bytes exceed the limit by at most one image.
+    ///
+    /// - Throws: as ``storeImages(_:failures:)``; nothing of the batch is stored nor pruned then.
+    @discardableResult
+    public func storeImages(
+        _ images: [ImageToStore], failures: [ImageAttemptFailure] = [], storageLimit: Int64?
+    ) throws(StoreError) -> StoredBatch {
         for image in images {
             try Self.checkBlobSize(image)
         }
-        guard !images.isEmpty || !failures.isEmpty else { return [] }
+        guard !images.isEmpty || !failures.isEmpty else { return StoredBatch(stored: [], pruned: []) }
         let path = database.path
         return try database.write("storing a batch of \(images.count) images") { db in
-            let stored = try images.map { try Self.store($0, path: path, in: db) }
+            var pruned: [PrunedImage] = []
+            let stored = try images.map { image in
+                try Self.store(image, storageLimit: storageLimit, pruned: &pruned, path: path, in: db)
+            }
             for failure in failures {
                 try ImageQueue.record(failure, path: path, in: db)
             }
-            return stored
+            return StoredBatch(stored: stored, pruned: pruned)
+        }
+    }
+
+    /// Prunes the stored images fetched longest ago until the stored bytes are within
+    /// `storageLimit`, in one transaction: for a limit lowered since the images were stored.
+    ///
+    /// - Returns: the images pruned, oldest-fetched first.
+    @discardableResult
+    public func prune(toFit storageLimit: Int64) throws(StoreError) -> [PrunedImage] {
+        try database.write("pruning images to fit \(storageLimit) bytes") { db in
+            var pruned: [PrunedImage] = []
+            try Self.makeRoom(for: 0, within: storageLimit, pruned: &pruned, in: db)
+            return pruned
+        }
+    }
+
+    /// The bytes of every stored image together: what `storage_limit` bounds.
+    public func storedBytes() async throws(StoreError) -> Int64 {
+        try await database.read("adding up stored images") { db in try Self.storedBytes(db) }
+    }
+
+    /// The pruned image of `variant` of `photoID` (of its most recently fetched pruned variant
+    /// when nil): its bytes were freed to keep within `storage_limit`; nil when there is none.
+    public func prunedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: "pruned")?.image
         }
     }
 
@@ -166,14 +210,52 @@ public struct ImageArchive: Sendable {
             throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
         }
         let status: String = try job.decode(forColumn: "status")
-        return status == "stored" ? nil : try job.decode(forColumn: "id")
+        // A pruned image was stored once; storing it again would undo the budget that freed it.
+        return status == "stored" || status == "pruned" ? nil : try job.decode(forColumn: "id")
     }
 
-    /// Stores one image's bytes and marks its job stored, inside the caller's transaction.
-    /// Returns false, changing nothing, when it was already stored.
-    private static func store(_ image: ImageToStore, path: String, in db: Database) throws -> Bool {
+    static func storedBytes(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT stored_bytes FROM image_storage WHERE id = 1")) ?? 0
+    }
+
+    /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
+    /// within `limit`, or none is left; inside the caller's transaction.
+    private static func makeRoom(
+        for incoming: Int64, within limit: Int64, pruned: inout [PrunedImage], in db: Database
+    ) throws {
+        var used = try storedBytes(db)
+        while used + incoming > limit {
+            guard
+                let oldest = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT id, photo_id, variant, byte_count FROM image
+                            WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
+                            """))
+            else { return }
+            let id: Int64 = try oldest.decode(forColumn: "id")
+            let byteCount: Int64 = try oldest.decode(forColumn: "byte_count")
+            try db.cachedStatement(sql: "DELETE FROM image_data WHERE image_id = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: "UPDATE image SET status = 'pruned' WHERE id = ?").execute(arguments: [id])
+            used -= byteCount
+            pruned.append(
+                PrunedImage(
+                    photoID: try oldest.decode(forColumn: "photo_id"), variant: try oldest.decode(forColumn: "variant"),
+                    byteCount: byteCount))
+        }
+    }
+
+    /// Stores one image's bytes and marks its job stored, inside the caller's transaction, first
+    /// pruning older images to keep within `storageLimit`. Returns false, changing nothing, when
+    /// it was already stored or pruned.
+    private static func store(
+        _ image: ImageToStore, storageLimit: Int64?, pruned: inout [PrunedImage], path: String, in db: Database
+    ) throws -> Bool {
         guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db)
         else { return false }
+        if let storageLimit {
+            try makeRoom(for: image.byteCount, within: storageLimit, pruned: &pruned, in: db)
+        }
         switch image.bytes {
         case .data(let data):
             try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")
@@ -270,15 +352,32 @@ struct StoredImageRow: Decodable, FetchableRecord {
     /// `+status` keeps SQLite from searching the image queue's status index, where every stored
     /// image sits under one key, instead of the photo's own rows: every read that looks up a
     /// photo's images writes it so (`QueryPlanTests` checks them all).
-    static func fetchOne(_ db: Database, photoID: String, variant: String?) throws -> StoredImageRow? {
+    static func fetchOne(
+        _ db: Database, photoID: String, variant: String?, status: String = "stored"
+    ) throws -> StoredImageRow? {
         try fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT \(columns) FROM image
-                    WHERE photo_id = :photoID AND +status = 'stored' AND (:variant IS NULL OR variant = :variant)
+                    WHERE photo_id = :photoID AND +status = :status AND (:variant IS NULL OR variant = :variant)
                     ORDER BY fetched_at DESC, variant
                     LIMIT 1
                     """),
-            arguments: ["photoID": photoID, "variant": variant])
+            arguments: ["photoID": photoID, "variant": variant, "status": status])
     }
+}
+
+/// What storing a batch did: see ``ImageArchive/storeImages(_:failures:storageLimit:)``.
+public struct StoredBatch: Sendable, Equatable {
+    /// For each image given, in order: true when stored; false when it was already stored or pruned.
+    public var stored: [Bool]
+    /// The images whose bytes were freed to make room, oldest-fetched first.
+    public var pruned: [PrunedImage]
+}
+
+/// An image whose bytes were freed to keep within `storage_limit`.
+public struct PrunedImage: Sendable, Equatable {
+    public var photoID: String
+    public var variant: String
+    public var byteCount: Int64
 }

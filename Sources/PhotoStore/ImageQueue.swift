@@ -103,8 +103,8 @@ public struct ImageQueue: Sendable {
     /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
     /// `retryAt`, the failure is transient: the job stays pending and is not due before that
     /// time. With nil, it is permanent: the job becomes `failed`, never due again (until
-    /// ``requeue(_:)``), counted in statistics and listed by `failedImages`. A job already stored
-    /// is left as it is.
+    /// ``requeue(_:)``), counted in statistics and listed by `failedImages`. A job already stored,
+    /// or pruned, is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
     public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
@@ -285,7 +285,7 @@ public struct ImageQueue: Sendable {
                     status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
                     failure_class = CASE WHEN :retryAt IS NULL THEN 'permanent' ELSE 'transient' END,
                     next_attempt_at = :retryAt
-                WHERE photo_id = :photoID AND variant = :variant AND status <> 'stored'
+                WHERE photo_id = :photoID AND variant = :variant AND status NOT IN ('stored', 'pruned')
                 """
         ).execute(arguments: [
             "error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant,

@@ -62,6 +62,7 @@ public struct PhotoCatalog: Sendable {
             let photos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
             var counts: [String: Int64] = [:]
             var bytesStored: Int64 = 0
+            var bytesPruned: Int64 = 0
             for row in try Row.fetchAll(
                 db,
                 sql: """
@@ -72,6 +73,7 @@ public struct PhotoCatalog: Sendable {
                 let status: String = try row.decode(forColumn: "status")
                 counts[status] = try row.decode(forColumn: "count")
                 if status == "stored" { bytesStored = try row.decode(forColumn: "bytes") }
+                if status == "pruned" { bytesPruned = try row.decode(forColumn: "bytes") }
             }
             // The top-level backfill facts are the feed's, as before there were sources; complete
             // means every active source is complete.
@@ -101,6 +103,8 @@ public struct PhotoCatalog: Sendable {
                 statistics.imagesRetrying = try retrying.decode(forColumn: "count")
                 statistics.nextImageRetryAt = try retrying.decode(Date?.self, forColumn: "next")
             }
+            statistics.imagesPruned = counts["pruned", default: 0]
+            statistics.bytesPruned = bytesPruned
             return statistics
         }
     }

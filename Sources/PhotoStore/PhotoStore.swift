@@ -156,17 +156,29 @@ public final class PhotoStore: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
+            let isNew = try Int.fetchOne(db, sql: "PRAGMA page_count") == 0
             // 16 KiB pages: SQLite's "Internal Versus External BLOBs" measured 8-16 KiB pages
             // best for blobs of 100 KB and more, which is what most of this file holds. Only a
             // new, empty database takes it: this runs before GRDB switches the file to WAL,
             // and an existing file keeps its page size.
             try db.execute(sql: "PRAGMA page_size = 16384")
+            // Pages freed by pruning go to a free list that `incrementalVacuum` gives back to the
+            // file system. Only a new, empty database takes it (an older one is converted once
+            // by `enableIncrementalVacuum`), and only the writer sets it: the pragma writes the
+            // file's first page (so it comes after the page size), which a reader may not.
+            if isNew && !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
             // 16 MiB of page cache (the default is 2 MiB): a page commit touches the photo
             // table and its indexes, the image queue and the cursors at once.
             try db.execute(sql: "PRAGMA cache_size = -16384")
             // The WAL is folded back into the database every 1000 pages (16 MiB), SQLite's
             // default count; ``checkpoint()`` also empties it when the sync goes idle.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+            // A reader that holds a snapshot for long makes the WAL grow past its checkpoints;
+            // once the reader lets go and a checkpoint resets the log, the file is cut back to
+            // this size instead of staying at its high-water mark.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(PhotoStore.walSizeLimit)")
         }
         // GRDB opens the pool in WAL mode with `synchronous = NORMAL`: a kill -9 loses nothing
         // committed, and a power loss may lose the last transactions but never corrupts the file.
@@ -233,6 +245,9 @@ public final class PhotoStore: Sendable {
             throw StoreError(error, path: path, operation: "closing")
         }
     }
+
+    /// The size the write-ahead log is cut back to after a checkpoint (`journal_size_limit`).
+    public static let walSizeLimit: Int64 = 64 << 20
 
     /// Copies the WAL into the database file and truncates it, so that the WAL does not sit at
     /// its high-water mark between polls. For idle moments: it waits for readers to finish.

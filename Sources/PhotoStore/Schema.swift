@@ -27,6 +27,10 @@ enum Schema {
     /// Builds the search index over every stored photo: the one migration that takes a while.
     static let searchMigration = "v4 full-text search"
 
+    /// Lets an image's bytes be pruned to keep within `storage_limit`, and keeps the total of
+    /// stored bytes.
+    static let storageBudgetMigration = "v8 storage budget"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 photos, images, sync state") { db in
@@ -236,7 +240,62 @@ enum Schema {
             // the few Unsplash+ photos are in this one.
             try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
         }
-        migrator.registerMigration("v8 image retries") { db in
+        migrator.registerMigration(storageBudgetMigration) { db in
+            // An image whose bytes were freed to keep within `storage_limit` is `pruned`: its row
+            // keeps size, SHA-256 and fetch time, so the photo still knows what it had. A CHECK
+            // cannot be altered in SQLite, so the image table is rebuilt (SQLite's "making other
+            // kinds of table schema changes"); it holds no bytes, so this is quick. GRDB runs
+            // migrations with foreign keys off, so dropping the old table leaves image_data be.
+            // `image_storage` is the total of stored bytes, kept by triggers in the transaction
+            // of every change, so the budget is checked without summing every row.
+            try db.execute(
+                sql: """
+                    CREATE TABLE new_image (
+                        id INTEGER PRIMARY KEY,
+                        photo_id TEXT NOT NULL REFERENCES photo(id) ON DELETE CASCADE,
+                        variant TEXT NOT NULL CHECK (variant <> ''),
+                        status TEXT NOT NULL DEFAULT 'pending'
+                            CHECK (status IN ('pending', 'stored', 'failed', 'pruned')),
+                        source_url TEXT NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                        last_error TEXT,
+                        next_attempt_at TEXT,
+                        content_type TEXT,
+                        byte_count INTEGER CHECK (byte_count >= 0),
+                        sha256 TEXT CHECK (length(sha256) = 64 AND sha256 NOT GLOB '*[^0-9a-f]*'),
+                        fetched_at TEXT,
+                        UNIQUE (photo_id, variant),
+                        CHECK (status NOT IN ('stored', 'pruned') OR (content_type IS NOT NULL
+                            AND byte_count IS NOT NULL AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
+                    );
+                    INSERT INTO new_image SELECT id, photo_id, variant, status, source_url, attempts, last_error,
+                        next_attempt_at, content_type, byte_count, sha256, fetched_at FROM image;
+                    DROP TABLE image;
+                    ALTER TABLE new_image RENAME TO image;
+                    CREATE INDEX image_queue ON image(status, variant, next_attempt_at);
+                    CREATE INDEX image_stored_by_fetch ON image(fetched_at, id) WHERE status = 'stored';
+
+                    CREATE TABLE image_storage (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        stored_bytes INTEGER NOT NULL CHECK (stored_bytes >= 0)
+                    );
+                    INSERT INTO image_storage (id, stored_bytes)
+                    SELECT 1, COALESCE(SUM(byte_count), 0) FROM image WHERE status = 'stored';
+                    CREATE TRIGGER image_storage_insert AFTER INSERT ON image WHEN new.status = 'stored' BEGIN
+                        UPDATE image_storage SET stored_bytes = stored_bytes + new.byte_count;
+                    END;
+                    CREATE TRIGGER image_storage_update AFTER UPDATE OF status, byte_count ON image
+                    WHEN old.status = 'stored' OR new.status = 'stored' BEGIN
+                        UPDATE image_storage SET stored_bytes = stored_bytes
+                            - CASE WHEN old.status = 'stored' THEN old.byte_count ELSE 0 END
+                            + CASE WHEN new.status = 'stored' THEN new.byte_count ELSE 0 END;
+                    END;
+                    CREATE TRIGGER image_storage_delete AFTER DELETE ON image WHEN old.status = 'stored' BEGIN
+                        UPDATE image_storage SET stored_bytes = stored_bytes - old.byte_count;
+                    END;
+                    """)
+        }
+        migrator.registerMigration("v9 image retries") { db in
             // A failure is transient (a 5xx, a cut connection: retried with a backoff, forever)
             // or permanent (404, 410, a refused host, over the size cap, not an image: final).
             // Before, every failure became final after 5 attempts, whatever its cause, and was
@@ -250,7 +309,7 @@ enum Schema {
                     WHERE status = 'failed';
                     """)
         }
-        migrator.registerMigration("v9 downloads requested through the mirror") { db in
+        migrator.registerMigration("v10 downloads requested through the mirror") { db in
             // A client of `serve`'s Unsplash API asked for a photo's download: the sync's tracker
             // then tells Unsplash, once, even when no image of the photo is stored. `serve` writes
             // only here, never to a row `run` writes.

@@ -28,6 +28,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var plusPhotos: Int64 = 0
     /// Every source the database knows, by name.
     public var sources: [SourceStatistics] = []
+    /// Images whose bytes were freed to keep within `storage_limit` (over all variants).
+    public var imagesPruned: Int64 = 0
+    /// The bytes those pruned images had.
+    public var bytesPruned: Int64 = 0
 
     public init(
         photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,

@@ -25,12 +25,19 @@ struct ImageBacklog: Sendable {
         self.init(store: store, variants: [variant], limit: limit, imagesSettled: imagesSettled)
     }
 
-    /// Returns once fewer than ``limit`` images wait for their first download.
+    /// Says whether image downloads are paused for want of disk space: then the walk goes on
+    /// regardless, since waiting for downloads would stop pages as well.
+    var downloadsPaused: @Sendable () -> Bool = { false }
+
+    /// Returns once fewer than ``limit`` images wait for their first download, or at once while
+    /// downloads are paused.
     /// Throws ``SyncError/store(_:)``, or `CancellationError` when cancelled.
     func waitForRoom() async throws {
-        while try await readingStore({ () async throws(StoreError) in
-            try await store.imageQueue.unattemptedImageCount(variants: variants)
-        }) >= limit {
+        while !downloadsPaused(),
+            try await readingStore({ () async throws(StoreError) in
+                try await store.imageQueue.unattemptedImageCount(variants: variants)
+            }) >= limit
+        {
             await imagesSettled.wait()
             try Task.checkCancellation()
         }

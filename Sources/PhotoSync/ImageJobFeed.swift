@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PhotoStore
 import Synchronization
 
@@ -20,6 +21,11 @@ final class ImageJobFeed: Sendable {
     let now: @Sendable () -> Date
     let progress: ProgressTracker
     let retries: RetriesWithinRun
+    /// Says whether the free disk allows downloads; while it does not, no job is handed out.
+    let disk: DiskReserveWatch
+    /// Called when downloads pause, so that the walker stops waiting for them.
+    let downloadsPaused: @Sendable () -> Void
+    let logger: Logger
     /// The fetchers' input.
     let jobs: BoundedQueue<ImageJob>
     private let claims = Mutex(Claims())
@@ -29,8 +35,12 @@ final class ImageJobFeed: Sendable {
     init(
         store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
-        progress: ProgressTracker, retries: RetriesWithinRun
+        progress: ProgressTracker, retries: RetriesWithinRun, disk: DiskReserveWatch,
+        downloadsPaused: @escaping @Sendable () -> Void = {}, logger: Logger
     ) {
+        self.disk = disk
+        self.downloadsPaused = downloadsPaused
+        self.logger = logger
         self.store = store
         self.variants = variants
         self.clock = clock
@@ -51,14 +61,35 @@ final class ImageJobFeed: Sendable {
     var claimedCount: Int { claims.withLock { $0.claimed.count } }
 
     /// Feeds jobs until there are no more (see the type's contract), then finishes ``jobs``.
+    ///
+    /// While the free disk is below the reserve it hands out nothing and looks again every
+    /// ``SyncConfiguration/diskRecheckInterval``: `runOnce` (``RetriesWithinRun/withinRun``) ends once the
+    /// walk has, with the pause in its progress; the daemon waits for room within the round.
     /// Throws ``SyncError/store(_:)``, or `CancellationError`.
     func run() async throws {
         defer { jobs.finish() }
         var dueBy = Date.distantPast
+        var paused = false
         while true {
             try Task.checkCancellation()
             // Read before the queue, so a walk that ends meanwhile is seen on the next round.
             let walkHasEnded = walkEnded.load(ordering: .acquiring)
+            if let pause = disk.check() {
+                if !paused {
+                    paused = true
+                    logger.warning("\(pause); pages go on", metadata: ["free_bytes": "\(pause.freeBytes)"])
+                }
+                await progress.update { $0.downloadsPaused = pause }
+                downloadsPaused()
+                if walkHasEnded && claimedCount == 0 && retries.withinRun { return }
+                await waitForSignal(orAfter: disk.recheckInterval)
+                continue
+            }
+            if paused {
+                paused = false
+                logger.notice("downloads resumed: the free disk is above the reserve again")
+                await progress.update { $0.downloadsPaused = nil }
+            }
             let due = max(now(), dueBy)
             let alreadyClaimed = claims.withLock { claims in
                 claims.settledDuringRead = []
@@ -101,6 +132,17 @@ final class ImageJobFeed: Sendable {
         }
     }
 
+    /// Returns at the next signal or after `interval`, whichever comes first.
+    private func waitForSignal(orAfter interval: Duration) async {
+        let (wake, clock) = (wake, clock)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await wake.wait() }
+            group.addTask { try? await clock.sleep(for: interval) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// New jobs may be due: a page was committed.
     func jobsAdded() {
         wake.signal()
@@ -122,4 +164,31 @@ final class ImageJobFeed: Sendable {
         }
         wake.signal()
     }
+}
+
+/// The free disk against the reserve, looked at before downloads are handed out.
+final class DiskReserveWatch: Sendable {
+    let probe: @Sendable () -> DiskSpace?
+    let reserve: FreeDiskReserve
+    let recheckInterval: Duration
+    private let state = Mutex<(space: DiskSpace?, pause: DownloadPause?)>((nil, nil))
+
+    init(probe: @escaping @Sendable () -> DiskSpace?, reserve: FreeDiskReserve, recheckInterval: Duration) {
+        self.probe = probe
+        self.reserve = reserve
+        self.recheckInterval = recheckInterval
+    }
+
+    /// Looks at the disk now: the pause it calls for, nil when there is room (or the file
+    /// system cannot say).
+    @discardableResult
+    func check() -> DownloadPause? {
+        let space = probe()
+        let pause = space.flatMap { DownloadPause.judging($0, reserve: reserve) }
+        state.withLock { $0 = (space, pause) }
+        return pause
+    }
+
+    /// What the last ``check()`` saw.
+    var last: (space: DiskSpace?, pause: DownloadPause?) { state.withLock { $0 } }
 }

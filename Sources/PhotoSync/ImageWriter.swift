@@ -92,8 +92,16 @@ struct ImageWriter: Sendable {
         let store = store
         let toStore = images.map(\.image)
         let failed = failures.map(\.failure)
-        let stored = try await transactions.run {
-            try storing { try store.archive.storeImages(toStore, failures: failed) }
+        let storageLimit = configuration.storageLimit
+        let result = try await transactions.run {
+            try storing { try store.archive.storeImages(toStore, failures: failed, storageLimit: storageLimit) }
+        }
+        let stored = result.stored
+        let prunedBytes = result.pruned.reduce(Int64(0)) { $0 + $1.byteCount }
+        if !result.pruned.isEmpty {
+            logger.info(
+                "images pruned to stay within storage_limit",
+                metadata: ["count": "\(result.pruned.count)", "bytes": "\(prunedBytes)"])
         }
 
         var storedCount = 0
@@ -125,6 +133,8 @@ struct ImageWriter: Sendable {
             $0.bytesStored += storedBytes
             $0.imagesFailed += failedForGood
             $0.imageBatches += 1
+            $0.imagesPruned += result.pruned.count
+            $0.bytesPruned += prunedBytes
         }
         committed(batch.map { $0.job.photoID }, storedCount)
     }

@@ -24,11 +24,14 @@ final class RetriesWithinRun: Sendable {
 
     /// Attempts at each image within the round; 1 retries nothing within it.
     let attemptsPerRound: Int
+    /// Whether the round is `runOnce`'s, which ends when its work is done, rather than a daemon's.
+    let withinRun: Bool
     private let configuration: SyncConfiguration
     private let state = Mutex(State())
 
     init(configuration: SyncConfiguration, withinRun: Bool) {
         self.configuration = configuration
+        self.withinRun = withinRun
         self.attemptsPerRound = withinRun ? configuration.maxImageAttempts : 1
     }
 

@@ -54,6 +54,13 @@ public struct SyncConfiguration: Sendable {
     public var imageBackoffJitter: Double
     /// In daemon mode, the wait before trying again after the API could not be reached.
     public var outageRetryDelay: Duration
+    /// The most bytes of images to keep stored: storing one more prunes the images fetched
+    /// longest ago (``PhotoStore``'s `storeImages(_:failures:storageLimit:)`); nil keeps all.
+    public var storageLimit: Int64?
+    /// The free space to keep on the database's file system: image downloads pause below it.
+    public var minFreeDisk: FreeDiskReserve
+    /// How often paused downloads look at the free space again.
+    public var diskRecheckInterval: Duration
 
     public init(
         sources: [PhotoSource] = [.feed],
@@ -76,7 +83,10 @@ public struct SyncConfiguration: Sendable {
         outageRetryDelay: Duration = .seconds(60),
         imageBackoff: Duration = .seconds(60),
         maxImageBackoff: Duration = .seconds(6 * 3600),
-        imageBackoffJitter: Double = 0.2
+        imageBackoffJitter: Double = 0.2,
+        storageLimit: Int64? = nil,
+        minFreeDisk: FreeDiskReserve = .standard,
+        diskRecheckInterval: Duration = .seconds(10)
     ) {
         self.sources = sources.isEmpty ? [.feed] : sources
         self.sourceRetryDelay = sourceRetryDelay
@@ -100,6 +110,9 @@ public struct SyncConfiguration: Sendable {
         self.imageBackoff = imageBackoff
         self.maxImageBackoff = maxImageBackoff
         self.imageBackoffJitter = min(max(0, imageBackoffJitter), 1)
+        self.storageLimit = storageLimit.map { max(0, $0) }
+        self.minFreeDisk = minFreeDisk
+        self.diskRecheckInterval = diskRecheckInterval
     }
 
     /// The engine's defaults, which `photosync`'s settings default to.

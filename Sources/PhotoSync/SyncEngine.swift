@@ -36,10 +36,14 @@ public final class SyncEngine: Sendable {
     let sourceBackoff = SourceBackoff()
     /// A number in 0..<1 for the jitter of each image backoff.
     let imageBackoffRandom: @Sendable () -> Double
+    let disk: DiskReserveWatch
     private let running = Mutex<Pipeline?>(nil)
 
-    /// - Parameter spool: where image bodies land while they are checked; its directory must be
-    ///   the engine's alone, since every run empties it of what a killed run left.
+    /// - Parameters:
+    ///   - spool: where image bodies land while they are checked; its directory must be the
+    ///     engine's alone, since every run empties it of what a killed run left.
+    ///   - diskSpace: the room left beside the database, asked before downloads are handed out;
+    ///     by default the file system's (``DiskSpace/probe(forFileAt:)``).
     public init(
         repository: PhotoRepository,
         store: PhotoStore,
@@ -49,9 +53,14 @@ public final class SyncEngine: Sendable {
         now: @escaping @Sendable () -> Date = Date.init,
         logger: Logger,
         imageBackoffRandom: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        diskSpace: (@Sendable () -> DiskSpace?)? = nil,
         onProgress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.imageBackoffRandom = imageBackoffRandom
+        let path = store.path
+        self.disk = DiskReserveWatch(
+            probe: diskSpace ?? { DiskSpace.probe(forFileAt: path) }, reserve: configuration.minFreeDisk,
+            recheckInterval: configuration.diskRecheckInterval)
         self.repository = repository
         self.store = store
         self.spool = spool
@@ -128,6 +137,7 @@ public final class SyncEngine: Sendable {
             logger.info("trying again images that failed in earlier runs", metadata: ["count": "\(due)"])
         }
         try await sync(maxPages: maxPages, retriesWithinRun: true)
+        vacuumWhileIdle()
         await progressTracker.update { $0.activity = "done" }
         return await progressTracker.progress
     }
@@ -142,6 +152,7 @@ public final class SyncEngine: Sendable {
                     // Each was logged when it failed; they are tried again after their backoff.
                 }
                 await progressTracker.update { $0.activity = "idle" }
+                vacuumWhileIdle()
                 checkpointWhileIdle()
                 try await clock.sleep(for: try await nextWake())
             } catch let error as SyncError {
@@ -223,7 +234,14 @@ public final class SyncEngine: Sendable {
         let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
         let feed = ImageJobFeed(
             store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
-            progress: progressTracker, retries: retries)
+            progress: progressTracker, retries: retries, disk: self.disk,
+            downloadsPaused: { imagesSettled.signal() }, logger: logger)
+        var backlog = ImageBacklog(
+            store: store, variants: variants,
+            limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
+            imagesSettled: imagesSettled)
+        let diskWatch = self.disk
+        backlog.downloadsPaused = { diskWatch.last.pause != nil }
         let tracker =
             configuration.downloadTracking
             ? DownloadTracker(
@@ -233,10 +251,7 @@ public final class SyncEngine: Sendable {
             : nil
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
-            backlog: ImageBacklog(
-                store: store, variants: variants,
-                limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
-                imagesSettled: imagesSettled),
+            backlog: backlog,
             progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
             backoff: sourceBackoff)
         let writer = ImageWriter(
@@ -266,12 +281,76 @@ public final class SyncEngine: Sendable {
             throw SyncError.spool(error)
         }
         try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
+        if let storageLimit = configuration.storageLimit {
+            try convertForIncrementalVacuum()
+            // A budget lowered since the last run takes effect now, not at the next image.
+            let pruned = try storing { try store.archive.prune(toFit: storageLimit) }
+            if !pruned.isEmpty {
+                let bytes = pruned.reduce(Int64(0)) { $0 + $1.byteCount }
+                logger.notice(
+                    "images pruned to fit a lower storage_limit",
+                    metadata: ["count": "\(pruned.count)", "bytes": "\(bytes)"])
+                await progressTracker.update {
+                    $0.imagesPruned += pruned.count
+                    $0.bytesPruned += bytes
+                }
+            }
+        }
         for variant in configuration.variants.map(\.rawValue) {
             let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }
             if created > 0 {
                 logger.info(
                     "queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
             }
+        }
+    }
+
+    /// A database from before incremental vacuum never gives pruned pages back to the file
+    /// system: it is converted once, here, before any stage writes (``PhotoStore``'s
+    /// `enableIncrementalVacuum(freeDisk:)` says what it costs).
+    private func convertForIncrementalVacuum() throws {
+        let free = disk.probe()?.available ?? 0
+        let sizes = store.fileSizes
+        if sizes.database > 64 << 20 {
+            logger.notice(
+                "converting the database to incremental vacuum (once), so that pruned images free disk space",
+                metadata: ["bytes": "\(sizes.database)"])
+        }
+        guard let duration = try storing({ try store.enableIncrementalVacuum(freeDisk: free) }) else {
+            // Pruned images' pages are still reused: the file stops growing, but does not shrink.
+            logger.warning(
+                "not converted to incremental vacuum: too little free disk for a copy of the database",
+                metadata: ["free_bytes": "\(free)", "database_bytes": "\(sizes.database)"])
+            return
+        }
+        if duration > .zero {
+            logger.notice(
+                "converted to incremental vacuum", metadata: ["ms": "\(Int(duration / .milliseconds(1)))"])
+        }
+    }
+
+    /// Gives the pages of pruned images back to the file system, a few at a time, so that the
+    /// file shrinks toward the budget.
+    private func vacuumWhileIdle() {
+        do {
+            let pages = try store.incrementalVacuum()
+            if pages > 0 { logger.debug("free pages returned to the file system", metadata: ["pages": "\(pages)"]) }
+        } catch {
+            logger.debug("incremental vacuum failed", metadata: ["error": "\(error.localizedDescription)"])
+        }
+    }
+
+    /// What the storage budget, the disk reserve and the WAL look like now: for metrics.
+    public var storage: StorageReport {
+        get async {
+            let sizes = store.fileSizes
+            let (space, pause) = disk.last
+            let used = try? await store.archive.storedBytes()
+            return StorageReport(
+                storedBytes: used, storageLimit: configuration.storageLimit, databaseBytes: sizes.database,
+                walBytes: sizes.wal, freeDisk: space?.available,
+                diskReserve: space.map { configuration.minFreeDisk.bytes(ofDiskOf: $0.total) },
+                downloadsPaused: pause != nil)
         }
     }
 
@@ -316,4 +395,18 @@ private struct Pipeline: Sendable {
         depths.trackingInFlight = tracker?.depth ?? 0
         return depths
     }
+}
+
+/// The storage facts an operator alerts on: see ``SyncEngine/storage``.
+public struct StorageReport: Sendable, Equatable {
+    /// The bytes of every stored image; nil when the database could not be read.
+    public var storedBytes: Int64?
+    /// `storage_limit`, when set.
+    public var storageLimit: Int64?
+    public var databaseBytes: Int64
+    public var walBytes: Int64
+    /// The free disk the last look saw, and the reserve; nil before the first look.
+    public var freeDisk: Int64?
+    public var diskReserve: Int64?
+    public var downloadsPaused: Bool
 }

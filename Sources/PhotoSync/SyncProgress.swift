@@ -20,12 +20,18 @@ public struct SyncProgress: Sendable, Equatable {
     public var rateLimit: RateLimit?
     /// What the sync is doing now, in a few words.
     public var activity = "starting"
+    /// Images whose bytes were freed to keep within the storage limit, and how many bytes.
+    public var imagesPruned = 0
+    public var bytesPruned: Int64 = 0
+    /// Set while image downloads wait for free disk space: why.
+    public var downloadsPaused: DownloadPause?
 
     public init() {}
 
     /// One line, for logs and systemd's STATUS=: the activity, then ``counts``.
     public var summary: String {
-        "\(activity): \(counts)"
+        let pause = downloadsPaused.map { "; \($0)" } ?? ""
+        return "\(activity): \(counts)\(pause)"
     }
 
     /// What was done, as one line.
@@ -36,6 +42,7 @@ public struct SyncProgress: Sendable, Equatable {
         ]
         if imagesFailed > 0 { parts.append("\(imagesFailed) image failures") }
         if downloadsDeferred > 0 { parts.append("\(downloadsDeferred) download trackings deferred") }
+        if imagesPruned > 0 { parts.append("\(imagesPruned) pruned (\(ByteCount.text(bytesPruned)))") }
         if let rateLimit { parts.append("rate limit \(rateLimit.remaining)/\(rateLimit.limit)") }
         return parts.joined(separator: ", ")
     }

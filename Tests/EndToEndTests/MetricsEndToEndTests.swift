@@ -60,6 +60,15 @@ extension EndToEnd {
                 #expect(metrics[#"photosync_queue_depth{stage="jobs_queued"}"#] == 0)
                 let lastPage = try #require(metrics["photosync_last_page_timestamp_seconds"])
                 #expect(abs(lastPage - Date().timeIntervalSince1970) < 600)
+                // The storage facts (docs/STORAGE.md): no budget set, room on the disk, a WAL
+                #expect(
+                    metrics["photosync_storage_used_bytes"]
+                        == Double(try await world.store().catalog.statistics().bytesStored))
+                #expect(metrics["photosync_storage_limit_bytes"] == nil)
+                #expect(metrics["photosync_downloads_paused"] == 0)
+                #expect(metrics["photosync_wal_bytes"] != nil && metrics["photosync_database_bytes"] ?? 0 > 0)
+                let (free, reserve) = (metrics["photosync_disk_free_bytes"], metrics["photosync_disk_reserve_bytes"])
+                #expect(free ?? 0 > reserve ?? .infinity)
                 #expect(result.status == 0, "\(result.stderr)")
             }
         }

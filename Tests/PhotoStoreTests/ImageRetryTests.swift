@@ -94,7 +94,7 @@ struct ImageRetryTests {
         }
     }
 
-    @Test("v8 gives every image failed before it one more try, as a transient failure due at once")
+    @Test("v9 gives every image failed before it one more try, as a transient failure due at once")
     func migrationRetriesOldFailures() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("old.sqlite").path

@@ -29,23 +29,25 @@ struct SyncHarness {
         accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
         _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
-        engine(accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, configure)
+        engine(
+            accessKey: accessKey, apiBase: apiBase, maxImageBytes: maxImageBytes, now: nil, diskSpace: nil, configure)
     }
 
     /// An engine whose wall clock moves with ``clock``, as a real daemon's does while it sleeps.
     func engineWithWallClockFollowingItsClock(_ configure: (inout SyncConfiguration) -> Void) -> SyncEngine {
         let clock = clock
         return engine(
-            accessKey: "KEY", apiBase: UnsplashAPI.defaultBaseURL, maxImageBytes: 256 << 20,
             now: {
                 let (seconds, attoseconds) = clock.now.offset.components
                 return WallClock.start.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
-            }, configure)
+            }, diskSpace: nil, configure)
     }
 
-    private func engine(
-        accessKey: String, apiBase: URL, maxImageBytes: Int64, now: (@Sendable () -> Date)?,
-        _ configure: (inout SyncConfiguration) -> Void
+    /// A fresh engine whose wall clock and disk the test gives (nil: the harness's, the real disk's).
+    func engine(
+        accessKey: String = "KEY", apiBase: URL = UnsplashAPI.defaultBaseURL, maxImageBytes: Int64 = 256 << 20,
+        now: (@Sendable () -> Date)?, diskSpace: (@Sendable () -> DiskSpace?)?,
+        _ configure: (inout SyncConfiguration) -> Void = { _ in }
     ) -> SyncEngine {
         var configuration = SyncConfiguration(perPage: 10, concurrency: 3)
         configure(&configuration)
@@ -53,7 +55,7 @@ struct SyncHarness {
             repository: repository(accessKey: accessKey, apiBase: apiBase),
             store: store, spool: spool(maxBytes: maxImageBytes), configuration: configuration, clock: clock,
             now: now ?? { [wallClock] in wallClock.now },
-            logger: log.logger(level: .trace))
+            logger: log.logger(level: .trace), diskSpace: diskSpace)
     }
 
     /// The fake API behind the provider the engine uses, for testing a stage on its own.

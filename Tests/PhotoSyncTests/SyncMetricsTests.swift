@@ -57,3 +57,26 @@ import UnsplashAPI
         #expect(try metrics.expectCounter("photosync_api_requests_total", [("status", "error")]).totalValue == 1)
     }
 }
+
+@Suite struct StorageMetricsTests {
+    @Test func storageDiskAndWALAreGauges() throws {
+        let metrics = TestMetrics()
+        let sync = SyncMetrics(factory: metrics)
+        var progress = SyncProgress()
+        progress.imagesPruned = 7
+        sync.record(progress)
+        sync.record(
+            StorageReport(
+                storedBytes: 4_000, storageLimit: 5_000, databaseBytes: 9_000, walBytes: 300, freeDisk: 10,
+                diskReserve: 20, downloadsPaused: true))
+
+        #expect(try metrics.expectCounter("photosync_images_pruned_total").totalValue == 7)
+        #expect(try metrics.expectGauge("photosync_storage_used_bytes").lastValue == 4_000)
+        #expect(try metrics.expectGauge("photosync_storage_limit_bytes").lastValue == 5_000)
+        #expect(try metrics.expectGauge("photosync_wal_bytes").lastValue == 300)
+        #expect(try metrics.expectGauge("photosync_database_bytes").lastValue == 9_000)
+        #expect(try metrics.expectGauge("photosync_disk_free_bytes").lastValue == 10)
+        #expect(try metrics.expectGauge("photosync_disk_reserve_bytes").lastValue == 20)
+        #expect(try metrics.expectGauge("photosync_downloads_paused").lastValue == 1)
+    }
+}

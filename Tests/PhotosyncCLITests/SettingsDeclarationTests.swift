@@ -15,13 +15,14 @@ import Testing
         "database": ["/x.sqlite"], "api_base": ["https://x.test"], "sources": ["user:ann"], "per_page": ["3"],
         "variant": ["thumb"], "concurrency": ["2"], "poll_interval": ["60"], "allowed_image_hosts": ["x.test"],
         "download_tracking": [], "rate_limit_reserve": ["5"], "max_image_mib": ["7"],
-        "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"], "mirror_client_keys": ["k1"],
+        "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"],
+        "storage_limit": ["5GB"], "min_free_disk": ["2GiB"], "mirror_client_keys": ["k1"],
         "mirror_rate_limit": ["50"], "mirror_image_urls": ["local"],
     ]
 
     @Test func namesAreUnique() {
         let settings = AllSettings.list
-        #expect(settings.count == 16)
+        #expect(settings.count == 18)
         #expect(Set(settings.map(\.name)).count == settings.count)
         #expect(Set(settings.map(\.flag)).count == settings.count)
         #expect(Set(settings.map(\.environmentVariable)).count == settings.count)

@@ -109,6 +109,18 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
             yaml: "log_level: error", fileResult: "error",
             defaultResult: "info", read: { $0.logLevel.rawValue }),
         .init(
+            key: "storage_limit",
+            flag: ["--storage-limit", "50GB"], flagResult: "50000000000",
+            environment: ["PHOTOSYNC_STORAGE_LIMIT": "500MiB"], environmentResult: "524288000",
+            yaml: "storage_limit: 2000000", fileResult: "2000000",
+            defaultResult: "none", read: { $0.storageLimit.map(String.init) ?? "none" }),
+        .init(
+            key: "min_free_disk",
+            flag: ["--min-free-disk", "2GiB"], flagResult: "bytes(2147483648)",
+            environment: ["PHOTOSYNC_MIN_FREE_DISK": "0"], environmentResult: "bytes(0)",
+            yaml: "min_free_disk: 10 MB", fileResult: "bytes(10000000)",
+            defaultResult: "standard", read: { "\($0.minFreeDisk)" }),
+        .init(
             key: "mirror_client_keys",
             flag: ["--mirror-client-key", "a", "--mirror-client-key", "b"], flagResult: "a b",
             environment: ["PHOTOSYNC_MIRROR_CLIENT_KEYS": "c, d"], environmentResult: "c d",

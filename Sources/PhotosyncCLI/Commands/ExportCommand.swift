@@ -46,8 +46,9 @@ struct ExportCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("\r\u{1B}[2Kexporting \(done)/\(total)".utf8))
             }
             if interactive { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
+            let pruned = report.pruned > 0 ? ", \(report.pruned) pruned (storage_limit)" : ""
             print(
-                "exported: \(report.written) written, \(report.unchanged) unchanged, \(report.withoutImage) without a stored image, to \(to)"
+                "exported: \(report.written) written, \(report.unchanged) unchanged, \(report.withoutImage) without a stored image\(pruned), to \(to)"
             )
         }
     }
@@ -60,6 +61,8 @@ struct PhotoExporter {
         var written = 0
         var unchanged = 0
         var withoutImage = 0
+        /// Of `withoutImage`, those whose image was pruned to stay within `storage_limit`.
+        var pruned = 0
     }
 
     let directory: URL
@@ -88,6 +91,9 @@ struct PhotoExporter {
             progress(index, photos.count)
             guard let image = photo.image, let name = Self.fileName(id: photo.id, contentType: image.contentType) else {
                 report.withoutImage += 1
+                if photo.image == nil, try await store.archive.prunedImage(photoID: photo.id, variant: nil) != nil {
+                    report.pruned += 1
+                }
                 continue
             }
             let destination = directory.appendingPathComponent(name)

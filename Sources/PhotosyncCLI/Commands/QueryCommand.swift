@@ -47,7 +47,7 @@ struct QueryCommand: AsyncParsableCommand {
                         photoID: photo.id, variant: photo.image?.variant, to: .standardOutput, named: "standard output")
                         != nil
                 else {
-                    throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
+                    throw try await Self.noStoredImage(photo, store: store)
                 }
                 return
             }
@@ -57,7 +57,7 @@ struct QueryCommand: AsyncParsableCommand {
                     let written = try await store.archive.writeImage(
                         photoID: photo.id, variant: photo.image?.variant, to: destination)
                 else {
-                    throw CommandFailure(code: .notFound, message: "photo \(id) has no stored image yet")
+                    throw try await Self.noStoredImage(photo, store: store)
                 }
                 if !json {
                     print("wrote \(written) bytes to \(output)")
@@ -65,6 +65,18 @@ struct QueryCommand: AsyncParsableCommand {
             }
             print(json ? try Self.json(photo) : Self.text(photo))
         }
+    }
+
+    /// Exit 1 either way: the image is not stored yet, or it was pruned (its bytes freed to stay
+    /// within `storage_limit`), which the message says with what the image was.
+    static func noStoredImage(_ photo: StoredPhoto, store: PhotoStore) async throws -> CommandFailure {
+        guard let pruned = try await store.archive.prunedImage(photoID: photo.id, variant: nil) else {
+            return CommandFailure(code: .notFound, message: "photo \(photo.id) has no stored image yet")
+        }
+        return CommandFailure(
+            code: .notFound,
+            message: "photo \(photo.id)'s \(pruned.variant) image was pruned to stay within storage_limit "
+                + "(\(ByteCount.text(pruned.byteCount)), sha256 \(pruned.sha256))")
     }
 
     /// The API's fields as stored, plus what photosync knows of the image.

@@ -141,6 +141,7 @@ struct RunCommand: AsyncParsableCommand {
                 .init(
                     service: MetricsServer(address: address, registry: registry, logger: logger) {
                         metrics.record(await engine.stageDepths)
+                        metrics.record(await engine.storage)
                     },
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -175,6 +176,13 @@ struct RunCommand: AsyncParsableCommand {
                 let failed = "\(images.failed) image\(images.failed == 1 ? "" : "s")"
                 logger.warning(
                     "\(failed) failed for good: 'photosync status' lists them, 'photosync retry --all' requeues them")
+            }
+            if let pause = progress.downloadsPaused, images.pending > 0 {
+                throw CommandFailure(
+                    code: .tempFailure,
+                    message:
+                        "\(pause); \(images.pending) image\(images.pending == 1 ? " is" : "s are") not downloaded: "
+                        + "free disk space, or lower min_free_disk, and run again")
             }
             if images.pending > 0 {
                 let retrying =
@@ -229,6 +237,8 @@ extension SyncConfiguration {
             downloadTracking: settings.downloadTracking,
             rateLimitReserve: settings.rateLimitReserve,
             imageRetryDelay: once ? .milliseconds(500) : .seconds(60),
-            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600))
+            maxImageRetryDelay: once ? .seconds(2) : .seconds(3600),
+            storageLimit: settings.storageLimit,
+            minFreeDisk: settings.minFreeDisk)
     }
 }

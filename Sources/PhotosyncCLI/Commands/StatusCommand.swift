@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoStore
+import PhotoSync
 import UnsplashAPI
 
 /// `photosync status`: what the database holds and how far the sync has come.
@@ -19,21 +20,23 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
             let stats = try await store.catalog.statistics()
+            let storage = StatusStorage(
+                store: store, options: database, environment: ProcessInfo.processInfo.environment)
             if json {
-                print(try Self.json(stats))
+                print(try Self.json(stats, storage: storage))
             } else {
                 let failures = try await store.imageQueue.failedImages(limit: 5)
                 let retrying = try await store.imageQueue.retryingImages(limit: 5)
                 print(
                     Self.text(
                         stats, failures: failures, rejected: try await store.ledger.rejectedPhotos(limit: 5),
-                        retrying: retrying))
+                        retrying: retrying, storage: storage))
             }
         }
     }
 
-    static func json(_ stats: StoreStatistics) throws -> String {
-        let object: JSONValue = .object([
+    static func json(_ stats: StoreStatistics, storage: StatusStorage? = nil) throws -> String {
+        var fields: [String: JSONValue] = [
             "version": .string(PhotosyncVersion.number),
             "photos": .int(stats.photos),
             "images_stored": .int(stats.imagesStored),
@@ -51,8 +54,11 @@ struct StatusCommand: AsyncParsableCommand {
             "last_page_at": stats.lastPageAt.map { .string($0.iso8601Text) } ?? .null,
             "images_retrying": .int(stats.imagesRetrying),
             "next_image_retry_at": stats.nextImageRetryAt.map { .string($0.iso8601Text) } ?? .null,
-        ])
-        return try JSONOutput.string(object)
+            "images_pruned": .int(stats.imagesPruned),
+            "bytes_pruned": .int(stats.bytesPruned),
+        ]
+        fields.merge(storage?.jsonFields ?? [:]) { _, new in new }
+        return try JSONOutput.string(.object(fields))
     }
 
     /// One source in `status --json`.
@@ -84,7 +90,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func text(
         _ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = [],
-        retrying: [ImageFailure] = []
+        retrying: [ImageFailure] = [], storage: StatusStorage? = nil
     ) -> String {
         var backfill =
             stats.backfillComplete
@@ -104,6 +110,12 @@ struct StatusCommand: AsyncParsableCommand {
             "last page       \(stats.lastPageAt.map { $0.iso8601Text } ?? "never")",
             "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
         ]
+        if stats.imagesPruned > 0 {
+            lines.append(
+                "images pruned   \(stats.imagesPruned) (\(ByteCount.text(stats.bytesPruned)), "
+                    + "to stay within storage_limit)")
+        }
+        lines += storage?.lines(bytesStored: stats.bytesStored) ?? []
         if !stats.sources.isEmpty {
             lines.append("sources")
             lines += stats.sources.map(line)

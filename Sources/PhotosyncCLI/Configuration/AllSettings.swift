@@ -109,6 +109,19 @@ struct AllSettings: Sendable {
         valueName: "level", default: { _ in Logger.Level.info.rawValue },
         completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
 
+    let storageLimit = Setting(
+        "storage_limit", flag: "--storage-limit", .text,
+        summary: "The most image bytes to keep, such as 50GB, 500MiB or plain bytes; beyond it the images "
+            + "fetched longest ago are pruned (their metadata stays).",
+        valueName: "size", default: { _ in "" }, defaultText: "none", rule: SettingRules.storageLimit)
+
+    let minFreeDisk = Setting(
+        "min_free_disk", flag: "--min-free-disk", .text,
+        summary: "Free space to keep on the database's disk, such as 2GiB; below it image downloads pause "
+            + "(0: never).",
+        valueName: "size", default: { _ in "" }, defaultText: "1 GiB, or 5% of the disk when smaller",
+        rule: SettingRules.minFreeDisk)
+
     let mirrorClientKeys = Setting(
         "mirror_client_keys", flag: "--mirror-client-key", .list(of: "a list of client keys"),
         summary: "Client keys serve's Unsplash API accepts (Client-ID); required when --listen is not loopback.",

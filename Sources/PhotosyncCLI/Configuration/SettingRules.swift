@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Networking
+import PhotoSync
 import UnsplashAPI
 
 /// The checks of settings too long to sit in their declaration; each returns the value to keep.
@@ -103,6 +104,43 @@ enum SettingRules {
             if let problem { throw SettingProblem("must hold host names \(problem) (got \(quoted(host)))") }
             return host.lowercased()
         }
+    }
+
+    /// The largest size a size setting takes: 1,000 TB, far beyond any disk photosync fills,
+    /// and far from overflowing a 64-bit count.
+    static let maxByteSize: Int64 = 1_000_000_000_000_000
+
+    /// A size: plain bytes, or a number with a unit, decimal (`KB`, `MB`, `GB`, `TB`) or binary
+    /// (`KiB`, `MiB`, `GiB`, `TiB`), in any case, with or without a space: `50GB`, `500 MiB`.
+    static func byteSize(_ text: String) throws(SettingProblem) -> Int64 {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+        let multipliers: [String: Int64] = [
+            "": 1, "b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000, "tb": 1_000_000_000_000,
+            "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+        ]
+        guard !digits.isEmpty, let multiplier = multipliers[unit] else {
+            throw SettingProblem(
+                "must be a size such as 50GB, 500MiB or a number of bytes (got \(quoted(text)))")
+        }
+        guard let number = Int64(digits), number <= maxByteSize / multiplier, number * multiplier <= maxByteSize
+        else { throw SettingProblem("must be at most 1000TB (got \(quoted(text)))") }
+        return number * multiplier
+    }
+
+    /// "" (none) or a size of at least 1 MB: a smaller budget could not hold one photo.
+    static func storageLimit(_ text: String) throws(SettingProblem) -> Int64? {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { return nil }
+        let bytes = try byteSize(text)
+        guard bytes >= 1_000_000 else { throw SettingProblem("must be at least 1MB (got \(quoted(text)))") }
+        return bytes
+    }
+
+    /// "" (1 GiB, or 5% of the disk when smaller) or a size; 0 never pauses.
+    static func minFreeDisk(_ text: String) throws(SettingProblem) -> FreeDiskReserve {
+        if text.trimmingCharacters(in: .whitespaces).isEmpty { return .standard }
+        return .bytes(try byteSize(text))
     }
 
     /// "1-30", for a summary.

@@ -39,6 +39,8 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?
     @Option(\.logLevel) var logLevel: String?
+    @Option(\.storageLimit) var storageLimit: String?
+    @Option(\.minFreeDisk) var minFreeDisk: String?
     @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
     @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
     @Option(\.mirrorImageURLs) var mirrorImageURLs: String?

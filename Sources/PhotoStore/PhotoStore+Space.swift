@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// The file's size on disk: the write-ahead log, and the pages pruning frees.
+extension PhotoStore {
+    /// The sizes of the database's files now, from the file system; a missing file counts 0.
+    public var fileSizes: DatabaseFileSizes {
+        func size(_ path: String) -> Int64 {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        return DatabaseFileSizes(database: size(path), wal: size(path + "-wal"))
+    }
+
+    /// Whether freed pages can be given back to the file system (`auto_vacuum = INCREMENTAL`).
+    /// Databases created by this version are; older ones until ``enableIncrementalVacuum(freeDisk:)``.
+    public func hasIncrementalVacuum() async throws(StoreError) -> Bool {
+        do {
+            return try await pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 }
+        } catch {
+            throw StoreError(error, path: path, operation: "reading auto_vacuum")
+        }
+    }
+
+    /// Converts a database from before incremental vacuum, once: sets `auto_vacuum =
+    /// INCREMENTAL` and rewrites the file with `VACUUM`, which holds the writer until it is done
+    /// (about a second per 100 MB here) and needs room for a copy of the file. So it is meant
+    /// for the start of `run`, before any writer stage starts, and it is skipped, returning nil,
+    /// when `freeDisk` (the bytes free beside the file) is less than twice the file.
+    ///
+    /// - Returns: how long the conversion took; `.zero` when there was nothing to convert; nil
+    ///   when skipped for want of room.
+    public func enableIncrementalVacuum(freeDisk: Int64) throws(StoreError) -> Duration? {
+        do {
+            let mode = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
+            guard mode != 2 else { return .zero }
+            let sizes = fileSizes
+            guard freeDisk > 2 * (sizes.database + sizes.wal) else { return nil }
+            let start = ContinuousClock.now
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "VACUUM")
+                _ = try db.checkpoint(.truncate)
+            }
+            return ContinuousClock.now - start
+        } catch {
+            throw StoreError(error, path: path, operation: "converting to incremental vacuum")
+        }
+    }
+
+    /// Gives pages on the free list (left by pruned images) back to the file system, at most
+    /// `maxPages` per transaction so that the writer is held for a few milliseconds at a time.
+    /// Does nothing on a database without incremental vacuum.
+    ///
+    /// - Returns: the pages freed.
+    @discardableResult
+    public func incrementalVacuum(maxPages: Int = 1024) throws(StoreError) -> Int {
+        do {
+            var freed = 0
+            while true {
+                let step = try pool.writeWithoutTransaction { db -> Int in
+                    guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 else { return 0 }
+                    let before = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                    guard before > 0 else { return 0 }
+                    // The pragma frees pages as its rows are stepped through: run it to the end.
+                    _ = try Row.fetchAll(db, sql: "PRAGMA incremental_vacuum(\(max(1, maxPages)))")
+                    return before - (try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
+                }
+                guard step > 0 else { return freed }
+                freed += step
+            }
+        } catch {
+            throw StoreError(error, path: path, operation: "freeing pages")
+        }
+    }
+
+    /// Copies what readers allow of the WAL into the database without waiting for anyone
+    /// (`PASSIVE`), so that the log stops growing as soon as a long reader lets go.
+    public func checkpointPassively() throws(StoreError) {
+        do {
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+        } catch {
+            throw StoreError(error, path: path, operation: "checkpointing the write-ahead log")
+        }
+    }
+}
+
+/// How large the database's files are on disk.
+public struct DatabaseFileSizes: Sendable, Equatable {
+    /// The main file.
+    public var database: Int64
+    /// The write-ahead log (`-wal`).
+    public var wal: Int64
+
+    public init(database: Int64, wal: Int64) {
+        self.database = database
+        self.wal = wal
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PhotoStore
+import PhotoSync
+import UnsplashAPI
+
+/// What `status` says of the disk: the storage budget, the free disk against the reserve, and the
+/// database's files. The reserve is judged as `run` judges it, from the same settings and the
+/// same file system, so `status` says why downloads are paused while `run` pauses them.
+struct StatusStorage: Equatable {
+    var storageLimit: Int64?
+    var databaseBytes: Int64
+    var walBytes: Int64
+    var disk: DiskSpace?
+    var reserveBytes: Int64?
+    var pause: DownloadPause?
+
+    init(
+        storageLimit: Int64?, sizes: DatabaseFileSizes, disk: DiskSpace?, reserve: FreeDiskReserve
+    ) {
+        self.storageLimit = storageLimit
+        databaseBytes = sizes.database
+        walBytes = sizes.wal
+        self.disk = disk
+        reserveBytes = disk.map { reserve.bytes(ofDiskOf: $0.total) }
+        pause = disk.flatMap { DownloadPause.judging($0, reserve: reserve) }
+    }
+
+    /// For the store at `path`, with the settings `options` resolve. A setting that does not
+    /// resolve is left out (its default is used): it stops `run`, not `status`.
+    init(store: PhotoStore, options: DatabaseOptions, environment: [String: String]) {
+        let resolver = SettingsResolver(environment: environment)
+        let limit = try? resolver.resolve(\.storageLimit, flags: [:], configPath: options.configPath)
+        let reserve = (try? resolver.resolve(\.minFreeDisk, flags: [:], configPath: options.configPath)) ?? .standard
+        self.init(
+            storageLimit: limit, sizes: store.fileSizes, disk: DiskSpace.probe(forFileAt: store.path), reserve: reserve)
+    }
+
+    var jsonFields: [String: JSONValue] {
+        [
+            "storage_limit_bytes": storageLimit.map { .int($0) } ?? .null,
+            "database_bytes": .int(databaseBytes),
+            "wal_bytes": .int(walBytes),
+            "disk_free_bytes": disk.map { .int($0.available) } ?? .null,
+            "disk_reserve_bytes": reserveBytes.map { .int($0) } ?? .null,
+            "downloads_paused": pause.map { .string($0.description) } ?? .null,
+        ]
+    }
+
+    func lines(bytesStored: Int64) -> [String] {
+        var lines: [String] = []
+        if let storageLimit {
+            lines.append("storage limit   \(ByteCount.text(bytesStored)) of \(ByteCount.text(storageLimit)) used")
+        }
+        lines.append("database file   \(ByteCount.text(databaseBytes)), write-ahead log \(ByteCount.text(walBytes))")
+        if let disk, let reserveBytes {
+            lines.append(
+                "free disk       \(ByteCount.text(disk.available)), reserve \(ByteCount.text(reserveBytes))"
+                    + (pause.map { "; \($0)" } ?? ""))
+        }
+        return lines
+    }
+}

@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+import Gallery
+import Hummingbird
+import HummingbirdTesting
+import PhotoStore
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct PrunedImageTests {
+    @Test func aPrunedImageShowsTheColourAndLinksToUnsplash() async throws {
+        // GIVEN two photos whose images were stored, the older one pruned to stay within a budget
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit([Sample.photo("old", day: 1, color: "#445566"), Sample.photo("new", day: 2)])
+        try fixture.storeImage("old", bytes: Sample.bytes(1_000))
+        let bytes = Sample.bytes(1_000, seed: 2)
+        let batch = try fixture.writer.archive.storeImages(
+            [
+                ImageToStore(
+                    photoID: "new", variant: "regular", contentType: "image/jpeg", bytes: .data(bytes),
+                    sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
+                    fetchedAt: Date(timeIntervalSince1970: 1_700_000_200))
+            ],
+            storageLimit: 1_500)
+        #expect(batch.pruned.map(\.photoID) == ["old"])
+
+        try await fixture.serve { client in
+            // WHEN its page is asked for
+            let page = try await client.execute(uri: "/photos/old", method: .get).text
+            // THEN the frame has the photo's colour, says the image was pruned and links to Unsplash
+            #expect(page.contains("background-color: #445566"))
+            #expect(page.contains("This image was pruned"), "\(page)")
+            #expect(page.contains("id=\"pruned-unsplash\" href=\"https://unsplash.com/photos/old?"))
+            #expect(!page.contains("No image of this photo is stored yet"))
+            // AND its image is gone, while the other one's page shows its image
+            #expect(try await client.execute(uri: "/images/old", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/photos/new", method: .get).text.contains("<img id=\"photo\""))
+        }
+    }
+}

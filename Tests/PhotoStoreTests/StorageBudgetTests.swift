@@ -1,0 +1,211 @@
+import Crypto
+import Foundation
+import GRDB
+import Testing
+
+@testable import PhotoStore
+
+@Suite("The storage budget")
+struct StorageBudgetTests {
+    let variant = Sample.variant
+
+    /// Real hashes, so that `verify` checks the bytes that stay.
+    func image(_ id: String, _ data: Data, fetchedAt: Date) -> ImageToStore {
+        ImageToStore(
+            photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data),
+            sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(), fetchedAt: fetchedAt)
+    }
+
+    func stored(_ store: PhotoStore, _ id: String) async throws -> Bool {
+        try await store.archive.storedImage(photoID: id, variant: variant) != nil
+    }
+
+    @Test("storing past the limit prunes the images fetched longest ago, in the same transaction")
+    func prunesOldestFirst() async throws {
+        try await withStore { store, _ in
+            // GIVEN five stored images of 1,000 bytes, fetched one second apart, and a limit of 3,500
+            let ids = ["a", "b", "c", "d", "e", "f"]
+            try store.commit(ids.map { Sample.photo($0) })
+            for (index, id) in ids.prefix(3).enumerated() {
+                let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
+                try store.archive.storeImages(
+                    [image(id, bytes, fetchedAt: Instant.t(Double(index)))], storageLimit: 3_500)
+            }
+            #expect(try await store.archive.storedBytes() == 3_000)
+
+            // WHEN two more images arrive in one batch
+            let batch = try store.archive.storeImages(
+                [
+                    image("d", Sample.bytes(count: 1_000, seed: 4), fetchedAt: Instant.t(10)),
+                    image("e", Sample.bytes(count: 1_000, seed: 5), fetchedAt: Instant.t(10)),
+                ],
+                storageLimit: 3_500)
+
+            // THEN the two fetched longest ago are pruned, and the stored bytes stay within the limit
+            #expect(batch.stored == [true, true])
+            #expect(batch.pruned.map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.storedBytes() == 3_000)
+            for id in ["a", "b"] { #expect(try await !stored(store, id), "\(id)") }
+            for id in ["c", "d", "e"] { #expect(try await stored(store, id), "\(id)") }
+            // AND a pruned image keeps its size and hash, and has no bytes left
+            let pruned = try #require(try await store.archive.prunedImage(photoID: "a", variant: variant))
+            #expect(pruned.byteCount == 1_000 && pruned.sha256.count == 64)
+            #expect(try await store.archive.imageData(photoID: "a", variant: nil) == nil)
+            let stats = try await store.catalog.statistics()
+            #expect(stats.imagesPruned == 2 && stats.bytesPruned == 2_000 && stats.imagesStored == 3)
+            // AND the photo's metadata stays
+            #expect(try await store.catalog.photo(id: "a") != nil)
+            // AND verify accepts pruned rows
+            #expect(try await store.archive.verify().problems.isEmpty)
+            // AND a pruned image is never stored again, nor queued again
+            let again = try store.archive.storeImages(
+                [image("a", Sample.bytes(count: 1_000, seed: 1), fetchedAt: Instant.t(20))], storageLimit: nil)
+            #expect(again.stored == [false])
+            #expect(try store.imageQueue.enqueueMissingImages(variant: variant) == 0)
+            #expect(try await store.imageQueue.imageCounts(variants: [variant]).pending == 1)
+        }
+    }
+
+    @Test("an image larger than the whole limit is stored after everything older is pruned")
+    func imageLargerThanTheLimit() async throws {
+        try await withStore { store, _ in
+            try store.commit(["a", "b"].map { Sample.photo($0) })
+            try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            let batch = try store.archive.storeImages(
+                [image("b", Sample.bytes(count: 5_000), fetchedAt: Instant.t(1))], storageLimit: 2_000)
+            #expect(batch.stored == [true] && batch.pruned.map(\.photoID) == ["a"])
+            #expect(try await store.archive.storedBytes() == 5_000)
+        }
+    }
+
+    @Test("a lowered limit prunes the oldest images at once")
+    func loweredLimit() async throws {
+        try await withStore { store, _ in
+            try store.commit(["a", "b", "c"].map { Sample.photo($0) })
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
+                try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+            }
+            #expect(try store.archive.prune(toFit: 3_000).isEmpty)
+            #expect(try store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.storedBytes() == 1_000)
+        }
+    }
+
+    @Test("a batch that fails prunes nothing")
+    func failedBatchPrunesNothing() async throws {
+        try await withStore { store, _ in
+            try store.commit(["a", "b"].map { Sample.photo($0) })
+            try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            #expect(throws: StoreError.self) {
+                try store.archive.storeImages(
+                    [
+                        image("b", Sample.bytes(count: 1_000), fetchedAt: Instant.t(1)),
+                        image("no-such-photo", Sample.bytes(count: 10), fetchedAt: Instant.t(1)),
+                    ],
+                    storageLimit: 1_500)
+            }
+            #expect(try await stored(store, "a"))
+            #expect(try await store.archive.storedBytes() == 1_000)
+        }
+    }
+
+    @Test("pruned pages go back to the file system, and the file shrinks")
+    func incrementalVacuumShrinksTheFile() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.hasIncrementalVacuum())
+            let ids = (0..<40).map { "p\($0)" }
+            try store.commit(ids.map { Sample.photo($0) })
+            for (index, id) in ids.enumerated() {
+                let bytes = Sample.bytes(count: 100_000, seed: UInt64(index + 1))
+                try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+            }
+            try store.checkpoint()
+            let full = store.fileSizes.database
+            // Storing one more under a 1 MB limit prunes all but the last few.
+            try store.commit([Sample.photo("last")])
+            let batch = try store.archive.storeImages(
+                [image("last", Sample.bytes(count: 100_000, seed: 99), fetchedAt: Instant.t(100))],
+                storageLimit: 1_000_000)
+            #expect(batch.pruned.count == 31)
+            #expect(try store.incrementalVacuum(maxPages: 16) > 0)
+            try store.checkpoint()
+            let shrunk = store.fileSizes.database
+            #expect(shrunk < full - 2_500_000, "\(full) -> \(shrunk)")
+            #expect(try await store.archive.verify().problems.isEmpty)
+        }
+    }
+
+    @Test("a database from before incremental vacuum is converted once, keeping everything")
+    func convertsAnOlderDatabase() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("old.sqlite").path
+            // GIVEN a database created without auto_vacuum, as before v8, with a stored image
+            do {
+                let queue = try DatabaseQueue(path: path)
+                try Schema.migrator.migrate(queue, upTo: "v7 an index of Unsplash+ photos")
+                #expect(try await queue.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 0)
+                try queue.close()
+            }
+            let store = try PhotoStore(path: path)
+            #expect(try await !store.hasIncrementalVacuum())
+            try store.commit([Sample.photo("a")])
+            try store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
+
+            // WHEN it is converted: THEN it is, and nothing is lost; a second time does nothing
+            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40) != nil)
+            #expect(try await store.hasIncrementalVacuum())
+            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40) == .zero)
+            #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Sample.bytes(count: 50_000))
+            // AND without room for a copy it is left alone
+            let other = directory.appendingPathComponent("other.sqlite").path
+            do {
+                let queue = try DatabaseQueue(path: other)
+                try Schema.migrator.migrate(queue, upTo: "v7 an index of Unsplash+ photos")
+                try queue.close()
+            }
+            #expect(try PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10) == nil)
+        }
+    }
+
+    @Test("v8 keeps every image and its bytes, and counts the stored bytes")
+    func migrationKeepsImages() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v7.sqlite").path
+            // GIVEN a v7 database with a stored image (bytes in image_data), a pending and a failed one
+            do {
+                let queue = try DatabaseQueue(path: path)
+                try Schema.migrator.migrate(queue, upTo: "v7 an index of Unsplash+ photos")
+                try await queue.write { db in
+                    for (id, sequence) in [("a", 1), ("b", 2), ("c", 3)] {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO photo (id, sequence, is_sponsored, json, first_seen_at, last_seen_at)
+                                VALUES (?, ?, 0, '{}', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                                """, arguments: [id, sequence])
+                    }
+                    try db.execute(
+                        sql: """
+                            INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
+                                               sha256, fetched_at)
+                            VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
+                            INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
+                            INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'b', 'regular', 'u');
+                            INSERT INTO image (id, photo_id, variant, status, source_url, attempts, last_error)
+                            VALUES (3, 'c', 'regular', 'failed', 'u', 5, '404');
+                            """, arguments: [Sample.sha256])
+                }
+                try queue.close()
+            }
+            // WHEN it is opened, which migrates it
+            let store = try PhotoStore(path: path)
+            // THEN every image row and its bytes are there, and the total is counted
+            #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Data([1, 2, 3, 4]))
+            #expect(
+                try await store.imageQueue.imageCounts(variants: ["regular"])
+                    == ImageCounts(stored: 1, pending: 1, failed: 1))
+            #expect(try await store.archive.storedBytes() == 4)
+            #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA foreign_key_check") } == nil)
+        }
+    }
+}
