@@ -103,7 +103,11 @@ public final class PhotoStore: Sendable {
     /// - Throws: `StoreError.missing` when there is no file at `path` (none is created),
     ///   `.notAPhotosyncDatabase` for any other kind of file, `.olderSchema` when the database
     ///   needs a migration (which only `init(path:)` performs), `.newerSchema`, `.cannotOpen`.
-    public static func openExisting(path: String) throws(StoreError) -> PhotoStore {
+    ///
+    /// - Parameter readers: connections that read at once. A server answering many requests
+    ///   (`serve`) wants several: one connection answers one read at a time. More than one needs
+    ///   a database in WAL mode, which `photosync run` makes every database it creates.
+    public static func openExisting(path: String, readers: Int = 1) throws(StoreError) -> PhotoStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missing(path: path)
         }
@@ -111,9 +115,13 @@ public final class PhotoStore: Sendable {
         configuration.label = "PhotoStore.reader"
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
-        let reader: DatabaseQueue
+        configuration.maximumReaderCount = max(1, readers)
+        let reader: any DatabaseWriter
         do {
-            reader = try DatabaseQueue(path: path, configuration: configuration)
+            reader =
+                readers > 1
+                ? try DatabasePool(path: path, configuration: configuration)
+                : try DatabaseQueue(path: path, configuration: configuration)
         } catch {
             throw StoreError(error, path: path, operation: "opening")
         }

@@ -32,7 +32,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            // Requests read at once, each on a connection of its own (a single one answered
+            // them one by one); more connections than cores only wait for a core.
+            let store = try database.openStore(
+                environment: ProcessInfo.processInfo.environment,
+                readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
             try await GalleryServing.serve(store, on: try GalleryServing.address(listen))
         }
     }
