@@ -116,6 +116,14 @@ public final class PhotoStore: Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
         configuration.maximumReaderCount = max(1, readers)
+        configuration.prepareDatabase { db in
+            // Pages read through a memory map rather than copied in by read(2): a count over a
+            // million index entries in a fresh process, as `status` makes, fell from about 20 ms
+            // to 2. SQLite maps at most 2 GiB, the start of the file; the rest is read as before.
+            // photosync never truncates the file under a reader (no VACUUM), which is what
+            // would turn a mapped read into a crash.
+            try db.execute(sql: "PRAGMA mmap_size = 2147418112")
+        }
         let reader: any DatabaseWriter
         do {
             reader =
