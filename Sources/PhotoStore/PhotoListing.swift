@@ -89,7 +89,8 @@ struct PhotoListing {
     }
 
     private var order: Order {
-        let dated = Segment("photo.created_at IS NOT NULL", keys: ["photo.created_at", "photo.sequence"], descending: true)
+        let dated = Segment(
+            "photo.created_at IS NOT NULL", keys: ["photo.created_at", "photo.sequence"], descending: true)
         let undated = Segment("photo.created_at IS NULL", keys: ["photo.sequence"], descending: true)
         switch query.sort {
         case .newest, .relevance:
@@ -171,7 +172,10 @@ struct PhotoListing {
             // photo's membership would cost a lookup per photo a page skips.
         } else {
             selection.add(
-                "EXISTS (SELECT 1 FROM photo_source WHERE photo_source.photo_id = photo.id AND photo_source.source_id = ?)",
+                """
+                EXISTS (SELECT 1 FROM photo_source
+                        WHERE photo_source.photo_id = photo.id AND photo_source.source_id = ?)
+                """,
                 sourceID)
         }
     }
@@ -198,7 +202,8 @@ struct PhotoListing {
             offset -= anchor * anchorInterval
         }
         let rowIDs = try walk(
-            selection, order, from: start, reversed: reversed, offset: offset, limit: query.limit, columns: "photo.rowid"
+            selection, order, from: start, reversed: reversed, offset: offset, limit: query.limit,
+            columns: "photo.rowid"
         ).map { $0[0] as Int64 }
         return reversed ? rowIDs.reversed() : rowIDs
     }
@@ -348,7 +353,8 @@ final class ListingAnchors: Sendable {
         let value = try remembered(db, "whole store \(sourceID)") {
             let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
             let members =
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
                 ?? 0
             return .flag(photos == members)
         }

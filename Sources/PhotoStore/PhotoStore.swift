@@ -104,10 +104,16 @@ public final class PhotoStore: Sendable {
     ///   `.notAPhotosyncDatabase` for any other kind of file, `.olderSchema` when the database
     ///   needs a migration (which only `init(path:)` performs), `.newerSchema`, `.cannotOpen`.
     ///
-    /// - Parameter readers: connections that read at once. A server answering many requests
-    ///   (`serve`) wants several: one connection answers one read at a time. More than one needs
-    ///   a database in WAL mode, which `photosync run` makes every database it creates.
-    public static func openExisting(path: String, readers: Int = 1) throws(StoreError) -> PhotoStore {
+    /// - Parameters:
+    ///   - readers: connections that read at once. A server answering many requests (`serve`)
+    ///     wants several: one connection answers one read at a time. More than one needs a
+    ///     database in WAL mode, which `photosync run` makes every database it creates.
+    ///   - mapped: read the file through a memory map, for a command that counts many index
+    ///     entries and reads no image (`status`). Mapped pages count in the process's resident
+    ///     memory, so a reader of images keeps this off.
+    public static func openExisting(path: String, readers: Int = 1, mapped: Bool = false) throws(StoreError)
+        -> PhotoStore
+    {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missing(path: path)
         }
@@ -116,13 +122,15 @@ public final class PhotoStore: Sendable {
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
         configuration.maximumReaderCount = max(1, readers)
-        configuration.prepareDatabase { db in
-            // Pages read through a memory map rather than copied in by read(2): a count over a
-            // million index entries in a fresh process, as `status` makes, fell from about 20 ms
-            // to 2. SQLite maps at most 2 GiB, the start of the file; the rest is read as before.
-            // photosync never truncates the file under a reader (no VACUUM), which is what
-            // would turn a mapped read into a crash.
-            try db.execute(sql: "PRAGMA mmap_size = 2147418112")
+        if mapped {
+            configuration.prepareDatabase { db in
+                // Pages read through a memory map rather than copied in by read(2): a count over
+                // a million index entries in a fresh process fell from about 20 ms to 2. SQLite
+                // maps at most 2 GiB, the start of the file; the rest is read as before.
+                // photosync never truncates the file under a reader (no VACUUM), which is what
+                // would turn a mapped read into a crash.
+                try db.execute(sql: "PRAGMA mmap_size = 2147418112")
+            }
         }
         let reader: any DatabaseWriter
         do {

@@ -17,7 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            let store = try database.openStore(environment: ProcessInfo.processInfo.environment, mapped: true)
             let stats = try await store.catalog.statistics()
             if json {
                 print(try Self.json(stats))
