@@ -159,10 +159,11 @@ struct PhotoListing {
             selection.empty = true
             return
         }
-        let members = try Int.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT count(*) FROM (SELECT 1 FROM photo_source WHERE source_id = ? LIMIT ?)"),
-            arguments: [sourceID, limits.smallSource + 1]) ?? 0
+        let members =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT count(*) FROM (SELECT 1 FROM photo_source WHERE source_id = ? LIMIT ?)"),
+                arguments: [sourceID, limits.smallSource + 1]) ?? 0
         if members <= limits.smallSource && query.text == nil {
             // Few photos: read them from the memberships and sort them.
             selection.from = "photo_source CROSS JOIN photo ON photo.id = photo_source.photo_id"
@@ -292,10 +293,11 @@ struct PhotoListing {
     /// every photo has, that took seconds, and still 15 ms with the ranking bounded. Matches
     /// are counted only up to the limit.
     private func rankedPage(_ selection: Selection) throws -> [Int64] {
-        let matches = try Int.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT count(*) FROM (SELECT 1 FROM \(selection.from) \(selection.whereClause()) LIMIT ?)"),
-            arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
+        let matches =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT count(*) FROM (SELECT 1 FROM \(selection.from) \(selection.whereClause()) LIMIT ?)"),
+                arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
         let order =
             matches > rankLimit
             ? "photo_search.rowid DESC" : "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
