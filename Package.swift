@@ -193,6 +193,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `EmbeddedChannel`, to play a connection's events to `ClientDeparture`.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         // The stub over real HTTP on loopback, and its executable.

@@ -16,7 +16,9 @@ import PhotoStore
 ///   without a variant (the latest fetched), revalidated by it each time.
 ///
 /// Every route answers `HEAD` too, with GET's headers.
-/// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects.
+/// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects;
+///   `after=ID` (or `before=ID`) continues a listing by key from a photo, and a full page's
+///   `Link` header names the next page that way.
 /// - `/healthz`: 200 while the database can be read, 503 otherwise.
 /// - `/unsplash/...`: Unsplash's API answered from the mirror (``UnsplashMirror``).
 ///
@@ -55,10 +57,15 @@ public struct Gallery: Sendable {
     }
 
     /// The gallery's routes.
-    public func router() -> Router<BasicRequestContext> {
+    ///
+    /// The listing routes read until their client leaves: when it does, their database read is
+    /// interrupted (see ``GalleryRequestContext``).
+    public func router() -> Router<GalleryRequestContext> {
         // HEAD answers every route as GET would, with the same headers and no body (curl -I).
-        let router = Router(options: .autoGenerateHeadEndpoints)
-        router.get("/") { request, _ in try await self.gridResponse(request.uri) }
+        let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.get("/") { request, context in
+            try await context.untilClientLeaves { try await self.gridResponse(request.uri) }
+        }
         router.get("/photos/:id") { _, context in
             try await self.photoResponse(id: try context.parameters.require("id"))
         }
@@ -67,7 +74,9 @@ public struct Gallery: Sendable {
                 id: try context.parameters.require("id"), request.uri,
                 ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
-        router.get("/api/photos") { request, _ in await self.apiResponse(request.uri) }
+        router.get("/api/photos") { request, context in
+            try await context.untilClientLeaves { await self.apiResponse(request.uri) }
+        }
         router.get("/healthz") { _, _ in await self.healthResponse() }
         mirror.addRoutes(to: router)
         return router
@@ -80,6 +89,7 @@ public struct Gallery: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientDeparture()])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photosync"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
@@ -142,7 +152,7 @@ public struct Gallery: Sendable {
     /// The sources the filter offers.
     private func knownSources() async throws -> [String] {
         if let fixedSources { return fixedSources }
-        let names = try await store.catalog.sourceStatistics().map(\.name)
+        let names = try await store.catalog.sourceNames()
         return names.isEmpty ? [PhotoQuery.feedSource] : names
     }
 
@@ -243,23 +253,48 @@ public struct Gallery: Sendable {
         let query: PhotoQuery
         do throws(GalleryError) {
             let form = try GalleryForm(uri)
+            if form.q != nil && (form.after != nil || form.before != nil) {
+                throw .badParameter("after and before page through a listing, not a search: use offset with q")
+            }
             query = PhotoQuery(
                 text: form.q, username: form.user, source: form.source, sort: form.q == nil ? .newest : .relevance,
                 limit: try GalleryForm.integer(form.limit, named: "limit", in: 0...Self.apiLimit) ?? pageSize,
-                offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0)
+                offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0,
+                after: form.after, before: form.after == nil ? form.before : nil)
         } catch {
             return json(.badRequest, APIProblem(error: error.message))
         }
         do {
-            return json(.ok, try await store.catalog.photos(matching: query).map(PhotoListingJSON.object))
+            let photos = try await store.catalog.photos(matching: query)
+            var response = json(.ok, photos.map(PhotoListingJSON.object))
+            if let link = Self.nextLink(query, photos) { response.headers[Self.link] = link }
+            return response
         } catch {
-            if case .invalidSearch(let text) = error {
+            switch error {
+            case .invalidSearch(let text):
                 return json(.badRequest, APIProblem(error: GalleryError.badSearch(text).message))
+            case .unknownPhoto(_, let id):
+                return json(.badRequest, APIProblem(error: "after and before must name a stored photo (got '\(id)')"))
+            default:
+                return json(
+                    .internalServerError,
+                    APIProblem(error: "the database could not be read: \(error.localizedDescription)"))
             }
-            return json(
-                .internalServerError,
-                APIProblem(error: "the database could not be read: \(error.localizedDescription)"))
         }
+    }
+
+    /// RFC 8288's header, which HTTPTypes does not name.
+    static let link = HTTPFields.Element.Name("Link")!
+
+    /// `Link: </api/photos?...&after=ID>; rel="next"` after a full page of a listing: the next
+    /// page by key, which costs what the first does however deep it is.
+    static func nextLink(_ query: PhotoQuery, _ photos: [PhotoSummary]) -> String? {
+        guard query.text == nil, let limit = query.limit, limit > 0, photos.count == limit, let last = photos.last
+        else { return nil }
+        let parameters = GalleryLinks.query([
+            ("user", query.username), ("source", query.source), ("limit", String(limit)), ("after", last.id),
+        ])
+        return "</api/photos?\(parameters)>; rel=\"next\""
     }
 
     func healthResponse() async -> Response {

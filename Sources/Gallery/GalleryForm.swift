@@ -20,9 +20,12 @@ struct GalleryForm: Decodable, Sendable {
     /// The API's page size and start.
     var limit: String?
     var offset: String?
+    /// The API's cursors: a photo's id, to list what comes after or before it.
+    var after: String?
+    var before: String?
 
     enum CodingKeys: String, CodingKey {
-        case q, user, source, variant, page, limit, offset
+        case q, user, source, variant, page, limit, offset, after, before
     }
 
     /// The query of `uri`.
@@ -49,6 +52,8 @@ struct GalleryForm: Decodable, Sendable {
         page = try text(.page)
         limit = try text(.limit)
         offset = try text(.offset)
+        after = try text(.after)
+        before = try text(.before)
     }
 
     /// `text` as a whole number; nil when absent.

@@ -33,20 +33,32 @@ public struct PhotoQuery: Sendable, Equatable {
     public var sort: Sort
     /// At most this many; nil for all.
     public var limit: Int?
+    /// Rows skipped, after ``after`` or ``before`` when one is set. Costs the same at any depth
+    /// without a search; with one, ranking is bounded (see ``PhotoCatalog/photos(matching:)``).
     public var offset: Int
     /// With ``source`` set, lists the photos in the order that source listed them (the order of
     /// their memberships), ahead of ``sort``. Memberships are numbered as pages are stored: a
     /// backfill numbers a source's photos in the API's order, and a head catch-up numbers the
     /// photos it finds at the head after them, so those are listed last.
     public var inSourceOrder: Bool = false
+    /// A cursor: only the photos that come after the photo with this id in this order. Ignored
+    /// by a search ranked by relevance.
+    public var after: String?
+    /// A cursor: only the photos that come before the photo with this id in this order, the
+    /// nearest to it last (the page before a page that starts with it). Ignored by a search
+    /// ranked by relevance, and by ``after``'s presence.
+    public var before: String?
 
     /// Unsplash's feed, the source of every photo stored before there were others.
     public static let feedSource = "feed"
 
     public init(
         text: String? = nil, username: String? = nil, source: String? = nil, orientation: Orientation? = nil,
-        since: Date? = nil, until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0
+        since: Date? = nil, until: Date? = nil, sort: Sort = .newest, limit: Int? = nil, offset: Int = 0,
+        after: String? = nil, before: String? = nil
     ) {
+        self.after = after
+        self.before = before
         self.text = text
         self.username = username
         self.source = source

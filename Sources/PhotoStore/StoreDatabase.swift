@@ -52,6 +52,40 @@ struct StoreDatabase: Sendable {
     }
 }
 
+extension StoreDatabase {
+    /// What `body` returned or threw in a read transaction, as ``readResult(_:)``, except that
+    /// cancelling the calling task interrupts the statement running (`sqlite3_interrupt`, by
+    /// GRDB) and ends the read with `StoreError.interrupted`: for a reader whose caller may
+    /// leave, a server's request say. It stops only this read's connection, never a writer.
+    func interruptibleReadResult<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T
+    ) async -> Result<T, any Error> {
+        do {
+            return .success(try await writer.read(body))
+        } catch is CancellationError {
+            return .failure(StoreError.interrupted(path: path))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            return .failure(StoreError.interrupted(path: path))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs `body` as ``read(_:_:)`` does, but interrupted when the calling task is cancelled
+    /// (see ``interruptibleReadResult(_:)``).
+    /// - Throws: `StoreError.interrupted` when the task was cancelled.
+    func interruptibleRead<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        switch await interruptibleReadResult(body) {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            throw StoreError(error, path: path, operation: operation())
+        }
+    }
+}
+
 extension StoreError {
     /// Wraps any error thrown under the store as a `StoreError`, keeping those that already are.
     init(_ error: any Error, path: String, operation: String) {

@@ -30,6 +30,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case databaseFailure(path: String, operation: String, reason: String)
     /// A full-text search that SQLite's FTS5 cannot parse: a mistake in the input, not the file.
     case invalidSearch(String)
+    /// A read stopped because the task that asked for it was cancelled (a client that left).
+    case interrupted(path: String)
 
     public var errorDescription: String? {
         switch self {
@@ -61,6 +63,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
             return "database error at \(path) while \(operation): \(reason)"
         case .invalidSearch(let text):
             return "cannot search for '\(text.prefix(200))': use words, \"quoted phrases\", prefix* and AND, OR, NOT"
+        case .interrupted(let path):
+            return "a read of the database at \(path) was interrupted: its caller no longer waited for it"
         }
     }
 }

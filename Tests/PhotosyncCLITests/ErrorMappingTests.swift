@@ -32,6 +32,7 @@ import UnsplashAPI
         ("unreadable image file", .store(.cannotReadImageFile(file: "f", reason: "EIO")), 74),
         ("unwritable image file", .store(.cannotWriteImageFile(file: "f", reason: "ENOSPC")), 74),
         ("database failure", .store(.databaseFailure(path: "/x.sqlite", operation: "insert", reason: "full")), 74),
+        ("interrupted read", .store(.interrupted(path: "/x.sqlite")), 74),
         ("writer lock held", .writerLock(.held(path: "/x.sqlite.lock", pid: 42)), 73),
         ("writer lock unusable", .writerLock(.cannotLock(path: "/x.sqlite.lock", reason: "EROFS")), 74),
         ("spool", .spool(.cannotWrite(path: "/x.sqlite.downloads/b", reason: "ENOSPC")), 74),

@@ -5,7 +5,7 @@ extension DatabaseOptions {
     ///
     /// Only the database's setting is resolved: parsing the flags as a whole
     /// ``SettingsOptions`` and resolving every setting cost about 2 ms of a 30 ms `photosync query`.
-    func openStore(environment: [String: String]) throws -> PhotoStore {
-        try PhotoStore.openExisting(path: databasePath(environment: environment))
+    func openStore(environment: [String: String], readers: Int = 1, mapped: Bool = false) throws -> PhotoStore {
+        try PhotoStore.openExisting(path: databasePath(environment: environment), readers: readers, mapped: mapped)
     }
 }

@@ -96,7 +96,7 @@ enum CommandError: Error {
             .usage
         case .missing, .cannotOpen, .notAPhotosyncDatabase, .newerSchema, .olderSchema, .unknownPhoto,
             .unknownImageJob, .imageTooLarge, .imageSizeMismatch, .cannotReadImageFile, .cannotWriteImageFile,
-            .databaseFailure:
+            .databaseFailure, .interrupted:
             .ioError
         }
     }

@@ -49,7 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
                     message: "serving beyond loopback (--listen \(address)) needs the client keys the Unsplash API "
                         + "accepts: set mirror_client_keys (--mirror-client-key)")
             }
-            let store = try database.openStore(environment: environment)
+            // Requests read at once, each on a connection of its own (a single one answered
+            // them one by one); more connections than cores only wait for a core.
+            let store = try database.openStore(
+                environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
             if mirror.downloadTracking == .queued {
                 do {
                     mirror.downloadRequests = try DownloadRequests(path: store.path)

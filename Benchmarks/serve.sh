@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The read side, run by hand:  [DATABASE=file] [BIN=dir] Benchmarks/serve.sh [PHOTOS] [SECONDS]
+#
+# Mirrors PHOTOS photos (default 1,000,000) from the stub on 127.0.0.1, metadata only
+# (`--variant none`), into a fresh database and prints how long that took. DATABASE=file keeps
+# that database there, or reuses it when it exists (building one takes several minutes).
+# Then it serves the database with `photosync serve` and with Datasette side by side, and loads
+# each request for SECONDS seconds (default 10) with `wrk -t2 -c16`, photosync's and Datasette's
+# in turn, and prints requests per second and the 99th percentile latency of each, with the
+# ratio of the two throughputs. Targets: p99 under 20 ms, and at least Datasette's throughput.
+# Last, it times `photosync status` (the median of 20 runs; target under 100 ms).
+#
+# Datasette pages by key (`_next=`), so its deep pages are asked for by key; photosync is asked
+# both by page number (offset) and by key (`after=`). Its searches go through its SQL page, the
+# way a Datasette user ranks by bm25. Its time limit is raised so that it answers rather than
+# stops a slow query.
+#
+# Prerequisites (apt-get installs the first three when missing, as root):
+#   Debian's wrk, sqlite3 and python3-venv; Datasette from PyPI, into a virtual environment:
+#     python3 -m venv .bench-venv && .bench-venv/bin/pip install datasette
+#   (DATASETTE=path/to/datasette names another one.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+photos=${1:-1000000}
+seconds=${2:-10}
+
+source Benchmarks/lib.sh
+need sqlite3 sqlite3
+need wrk wrk
+datasette=${DATASETTE:-.bench-venv/bin/datasette}
+[[ -x $datasette ]] || {
+    echo "serve.sh: no Datasette at $datasette: python3 -m venv .bench-venv && .bench-venv/bin/pip install datasette" >&2
+    exit 1
+}
+
+with_stub_and_photosync
+database=${DATABASE:-$work/photosync.sqlite}
+if [[ ! -f $database ]]; then
+    start_stub --photos "$photos" --image-size 1000
+    printf 'per_page: 30\n' > "$work/photosync.yaml"
+    echo "mirroring $photos photos (metadata only) into $database..." >&2
+    start=$(date +%s.%N)
+    UNSPLASH_ACCESS_KEY=bench "$bin/photosync" run --once --config "$work/photosync.yaml" \
+        --api-base "$base" --database "$database" --variant none --no-download-tracking \
+        --concurrency 8 > /dev/null 2>&1
+    end=$(date +%s.%N)
+    stop_stub
+    python3 -c "import sys; s = float(sys.argv[2]) - float(sys.argv[1]); n = int(sys.argv[3]); \
+print(f'sync: {n:,} photos, metadata only, in {s:.0f} s ({n / s:,.0f} photos/s)')" "$start" "$end" "$photos"
+fi
+stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
+echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
+
+# photosync serve, on a free port it names on stderr.
+"$bin/photosync" serve --listen 127.0.0.1:0 --database "$database" 2> "$work/serve.err" &
+serve_pid=$!
+datasette_pid=
+trap 'kill $serve_pid ${datasette_pid:-} 2>/dev/null || true; stop_stub; rm -rf "$work"' EXIT
+for _ in $(seq 100); do grep -q "http://" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
+ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
+[[ -n $ours ]] || { echo "serve.sh: photosync serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$datasette" serve "$database" --host 127.0.0.1 --port "$port" \
+    --setting sql_time_limit_ms 60000 --setting default_page_size 30 > "$work/datasette.out" 2>&1 &
+datasette_pid=$!
+theirs=http://127.0.0.1:$port
+for _ in $(seq 100); do curl -fs "$theirs/-/versions.json" > /dev/null && break; sleep 0.2; done
+db=$(basename "$database"); db=${db%.*}
+
+# The photos at the start of the middle and of the last page, newest first, and their keys.
+middle=$(( stored / 2 ))
+last=$(( stored > 30 ? stored - 30 : 0 ))
+at() { sqlite3 -separator ' ' "$database" "SELECT id, created_at, rowid FROM photo
+    ORDER BY created_at DESC, sequence DESC LIMIT 1 OFFSET $1"; }
+read -r middle_id middle_date middle_time middle_rowid <<< "$(at $(( middle - 1 )))"
+read -r last_id last_date last_time last_rowid <<< "$(at $(( last - 1 )))"
+user=$(sqlite3 "$database" "SELECT user_username FROM photo GROUP BY user_username ORDER BY count(*) LIMIT 1")
+photo=$(sqlite3 "$database" "SELECT id FROM photo LIMIT 1 OFFSET $middle")
+common=a
+rare='"sleeping cat" zoë kyoto'
+urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+next() { urlencode "$1 $2,$3"; }
+ranked() {
+    urlencode "select photo.id, photo.created_at, photo.user_username, photo.alt_description
+from photo_search join photo on photo.sequence = photo_search.rowid
+where photo_search match :q order by rank limit 30"
+}
+# Datasette's table page counts the rows and suggests facets unless told not to: 2 s a page at
+# a million photos, so it is asked for the page alone, its quickest answer.
+table="$theirs/$db/photo.json?_size=30&_sort_desc=created_at&_nocount=1&_nofacet=1&_nosuggest=1"
+
+# name | photosync path | Datasette URL (empty: no equivalent)
+requests=(
+    "first page, JSON|/api/photos?limit=30|$table"
+    "middle page by number, JSON|/api/photos?limit=30&offset=$middle|"
+    "middle page by key, JSON|/api/photos?limit=30&after=$middle_id|$table&_next=$(next "$middle_date" "$middle_time" "$middle_rowid")"
+    "last page by number, JSON|/api/photos?limit=30&offset=$last|"
+    "last page by key, JSON|/api/photos?limit=30&after=$last_id|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
+    "gallery, first page|/|"
+    "gallery, middle page|/?page=$(( middle / 30 + 1 ))|"
+    "gallery, last page|/?page=$(( (stored + 29) / 30 ))|"
+    "source filter, last page|/api/photos?source=feed&limit=30&offset=$last|"
+    "user filter, JSON|/api/photos?user=$user&limit=30|$table&user_username=$user"
+    "user filter, last page|/api/photos?user=$user&limit=30&offset=$(( $(sqlite3 "$database" "SELECT count(*) FROM photo WHERE user_username = '$user'") - 30 ))|"
+    "search, a word every photo has|/api/photos?limit=30&q=$common|$theirs/$db.json?sql=$(ranked)&q=$common"
+    "search, a rare phrase|/api/photos?limit=30&q=$(urlencode "$rare")|$theirs/$db.json?sql=$(ranked)&q=$(urlencode "$rare")"
+    "gallery search, every photo|/?q=$common|"
+    "one photo's page|/photos/$photo|$theirs/$db/photo/$photo"
+)
+
+# load URL: prints "requests/s p99-ms non-2xx"
+load() {
+    local output
+    output=$(wrk -t2 -c16 -d"${seconds}s" --timeout 10s --latency "$1" 2>&1)
+    python3 - "$output" <<'PY'
+import re, sys
+text = sys.argv[1]
+rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+match = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", text)
+p99 = float(match.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[match.group(2)] if match else float("nan")
+bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+errors = re.search(r"Socket errors: (.*)", text)
+notes = (f" ({bad.group(1)} non-2xx)" if bad else "") + (f" (socket errors: {errors.group(1)})" if errors else "")
+print(f"{rate:.0f} {p99:.1f}{notes}")
+PY
+}
+
+printf '%-34s %22s %22s %8s\n' "request" "photosync req/s, p99" "Datasette req/s, p99" "ratio"
+for request in "${requests[@]}"; do
+    IFS='|' read -r name path other <<< "$request"
+    curl -fs -o /dev/null "$ours$path" || echo "serve.sh: $path answered an error" >&2
+    read -r our_rate our_p99 our_notes <<< "$(load "$ours$path")"
+    if [[ -n $other ]]; then
+        curl -fs -o /dev/null "$other" || echo "serve.sh: Datasette's $other answered an error" >&2
+        read -r their_rate their_p99 their_notes <<< "$(load "$other")"
+        ratio=$(python3 -c "print(f'{$our_rate / max($their_rate, 1):.1f}x')")
+        printf '%-34s %14s, %5s ms %14s, %5s ms %8s %s\n' "$name" "$our_rate" "$our_p99" "$their_rate" "$their_p99" \
+            "$ratio" "$our_notes$their_notes"
+    else
+        printf '%-34s %14s, %5s ms %22s %8s %s\n' "$name" "$our_rate" "$our_p99" "" "" "$our_notes"
+    fi
+done
+
+python3 - "$bin/photosync" "$database" <<'PY'
+import statistics, subprocess, sys, time
+binary, database = sys.argv[1], sys.argv[2]
+def seconds():
+    start = time.perf_counter()
+    subprocess.run([binary, "status", "--database", database], stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+for _ in range(3):
+    seconds()
+print(f"photosync status: {statistics.median(seconds() for _ in range(20)) * 1000:.0f} ms (median of 20; target under 100 ms)")
+PY

@@ -1,0 +1,398 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Values bound to a statement's placeholders, in order.
+typealias SQLValues = [(any DatabaseValueConvertible)?]
+
+/// How ``PhotoCatalog/photos(matching:)`` finds a page, in two steps inside one read: first the
+/// page's photos as row ids, from an index alone (each order is an index of schema v11, so a
+/// page is a range of it, found by key); then those few rows with their stored image and
+/// sources. The photos a page skips are never read, nor their JSON, images or memberships.
+///
+/// Page numbers stay cheap at any depth: for a listing without a search, the key of every
+/// ``ListingLimits/anchorInterval``-th photo is kept (``ListingAnchors``, until the database
+/// changes), and a deep offset starts from the nearest anchor. A search by relevance ranks at
+/// most ``ListingLimits/rankLimit`` matches with bm25 (see ``rankedPage(_:)``).
+struct PhotoListing {
+    let db: Database
+    /// The database file, for errors.
+    let path: String
+    let query: PhotoQuery
+    let anchors: ListingAnchors
+    let limits: ListingLimits
+    var anchorInterval: Int { limits.anchorInterval }
+    var rankLimit: Int { limits.rankLimit }
+
+    /// What the first step selects from: tables, conditions and their arguments, in order.
+    private struct Selection {
+        var from = "photo"
+        var conditions: [String] = []
+        var arguments: SQLValues = []
+        /// The selection is empty whatever else it says (an unknown source).
+        var empty = false
+
+        mutating func add(_ condition: String, _ values: (any DatabaseValueConvertible)?...) {
+            conditions.append(condition)
+            arguments += values
+        }
+
+        func whereClause(_ extra: [String] = []) -> String {
+            let all = conditions + extra
+            return all.isEmpty ? "" : "WHERE " + all.joined(separator: " AND ")
+        }
+    }
+
+    /// One stretch of an order: its rows (`condition`) in the order of `keys`, all ascending or
+    /// all descending, ending with the unique `sequence`, so that a photo's key says where a page
+    /// continues. `bounds` are the keys as compared with a photo's key (the same, unless the
+    /// keys can be NULL, which compares to nothing).
+    private struct Segment {
+        var condition: String?
+        var keys: [String]
+        var bounds: [String]
+        var descending: Bool
+
+        init(_ condition: String?, keys: [String], bounds: [String]? = nil, descending: Bool) {
+            self.condition = condition
+            self.keys = keys
+            self.bounds = bounds ?? keys
+            self.descending = descending
+        }
+
+        func clause(reversed: Bool) -> String {
+            let direction = descending != reversed ? " DESC" : ""
+            return keys.map { $0 + direction }.joined(separator: ", ")
+        }
+
+        /// That a photo comes after (or at, when `inclusive`) the bound values, read forwards
+        /// (or backwards, when `reversed`).
+        func after(inclusive: Bool, reversed: Bool) -> String {
+            let comparison = (descending != reversed ? "<" : ">") + (inclusive ? "=" : "")
+            guard bounds.count > 1 else { return "\(bounds[0]) \(comparison) ?" }
+            let placeholders = bounds.map { _ in "?" }.joined(separator: ", ")
+            return "(\(bounds.joined(separator: ", "))) \(comparison) (\(placeholders))"
+        }
+    }
+
+    /// A listing's order, as the segments SQLite sorts it in: photos without a creation date
+    /// come after the others newest first, before them oldest first (SQLite sorts NULL first),
+    /// so each segment's key is NULL-free and a range of the index.
+    private struct Order {
+        /// What locates a photo in the order: read for cursors and anchors.
+        var keys: [String]
+        var segments: [Segment]
+        /// Whether deep pages start from anchors: walking from one costs a range of an index.
+        var anchored: Bool
+        /// The segment that a photo with key `key` is in, and the values its bounds compare to.
+        var locate: @Sendable ([DatabaseValue]) -> (segment: Int, values: SQLValues)
+    }
+
+    private var order: Order {
+        if inSourceOrder {
+            // Memberships are numbered as pages are stored: a range of `photo_source_order`.
+            let membership = Segment(nil, keys: ["photo_source.id"], descending: false)
+            return Order(keys: membership.keys, segments: [membership], anchored: true) { key in (0, [key[0]]) }
+        }
+        let dated = Segment(
+            "photo.created_at IS NOT NULL", keys: ["photo.created_at", "photo.sequence"], descending: true)
+        let undated = Segment("photo.created_at IS NULL", keys: ["photo.sequence"], descending: true)
+        switch query.sort {
+        case .newest, .relevance:
+            return Order(keys: dated.keys, segments: [dated, undated], anchored: true) { key in
+                key[0].isNull ? (1, [key[1]]) : (0, [key[0], key[1]])
+            }
+        case .oldest:
+            var (dated, undated) = (dated, undated)
+            dated.descending = false
+            undated.descending = false
+            return Order(keys: dated.keys, segments: [undated, dated], anchored: true) { key in
+                key[0].isNull ? (0, [key[1]]) : (1, [key[0], key[1]])
+            }
+        case .likes:
+            // Two keys may be NULL: the bounds compare them through ifnull, which is correct but
+            // reads each row, so this order pages by offset (still a walk of one index).
+            let bounds = ["ifnull(photo.likes, -1)", "ifnull(photo.created_at, '')", "photo.sequence"]
+            let likes = Segment(
+                nil, keys: ["photo.likes", "photo.created_at", "photo.sequence"], bounds: bounds, descending: true)
+            return Order(keys: bounds, segments: [likes], anchored: false) { key in (0, key.map { $0 }) }
+        }
+    }
+
+    /// The photos are listed in the order their source listed them (``PhotoQuery/inSourceOrder``).
+    private var inSourceOrder: Bool { query.inSourceOrder && query.source != nil }
+
+    /// The row ids of the page's photos, in order.
+    func pageRowIDs() throws -> [Int64] {
+        let selection = try selection()
+        if selection.empty || query.limit == 0 { return [] }
+        if query.text != nil && query.sort == .relevance {
+            return try rankedPage(selection)
+        }
+        return try orderedPage(selection)
+    }
+
+    private func selection() throws -> Selection {
+        var selection = Selection()
+        if let text = query.text {
+            selection.from = "photo_search JOIN photo ON photo.sequence = photo_search.rowid"
+            selection.add("photo_search MATCH ?", text)
+        }
+        if let username = query.username {
+            selection.add("photo.user_username = ? COLLATE NOCASE", username)
+        }
+        switch query.orientation {
+        case .landscape?: selection.add("photo.width > photo.height")
+        case .portrait?: selection.add("photo.width < photo.height")
+        case .squarish?: selection.add("photo.width = photo.height")
+        case nil: break
+        }
+        if let since = query.since {
+            selection.add("photo.created_at >= ?", StoredDate(since))
+        }
+        if let until = query.until {
+            selection.add("photo.created_at < ?", StoredDate(until))
+        }
+        if let source = query.source {
+            try addSource(source, to: &selection)
+        }
+        return selection
+    }
+
+    private func addSource(_ name: String, to selection: inout Selection) throws {
+        guard
+            let sourceID = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name])
+        else {
+            selection.empty = true
+            return
+        }
+        let members =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT count(*) FROM (SELECT 1 FROM photo_source WHERE source_id = ? LIMIT ?)"),
+                arguments: [sourceID, limits.smallSource + 1]) ?? 0
+        if inSourceOrder || (members <= limits.smallSource && query.text == nil) {
+            // Few photos: read them from the memberships and sort them.
+            selection.from = "photo_source CROSS JOIN photo ON photo.id = photo_source.photo_id"
+            selection.add("photo_source.source_id = ?", sourceID)
+        } else if try anchors.isWholeStore(db, sourceID: sourceID) {
+            // A source every photo is in (the feed, usually) filters nothing: checking each
+            // photo's membership would cost a lookup per photo a page skips.
+        } else {
+            selection.add(
+                """
+                EXISTS (SELECT 1 FROM photo_source
+                        WHERE photo_source.photo_id = photo.id AND photo_source.source_id = ?)
+                """,
+                sourceID)
+        }
+    }
+
+    // MARK: - In the listing's order
+
+    private func orderedPage(_ selection: Selection) throws -> [Int64] {
+        let order = order
+        var start: (key: [DatabaseValue], inclusive: Bool)?
+        var offset = max(0, query.offset)
+        let reversed = query.after == nil && query.before != nil
+        if let cursor = query.after ?? query.before {
+            start = (try key(ofPhoto: cursor, order), false)
+        } else if order.anchored && query.text == nil && offset >= 2 * anchorInterval {
+            let values = selection.arguments.map { $0?.databaseValue.description ?? "NULL" }
+            let signature = "\(selection.from) \(selection.whereClause()) \(order.keys) \(query.sort) \(values)"
+            let keys = try anchors.keys(db, signature: signature, interval: anchorInterval) {
+                try anchorKeys(selection, order)
+            }
+            let anchor = offset / anchorInterval
+            // No anchor this deep: the offset is past the last photo.
+            guard anchor < keys.count else { return [] }
+            start = (keys[anchor], true)
+            offset -= anchor * anchorInterval
+        }
+        let rowIDs = try walk(
+            selection, order, from: start, reversed: reversed, offset: offset, limit: query.limit,
+            columns: "photo.rowid"
+        ).map { $0[0] as Int64 }
+        return reversed ? rowIDs.reversed() : rowIDs
+    }
+
+    /// `columns` of the selection's photos in `order`, from `start` on (at the photo with that
+    /// key when inclusive, after it otherwise; backwards when `reversed`), `offset` skipped, at
+    /// most `limit`. A segment is counted only when a page skips all of what is left of it.
+    private func walk(
+        _ selection: Selection, _ order: Order, from start: (key: [DatabaseValue], inclusive: Bool)?,
+        reversed: Bool, offset: Int, limit: Int?, columns: String
+    ) throws -> [Row] {
+        let segments = reversed ? Array(order.segments.indices.reversed()) : Array(order.segments.indices)
+        var first = segments.startIndex
+        var bound: SQLValues = []
+        if let start {
+            let (segment, values) = order.locate(start.key)
+            first = segments.firstIndex(of: segment) ?? segments.startIndex
+            bound = values
+        }
+        var rows: [Row] = []
+        var skip = offset
+        for position in segments[first...].indices {
+            let segment = order.segments[segments[position]]
+            var conditions = segment.condition.map { [$0] } ?? []
+            var arguments = selection.arguments
+            if let start, position == first {
+                conditions.append(segment.after(inclusive: start.inclusive, reversed: reversed))
+                arguments += bound
+            }
+            let clause = selection.whereClause(conditions)
+            let wanted = limit.map { $0 - rows.count } ?? -1
+            let fetched = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(columns) FROM \(selection.from) \(clause)
+                        ORDER BY \(segment.clause(reversed: reversed)) LIMIT ? OFFSET ?
+                        """),
+                arguments: StatementArguments(arguments + [wanted, skip]))
+            rows += fetched
+            if let limit, rows.count >= limit { break }
+            if fetched.isEmpty && skip > 0 {
+                let count = try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM \(selection.from) \(clause)"),
+                    arguments: StatementArguments(arguments))
+                skip = max(0, skip - (count ?? 0))
+            } else {
+                skip = 0
+            }
+        }
+        return rows
+    }
+
+    /// The key in `order` of the photo `id`.
+    /// - Throws: `StoreError.unknownPhoto` when there is no such photo.
+    private func key(ofPhoto id: String, _ order: Order) throws -> [DatabaseValue] {
+        var sql = "SELECT \(order.keys.joined(separator: ", ")) FROM photo WHERE photo.id = ?"
+        var arguments: StatementArguments = [id]
+        if inSourceOrder, let source = query.source {
+            sql = """
+                SELECT photo_source.id FROM photo_source
+                JOIN source ON source.id = photo_source.source_id AND source.name = ?
+                WHERE photo_source.photo_id = ?
+                """
+            arguments = [source, id]
+        }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
+            throw StoreError.unknownPhoto(path: path, photoID: id)
+        }
+        return Array(row.databaseValues)
+    }
+
+    /// The key of every `anchorInterval`-th photo of the selection in `order`, from the first:
+    /// each found from the one before by a walk of `anchorInterval` index entries.
+    private func anchorKeys(_ selection: Selection, _ order: Order) throws -> [[DatabaseValue]] {
+        let columns = order.keys.joined(separator: ", ")
+        var keys: [[DatabaseValue]] = []
+        var next = try walk(selection, order, from: nil, reversed: false, offset: 0, limit: 1, columns: columns).first
+        while let row = next {
+            let key = Array(row.databaseValues)
+            keys.append(key)
+            next = try walk(
+                selection, order, from: (key, true), reversed: false, offset: anchorInterval, limit: 1,
+                columns: columns
+            ).first
+        }
+        return keys
+    }
+
+    // MARK: - By relevance
+
+    /// A search by relevance ranks its matches with bm25 when there are at most
+    /// ``ListingLimits/rankLimit`` of them, and lists them most recently stored first when there
+    /// are more (the index's own order, no sort). bm25 reads the positions of every match it
+    /// ranks, and counts every document that has each searched word to weigh it: for a word
+    /// every photo has, that took seconds, and still 15 ms with the ranking bounded. Matches
+    /// are counted only up to the limit.
+    private func rankedPage(_ selection: Selection) throws -> [Int64] {
+        let matches =
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT count(*) FROM (SELECT 1 FROM \(selection.from) \(selection.whereClause()) LIMIT ?)"),
+                arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
+        let order =
+            matches > rankLimit
+            ? "photo_search.rowid DESC" : "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
+        return try rows(
+            "SELECT photo.rowid FROM \(selection.from) \(selection.whereClause()) ORDER BY \(order) LIMIT ? OFFSET ?",
+            selection.arguments + [query.limit ?? -1, max(0, query.offset)])
+    }
+
+    private func rows(_ sql: String, _ arguments: SQLValues) throws -> [Int64] {
+        try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+    }
+}
+
+/// The sizes at which a listing changes how it reads.
+struct ListingLimits: Sendable {
+    /// A deep page starts from the nearest of the anchors kept every this many photos.
+    var anchorInterval = 1_000
+    /// A search by relevance with more matches than this lists them newest first, unranked.
+    var rankLimit = 1_000
+    /// Sources with at most this many photos are listed from their memberships, sorted; larger
+    /// ones by walking the order's index and checking each photo's membership.
+    var smallSource = 2_000
+}
+
+/// The anchors of listings (the keys of every n-th photo in an order) and the facts they rest
+/// on, kept per connection until the database changes: SQLite's `PRAGMA data_version` tells a
+/// connection whether another one has committed since it last looked.
+final class ListingAnchors: Sendable {
+    private struct Entry: Sendable {
+        var dataVersion: Int64
+        var value: Value
+    }
+
+    private enum Value: Sendable {
+        case keys([[DatabaseValue]])
+        case flag(Bool)
+    }
+
+    /// At most this many listings are remembered; all are forgotten when that is reached.
+    private static let capacity = 256
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// The anchors of the listing `signature` (its SQL and arguments), made by `make` when
+    /// none are kept for this connection's current data.
+    func keys(
+        _ db: Database, signature: String, interval: Int, make: () throws -> [[DatabaseValue]]
+    ) throws -> [[DatabaseValue]] {
+        let value = try remembered(db, "\(interval) \(signature)") { .keys(try make()) }
+        guard case .keys(let keys) = value else { return [] }
+        return keys
+    }
+
+    /// Whether every stored photo is in the source `sourceID`.
+    func isWholeStore(_ db: Database, sourceID: Int64) throws -> Bool {
+        let value = try remembered(db, "whole store \(sourceID)") {
+            let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
+            let members =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
+                ?? 0
+            return .flag(photos == members)
+        }
+        guard case .flag(let flag) = value else { return false }
+        return flag
+    }
+
+    private func remembered(_ db: Database, _ name: String, make: () throws -> Value) throws -> Value {
+        // Each connection numbers its data versions on its own: the key names the connection.
+        let key = "\(ObjectIdentifier(db).hashValue) \(name)"
+        let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        if let entry = entries.withLock({ $0[key] }), entry.dataVersion == dataVersion {
+            return entry.value
+        }
+        let value = try make()
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = Entry(dataVersion: dataVersion, value: value)
+        }
+        return value
+    }
+}
