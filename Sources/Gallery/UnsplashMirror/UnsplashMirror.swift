@@ -39,8 +39,8 @@ public struct UnsplashMirror: Sendable {
     ]
 
     /// Mounts the routes at `/unsplash` of `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
-        let access = MirrorAccess<BasicRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit)
+    public func addRoutes(to router: Router<GalleryRequestContext>) {
+        let access = MirrorAccess<GalleryRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit)
         let group = router.group("unsplash").add(middleware: access)
         group.get("photos") { request, _ in await answer(request) { try await feed($0) } }
         group.get("photos/random") { request, _ in await answer(request) { try await random($0) } }
