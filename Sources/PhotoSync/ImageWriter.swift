@@ -115,6 +115,7 @@ struct ImageWriter: Sendable {
             $0.imagesStored += storedCount
             $0.bytesStored += storedBytes
             $0.imagesFailed += failedForGood
+            $0.imageRetries += failures.count - failedForGood
             $0.imageBatches += 1
         }
         committed(batch.map { $0.job.photoID }, storedCount)
