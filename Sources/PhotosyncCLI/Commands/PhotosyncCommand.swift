@@ -30,6 +30,7 @@ public struct PhotosyncCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self,
             ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self,
+            BackupCommand.self,
         ]
     )
 
