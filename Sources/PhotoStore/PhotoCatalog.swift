@@ -91,6 +91,12 @@ public struct PhotoCatalog: Sendable {
             statistics.backfillStall = state.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
             statistics.sources = sources
             statistics.plusPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE is_plus = 1") ?? 0
+            if let load = try Row.fetchOne(db, sql: "SELECT loaded_at, reason FROM configuration_load WHERE id = 1"),
+                let loadedAt = (load["loaded_at"] as StoredDate?)?.date
+            {
+                statistics.configurationLoaded = ConfigurationLoad(
+                    at: loadedAt, reload: load["reason"] as String == "reload")
+            }
             return statistics
         }
     }

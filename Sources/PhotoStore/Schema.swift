@@ -236,6 +236,18 @@ enum Schema {
             // the few Unsplash+ photos are in this one.
             try db.execute(sql: "CREATE INDEX photo_plus ON photo(id) WHERE is_plus = 1")
         }
+        migrator.registerMigration("v12 operations") { db in
+            // When `run` last loaded its configuration, at its start or on SIGHUP: `status` shows
+            // an operator whether an edit of the file has taken effect. One row.
+            try db.execute(
+                sql: """
+                    CREATE TABLE configuration_load (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        loaded_at TEXT NOT NULL,
+                        reason TEXT NOT NULL CHECK (reason IN ('start', 'reload'))
+                    )
+                    """)
+        }
         return migrator
     }
 }

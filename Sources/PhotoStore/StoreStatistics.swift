@@ -20,6 +20,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var plusPhotos: Int64 = 0
     /// Every source the database knows, by name.
     public var sources: [SourceStatistics] = []
+    /// When `run` last loaded its configuration; nil before a run that records it.
+    public var configurationLoaded: ConfigurationLoad?
 
     public init(
         photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,
@@ -33,5 +35,16 @@ public struct StoreStatistics: Sendable, Equatable {
         self.backfillNext = backfillNext
         self.backfillComplete = backfillComplete
         self.lastPageAt = lastPageAt
+    }
+}
+
+/// When `run` loaded its configuration: at its start, or on SIGHUP (`reload`).
+public struct ConfigurationLoad: Sendable, Equatable {
+    public var at: Date
+    public var reload: Bool
+
+    public init(at: Date, reload: Bool) {
+        self.at = at
+        self.reload = reload
     }
 }

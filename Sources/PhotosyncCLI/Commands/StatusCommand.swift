@@ -45,6 +45,9 @@ struct StatusCommand: AsyncParsableCommand {
             "images_skipped_plus": .int(stats.plusPhotos),
             "sources": .array(stats.sources.map(json)),
             "last_page_at": stats.lastPageAt.map { .string($0.iso8601Text) } ?? .null,
+            "configuration_loaded": stats.configurationLoaded.map { load in
+                .object(["at": .string(load.at.iso8601Text), "reload": .bool(load.reload)])
+            } ?? .null,
         ])
         return try JSONOutput.string(object)
     }
@@ -94,6 +97,9 @@ struct StatusCommand: AsyncParsableCommand {
             "last page       \(stats.lastPageAt.map { $0.iso8601Text } ?? "never")",
             "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
         ]
+        if let load = stats.configurationLoaded {
+            lines.append("configuration   loaded \(load.at.iso8601Text) (\(load.reload ? "reloaded on SIGHUP" : "at start"))")
+        }
         if !stats.sources.isEmpty {
             lines.append("sources")
             lines += stats.sources.map(line)
