@@ -39,7 +39,9 @@ extension EndToEnd {
                     environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
                 var stopped = false
                 defer { if !stopped { daemon.signal(SIGKILL) } }
-                let backfilling = await socket.awaitMessage { $0.hasPrefix("STATUS=backfilling") && !$0.contains(" 0 pages") }
+                let backfilling = await socket.awaitMessage {
+                    $0.hasPrefix("STATUS=backfilling") && !$0.contains(" 0 pages")
+                }
                 try #require(backfilling != nil, "the daemon never started backfilling")
                 let serve = try PhotosyncProcess([
                     "serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config,
@@ -71,7 +73,9 @@ extension EndToEnd {
                 let copy = try await Self.status(backupPath, world)
                 for key in ["photos", "images_stored"] {
                     let copied = try #require(copy[key] as? Int)
-                    #expect(copied >= (before[key] as? Int ?? .max), "\(key): \(copied) in the copy, \(before[key] ?? "-") before")
+                    #expect(
+                        copied >= (before[key] as? Int ?? .max),
+                        "\(key): \(copied) in the copy, \(before[key] ?? "-") before")
                 }
                 #expect((galleryResponse as? HTTPURLResponse)?.statusCode == 200)
                 #expect(daemonResult.status == 0, "\(daemonResult.stderr)")

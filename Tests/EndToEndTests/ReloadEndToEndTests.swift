@@ -16,14 +16,16 @@ extension EndToEnd {
 
         /// Lines of the daemon's log at `level` (the plain format: time, level, message).
         static func lines(_ stderr: String, level: String) -> [String] {
-            stderr.split(separator: "\n").map(String.init).filter { $0.split(separator: " ").dropFirst().first == Substring(level) }
+            stderr.split(separator: "\n").map(String.init).filter {
+                $0.split(separator: " ").dropFirst().first == Substring(level)
+            }
         }
 
         @Test func aSIGHUPAddsASourceAndRaisesConcurrencyWithoutFetchingAnythingTwice() async throws {
             // GIVEN a daemon backfilling the feed, one image at a time
             let world = try await World.start(photos: 300)
             try await withTeardown(await world.stop()) {
-                try Self.write("per_page: 30\nsources:\n  - feed\nconcurrency: 1\n", to: world)
+                try Self.write("per_page: 30\nsources:\n  - feed\nconcurrency: 1\npoll_interval: 10\n", to: world)
                 let socket = try NotifySocket()
                 defer { socket.close() }
                 let daemon = try PhotosyncProcess(
@@ -38,7 +40,7 @@ extension EndToEnd {
                     await socket.awaitMessage { $0.hasPrefix("STATUS=backfilling") && !$0.contains(" 0 pages") } != nil)
 
                 // WHEN the file gains a collection and a concurrency of 4, and the daemon is told
-                // A short poll, so that an idle daemon reports itself every 10 s.
+                // The short poll stays, so that an idle daemon reports itself every 10 s.
                 try Self.write(
                     "per_page: 30\nsources:\n  - feed\n  - \(Self.collection)\nconcurrency: 4\npoll_interval: 10\n",
                     to: world)

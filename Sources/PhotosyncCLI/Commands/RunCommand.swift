@@ -109,6 +109,7 @@ struct RunCommand: AsyncParsableCommand {
         let metricsFactory = DescribedMetricsFactory(registry: registry)
         let metrics = SyncMetrics(factory: metricsFactory)
         let display = ProgressDisplay(interactive: interactive, notifier: notifier)
+        let loads = ConfigurationLoadLog(store: store)
         let provider = Provider(
             session: transport,
             interceptors: [
@@ -127,6 +128,8 @@ struct RunCommand: AsyncParsableCommand {
             onProgress: { progress in
                 display.show(progress)
                 metrics.record(progress)
+                // A failure to record this is not worth stopping the sync for; `status` shows the last.
+                if progress.pages > 0 { try? loads.started() }
             })
 
         let variant =
@@ -163,12 +166,11 @@ struct RunCommand: AsyncParsableCommand {
         if let watchdog = WatchdogService(notifier: notifier) {
             services.append(.init(service: watchdog))
         }
-        try store.ledger.recordConfigurationLoaded(at: Date(), reload: false)
         if !once {
             let options = (settings: self.settings, key: self.key)
             let reloader = ConfigurationReloader(
                 hangups: await UnixSignalsSequence(trapping: .sighup), settings: settings, key: key, engine: engine,
-                store: store, makeRepository: makeRepository, notifier: notifier, logger: logger,
+                loads: loads, makeRepository: makeRepository, notifier: notifier, logger: logger,
                 load: {
                     (
                         try options.settings.resolve(environment: environment),

@@ -98,7 +98,8 @@ struct StatusCommand: AsyncParsableCommand {
             "images skipped  \(stats.plusPhotos) (Unsplash+, which needs a paid licence)",
         ]
         if let load = stats.configurationLoaded {
-            lines.append("configuration   loaded \(load.at.iso8601Text) (\(load.reload ? "reloaded on SIGHUP" : "at start"))")
+            let how = load.reload ? "reloaded on SIGHUP" : "at start"
+            lines.append("configuration   loaded \(load.at.iso8601Text) (\(how))")
         }
         if !stats.sources.isEmpty {
             lines.append("sources")

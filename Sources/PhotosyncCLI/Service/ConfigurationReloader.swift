@@ -27,7 +27,7 @@ final class ConfigurationReloader: Service, Sendable {
     private let load: Load
     private let hangups: UnixSignalsSequence
     private let engine: SyncEngine
-    private let store: PhotoStore
+    private let loads: ConfigurationLoadLog
     private let makeRepository: @Sendable (AccessKey) -> PhotoRepository
     private let logger: Logger
     private let notifier: SystemdNotifier
@@ -36,7 +36,8 @@ final class ConfigurationReloader: Service, Sendable {
     /// - Parameter hangups: SIGHUP, trapped before the daemon tells systemd it is ready, so
     ///   that an early `systemctl reload` cannot end the process.
     init(
-        hangups: UnixSignalsSequence, settings: Settings, key: AccessKey, engine: SyncEngine, store: PhotoStore,
+        hangups: UnixSignalsSequence, settings: Settings, key: AccessKey, engine: SyncEngine,
+        loads: ConfigurationLoadLog,
         makeRepository: @escaping @Sendable (AccessKey) -> PhotoRepository, notifier: SystemdNotifier, logger: Logger,
         load: @escaping Load
     ) {
@@ -44,7 +45,7 @@ final class ConfigurationReloader: Service, Sendable {
         self.notifier = notifier
         self.running = Mutex((settings, key))
         self.engine = engine
-        self.store = store
+        self.loads = loads
         self.makeRepository = makeRepository
         self.logger = logger
         self.load = load
@@ -90,7 +91,7 @@ final class ConfigurationReloader: Service, Sendable {
             SyncConfiguration(settings, once: false), repository: key == previousKey ? nil : makeRepository(key))
         running.withLock { $0 = (settings, key) }
         do {
-            try store.ledger.recordConfigurationLoaded(at: Date(), reload: true)
+            try loads.reloaded()
         } catch {
             logger.warning("configuration reloaded but not recorded: \(error.localizedDescription)")
         }
@@ -102,5 +103,28 @@ final class ConfigurationReloader: Service, Sendable {
         ]
         if !kept.isEmpty { metadata["restart_needed_for"] = "\(kept.joined(separator: ","))" }
         logger.notice("configuration reloaded", metadata: metadata)
+    }
+}
+
+/// Records in the database when `run` loaded its configuration, for `status`: at its start once
+/// the API has accepted the key (its first page), so that a run refused with exit 77 leaves the
+/// database as it was; and at each reload.
+final class ConfigurationLoadLog: Sendable {
+    private let store: PhotoStore
+    private let recorded = Atomic<Bool>(false)
+
+    init(store: PhotoStore) {
+        self.store = store
+    }
+
+    /// Records the start, once; after a reload, nothing.
+    func started() throws(StoreError) {
+        guard !recorded.exchange(true, ordering: .relaxed) else { return }
+        try store.ledger.recordConfigurationLoaded(at: Date(), reload: false)
+    }
+
+    func reloaded() throws(StoreError) {
+        recorded.store(true, ordering: .relaxed)
+        try store.ledger.recordConfigurationLoaded(at: Date(), reload: true)
     }
 }
