@@ -144,23 +144,25 @@ public final class SyncEngine: Sendable {
     }
 
     private func syncUntilCancelled() async throws {
+        // The configuration whose sources and variants the database was last told of.
+        var applied = generation
         try await prepare()
         while true {
             do {
-                let generation = self.generation
+                if applied != generation {
+                    applied = generation
+                    try applyConfiguration()
+                }
                 do {
                     try await sync(maxPages: nil, retriesWithinRun: false)
                 } catch SyncError.sourcesNotFound {
                     // Each was logged when it failed; they are tried again after their backoff.
                 }
-                if generation != self.generation {
-                    try applyConfiguration()
-                    continue
-                }
+                // Reconfigured during the round, which ended early for it: the next one at once.
+                if applied != generation { continue }
                 await progressTracker.update { $0.activity = "idle" }
                 checkpointWhileIdle()
                 try await idle(for: try await nextWake())
-                if generation != self.generation { try applyConfiguration() }
             } catch let error as SyncError {
                 switch error {
                 case .apiUnavailable, .inconsistentPage:
