@@ -80,7 +80,10 @@ extension EndToEnd {
                 #expect(errors.count == 1, "\(errors)")
                 #expect(errors.first?.contains("configuration not reloaded") == true)
                 #expect(errors.first?.contains(world.config) == true, "\(errors)")
-                #expect(result.stderr.components(separatedBy: "configuration reloaded").count == 2)
+                let reloaded = result.stderr.split(separator: "\n").filter { $0.contains("configuration reloaded") }
+                #expect(reloaded.count == 1)
+                #expect(reloaded.first?.contains("concurrency=4") == true, "\(reloaded)")
+                #expect(reloaded.first?.contains(Self.collection) == true, "\(reloaded)")
                 #expect(Self.lines(result.stderr, level: "warning").isEmpty, "\(result.stderr)")
                 // No image was fetched twice, across the reload.
                 let fetchedTwice = await world.stub.imageRequestCounts().filter { $0.value > 1 }
