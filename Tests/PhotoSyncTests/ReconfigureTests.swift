@@ -1,7 +1,7 @@
 import Foundation
 import PhotoStore
-import Testing
 import TestSupport
+import Testing
 import UnsplashAPI
 
 @testable import PhotoSync

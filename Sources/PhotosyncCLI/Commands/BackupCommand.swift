@@ -52,8 +52,8 @@ struct BackupCommand: AsyncParsableCommand {
             let size = ByteCount.text(Int64(backup.finalSize))
             let seconds = (ContinuousClock.now - start).formatted(
                 .units(allowed: [.seconds], fractionalPart: .show(length: 1)))
-            print(
-                "backed up \(store.path) to \(destination): \(size), \(report.imagesChecked) images verified, \(seconds)")
+            let images = "\(report.imagesChecked) images verified"
+            print("backed up \(store.path) to \(destination): \(size), \(images), \(seconds)")
         }
     }
 }

@@ -4,8 +4,8 @@ import PhotoStore
 import PhotoSync
 import ServiceLifecycle
 import Synchronization
-import UnsplashAPI
 import UnixSignals
+import UnsplashAPI
 
 /// SIGHUP (`systemctl reload photosync`): the daemon reads its configuration again, as at its
 /// start (flags, environment, configuration file, defaults; the access key from its flag, file,
