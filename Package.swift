@@ -110,8 +110,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SIGHUP, which reloads the configuration.
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The metrics factory that gives each metric its HELP text.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 // export compares files by SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -182,6 +186,8 @@ let package = Package(
             name: "PhotosyncCLITests",
             dependencies: [
                 "PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport", "Gallery",
+                // The /metrics exposition, read as Prometheus would.
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The gallery over real HTTP on loopback, on a store built in a temporary directory.

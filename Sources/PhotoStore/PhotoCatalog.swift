@@ -119,6 +119,12 @@ public struct PhotoCatalog: Sendable {
             }
             statistics.imagesPruned = counts["pruned", default: 0]
             statistics.bytesPruned = bytesPruned
+            if let load = try Row.fetchOne(db, sql: "SELECT loaded_at, reason FROM configuration_load WHERE id = 1"),
+                let loadedAt = (load["loaded_at"] as StoredDate?)?.date
+            {
+                statistics.configurationLoaded = ConfigurationLoad(
+                    at: loadedAt, reload: load["reason"] as String == "reload")
+            }
             return statistics
         }
     }

@@ -75,6 +75,32 @@ public final class PhotoStore: Sendable {
         self.init(path: path, pool: pool)
     }
 
+    /// Checks that `path` can be a database file before anything is created beside it (`run`'s
+    /// writer lock, its download directory): an existing entry must be a regular file, and a
+    /// new one needs its directory. Nothing is created or changed.
+    ///
+    /// - Throws: `StoreError.cannotOpen` naming what is wrong with the path.
+    public static func checkDatabasePath(_ path: String) throws(StoreError) {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            let kind = status.st_mode & S_IFMT
+            guard kind == S_IFREG else {
+                let what = kind == S_IFDIR ? "it is a directory" : "it is not a regular file"
+                throw StoreError.cannotOpen(path: path, reason: what)
+            }
+            return
+        }
+        let code = errno
+        guard code == ENOENT else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code))) }
+        let directory = (path as NSString).deletingLastPathComponent
+        var directoryStatus = stat()
+        guard stat(directory.isEmpty ? "." : directory, &directoryStatus) == 0,
+            directoryStatus.st_mode & S_IFMT == S_IFDIR
+        else {
+            throw StoreError.cannotOpen(path: path, reason: "its directory \(directory) does not exist")
+        }
+    }
+
     /// What opening a database is busy with, for a person waiting on it.
     public enum OpeningProgress: Sendable, Equatable {
         /// The search index of a database from before search is being built over this many photos.

@@ -338,6 +338,18 @@ enum Schema {
                     CREATE INDEX photo_source_order ON photo_source(source_id, id);
                     """)
         }
+        migrator.registerMigration("v12 operations") { db in
+            // When `run` last loaded its configuration, at its start or on SIGHUP: `status` shows
+            // an operator whether an edit of the file has taken effect. One row.
+            try db.execute(
+                sql: """
+                    CREATE TABLE configuration_load (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        loaded_at TEXT NOT NULL,
+                        reason TEXT NOT NULL CHECK (reason IN ('start', 'reload'))
+                    )
+                    """)
+        }
         return migrator
     }
 }

@@ -32,6 +32,8 @@ public struct StoreStatistics: Sendable, Equatable {
     public var imagesPruned: Int64 = 0
     /// The bytes those pruned images had.
     public var bytesPruned: Int64 = 0
+    /// When `run` last loaded its configuration; nil before a run that records it.
+    public var configurationLoaded: ConfigurationLoad?
 
     public init(
         photos: Int64, imagesStored: Int64, imagesPending: Int64, imagesFailed: Int64,
@@ -45,5 +47,16 @@ public struct StoreStatistics: Sendable, Equatable {
         self.backfillNext = backfillNext
         self.backfillComplete = backfillComplete
         self.lastPageAt = lastPageAt
+    }
+}
+
+/// When `run` loaded its configuration: at its start, or on SIGHUP (`reload`).
+public struct ConfigurationLoad: Sendable, Equatable {
+    public var at: Date
+    public var reload: Bool
+
+    public init(at: Date, reload: Bool) {
+        self.at = at
+        self.reload = reload
     }
 }

@@ -4,7 +4,8 @@ import Networking
 import Synchronization
 
 /// Counts the requests sent to the Unsplash API, by the status they got, as
-/// `photosync_api_requests_total{status="200"}` (`status="error"` when no answer came).
+/// `photosync_api_requests_total{status="200"}` (`status="error"` when no answer came), and the
+/// answers to retried attempts again as `photosync_api_retries_total{status="200"}`.
 ///
 /// An API request is one that carries the access key: interceptors see each request as it
 /// leaves, after ``Provider`` attached the key on the API's origin. Image downloads carry none
@@ -19,7 +20,9 @@ public struct APIRequestMetrics: Interceptor {
     }
 
     public func didReceive(_ exchange: Exchange) async throws(NetworkError) {
-        if isAPI(exchange.request) { counters.increment(status: String(exchange.statusCode)) }
+        guard isAPI(exchange.request) else { return }
+        counters.increment(status: String(exchange.statusCode))
+        if exchange.attempt > 1 { counters.increment(status: String(exchange.statusCode), retry: true) }
     }
 
     public func didFail(_ request: TransportRequest, error: NetworkError, duration: Duration) async {
@@ -33,19 +36,21 @@ public struct APIRequestMetrics: Interceptor {
     /// One counter per status, made once.
     private final class Counters: Sendable {
         private let factory: any MetricsFactory
-        private let byStatus = Mutex<[String: Counter]>([:])
+        /// By label and status.
+        private let counters = Mutex<[String: Counter]>([:])
 
         init(factory: any MetricsFactory) {
             self.factory = factory
         }
 
-        func increment(status: String) {
-            byStatus.withLock { counters in
-                if counters[status] == nil {
-                    counters[status] = Counter(
-                        label: "photosync_api_requests_total", dimensions: [("status", status)], factory: factory)
+        func increment(status: String, retry: Bool = false) {
+            let label = retry ? "photosync_api_retries_total" : "photosync_api_requests_total"
+            counters.withLock { counters in
+                if counters[label + status] == nil {
+                    counters[label + status] = Counter(
+                        label: label, dimensions: [("status", status)], factory: factory)
                 }
-                return counters[status]!
+                return counters[label + status]!
             }.increment()
         }
     }

@@ -132,6 +132,7 @@ struct ImageWriter: Sendable {
             $0.imagesStored += storedCount
             $0.bytesStored += storedBytes
             $0.imagesFailed += failedForGood
+            $0.imageRetries += failures.count - failedForGood
             $0.imageBatches += 1
             $0.imagesPruned += result.pruned.count
             $0.bytesPruned += prunedBytes

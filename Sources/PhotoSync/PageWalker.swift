@@ -33,6 +33,9 @@ struct PageWalker: Sendable {
     let pageCommitted: @Sendable () -> Void
     /// When a source that answered 404 may be tried again.
     var backoff = SourceBackoff()
+    /// Whether the engine was reconfigured since this walk began: it then stops before its next
+    /// page, so the round can end and a new one begin with the new configuration.
+    var reconfigured: @Sendable () -> Bool = { false }
 
     /// What a walk of every source found.
     struct WalkReport: Sendable {
@@ -68,6 +71,10 @@ struct PageWalker: Sendable {
         while !walks.isEmpty {
             var remaining: [SourceWalk] = []
             for var walk in walks {
+                if reconfigured() {
+                    report.complete = false
+                    return report
+                }
                 do {
                     if try await step(&walk, maxPages: maxPages) {
                         remaining.append(walk)

@@ -23,9 +23,7 @@ import UnsplashAPI
 /// stored. A process killed at any moment re-fetches at most one page and the images not yet
 /// committed, and never stores anything twice; a tracking request answered is recorded at once.
 public final class SyncEngine: Sendable {
-    let repository: PhotoRepository
     let store: PhotoStore
-    let configuration: SyncConfiguration
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     let logger: Logger
@@ -38,6 +36,16 @@ public final class SyncEngine: Sendable {
     let imageBackoffRandom: @Sendable () -> Double
     let disk: DiskReserveWatch
     private let running = Mutex<Pipeline?>(nil)
+    /// What ``reconfigure(_:repository:)`` may replace; `generation` counts the replacements.
+    private let current: Mutex<(configuration: SyncConfiguration, repository: PhotoRepository, generation: Int)>
+    /// Wakes the idle daemon when it was reconfigured.
+    private let reconfigured = WakeSignal()
+
+    /// What the sync does now: the configuration it was made with, or the last one given to
+    /// ``reconfigure(_:repository:)``. A round reads it once, when it begins.
+    public var configuration: SyncConfiguration { current.withLock { $0.configuration } }
+    var repository: PhotoRepository { current.withLock { $0.repository } }
+    private var generation: Int { current.withLock { $0.generation } }
 
     /// - Parameters:
     ///   - spool: where image bodies land while they are checked; its directory must be the
@@ -61,10 +69,9 @@ public final class SyncEngine: Sendable {
         self.disk = DiskReserveWatch(
             probe: diskSpace ?? { DiskSpace.probe(forFileAt: path) }, reserve: configuration.minFreeDisk,
             recheckInterval: configuration.diskRecheckInterval)
-        self.repository = repository
+        self.current = Mutex((configuration, repository, 0))
         self.store = store
         self.spool = spool
-        self.configuration = configuration
         self.clock = clock
         self.now = now
         self.logger = logger
@@ -91,6 +98,21 @@ public final class SyncEngine: Sendable {
             depths.apiWaiting = await budget.waiting
             return depths
         }
+    }
+
+    /// Replaces what the daemon (``run()``) syncs and how: its sources, poll interval,
+    /// concurrency, variants and the rest of `configuration`, and, when given, the repository (a
+    /// new access key). Work in flight is not dropped: the round under way stops walking after
+    /// the page it is on, downloads and records what its pages queued, and a new round begins at
+    /// once with the new configuration; an idle daemon wakes for it. The rate-limit reserve and
+    /// the allowed image hosts keep their first values.
+    public func reconfigure(_ configuration: SyncConfiguration, repository: PhotoRepository? = nil) {
+        current.withLock { current in
+            current.configuration = configuration
+            if let repository { current.repository = repository }
+            current.generation += 1
+        }
+        reconfigured.signal()
     }
 
     /// Backfills to the end (or `maxPages` pages), catches up with the head when backfill is
@@ -143,18 +165,26 @@ public final class SyncEngine: Sendable {
     }
 
     private func syncUntilCancelled() async throws {
+        // The configuration whose sources and variants the database was last told of.
+        var applied = generation
         try await prepare()
         while true {
             do {
+                if applied != generation {
+                    applied = generation
+                    try await applyConfiguration()
+                }
                 do {
                     try await sync(maxPages: nil, retriesWithinRun: false)
                 } catch SyncError.sourcesNotFound {
                     // Each was logged when it failed; they are tried again after their backoff.
                 }
+                // Reconfigured during the round, which ended early for it: the next one at once.
+                if applied != generation { continue }
                 await progressTracker.update { $0.activity = "idle" }
                 vacuumWhileIdle()
                 checkpointWhileIdle()
-                try await clock.sleep(for: try await nextWake())
+                try await idle(for: try await nextWake())
             } catch let error as SyncError {
                 switch error {
                 case .apiUnavailable, .inconsistentPage:
@@ -177,7 +207,7 @@ public final class SyncEngine: Sendable {
     /// done. An outage or a refused page ends the walk but not the downloads: it is thrown once
     /// they are done.
     private func sync(maxPages: Int?, retriesWithinRun: Bool) async throws {
-        let pipeline = makePipeline(retriesWithinRun: retriesWithinRun)
+        let pipeline = makePipeline(retriesWithinRun: retriesWithinRun, generation: generation)
         running.withLock { $0 = pipeline }
         defer { running.withLock { $0 = nil } }
         // Each stage's task returns nil, except a walk that met an outage: it returns that.
@@ -228,7 +258,8 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    private func makePipeline(retriesWithinRun: Bool) -> Pipeline {
+    private func makePipeline(retriesWithinRun: Bool, generation: Int) -> Pipeline {
+        let (configuration, repository) = current.withLock { ($0.configuration, $0.repository) }
         let variants = configuration.variants.map(\.rawValue)
         let imagesSettled = WakeSignal()
         let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
@@ -253,7 +284,7 @@ public final class SyncEngine: Sendable {
             repository: repository, store: store, configuration: configuration, budget: budget,
             backlog: backlog,
             progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
-            backoff: sourceBackoff)
+            backoff: sourceBackoff, reconfigured: { self.generation != generation })
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
             retries: retries, random: imageBackoffRandom,
@@ -280,6 +311,12 @@ public final class SyncEngine: Sendable {
         } catch {
             throw SyncError.spool(error)
         }
+        try await applyConfiguration()
+    }
+
+    /// Records which sources are configured and queues the images of new variants.
+    private func applyConfiguration() async throws {
+        let configuration = configuration
         try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
         if let storageLimit = configuration.storageLimit {
             try convertForIncrementalVacuum()
@@ -362,6 +399,19 @@ public final class SyncEngine: Sendable {
         } catch {
             logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }
+    }
+
+    /// Waits `duration`, or until ``reconfigure(_:repository:)`` is called.
+    private func idle(for duration: Duration) async throws {
+        let clock = clock
+        let reconfigured = reconfigured
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(for: duration) }
+            group.addTask { await reconfigured.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
     }
 
     /// The wait until the next poll, or sooner when a failed image falls due for another try.

@@ -9,6 +9,8 @@ public struct SyncProgress: Sendable, Equatable {
     public var photosNew = 0
     public var imagesStored = 0
     public var imagesFailed = 0
+    /// Image downloads that failed and were scheduled to be tried again.
+    public var imageRetries = 0
     public var bytesStored: Int64 = 0
     public var downloadsTracked = 0
     /// Download-tracking requests that kept failing, left pending for a later round or run.

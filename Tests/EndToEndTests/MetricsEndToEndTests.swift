@@ -42,7 +42,8 @@ extension EndToEnd {
                 #expect(
                     (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain")
                         == true)
-                let metrics = Self.samples(String(decoding: body, as: UTF8.self))
+                let text = String(decoding: body, as: UTF8.self)
+                let metrics = Self.samples(text)
                 #expect(metrics["photosync_pages_fetched_total"] == 3, "2 pages of 30, then the head check")
                 #expect(metrics["photosync_images_stored_total"] == 60)
                 #expect(
@@ -69,6 +70,20 @@ extension EndToEnd {
                 #expect(metrics["photosync_wal_bytes"] != nil && metrics["photosync_database_bytes"] ?? 0 > 0)
                 let (free, reserve) = (metrics["photosync_disk_free_bytes"], metrics["photosync_disk_reserve_bytes"])
                 #expect(free ?? 0 > reserve ?? .infinity)
+                #expect(metrics["photosync_images_pending"] == 0)
+                #expect(metrics[#"photosync_source_stalled{source="feed"}"#] == 0)
+                let age = try #require(metrics[#"photosync_source_last_page_age_seconds{source="feed"}"#])
+                #expect((0..<600).contains(age))
+                // What promtool checks: each family announced by HELP and TYPE before its samples.
+                var announced: Set<String> = []
+                for line in text.split(separator: "\n") {
+                    let words = line.split(separator: " ")
+                    if words.count > 3, words[0] == "#", words[1] == "HELP" { announced.insert(String(words[2])) }
+                    if !line.hasPrefix("#") {
+                        let name = String(line.prefix { $0 != "{" && $0 != " " })
+                        #expect(announced.contains(name), "\(name) has no HELP line before its samples")
+                    }
+                }
                 #expect(result.status == 0, "\(result.stderr)")
             }
         }
@@ -80,6 +95,29 @@ extension EndToEnd {
                 let result = try await world.sync(["--metrics-listen", "127.0.0.1:\(taken.port ?? 0)"])
                 #expect(result.status == 78, "\(result.stderr)")
                 #expect(result.stderr.contains("photosync: cannot serve metrics on 127.0.0.1:\(taken.port ?? 0)"))
+                // Refused before anything was created.
+                for leftover in ["", ".lock", ".downloads", "-wal", "-shm"] {
+                    #expect(
+                        !FileManager.default.fileExists(atPath: world.database + leftover),
+                        "photosync.sqlite\(leftover) was created")
+                }
+            }
+        }
+
+        @Test func aDatabasePathThatIsADirectoryLeavesNoLockBesideIt() async throws {
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 1)
+            try await withTeardown(await world.stop()) {
+                let directory = world.directory.appending(path: "d").path
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+
+                let result = try await PhotosyncProcess.run(
+                    await world.runArguments().map { $0 == world.database ? directory : $0 },
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+
+                #expect(result.status == 74, "\(result.stderr)")
+                #expect(result.stderr.contains("it is a directory"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: directory + ".lock"))
+                #expect(!FileManager.default.fileExists(atPath: directory + ".downloads"))
             }
         }
 

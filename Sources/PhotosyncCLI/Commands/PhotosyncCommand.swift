@@ -31,7 +31,8 @@ public struct PhotosyncCommand: AsyncParsableCommand {
         version: PhotosyncVersion.text,
         subcommands: [
             RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self,
-            ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self, RetryCommand.self,
+            ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self,
+            RetryCommand.self, BackupCommand.self,
         ]
     )
 

@@ -6,6 +6,7 @@ import PhotoStore
 import PhotoSync
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 import UnsplashAPI
 
 /// `photosync run`: the sync, once or as a daemon.
@@ -52,6 +53,10 @@ struct RunCommand: AsyncParsableCommand {
             let key = try self.key.resolve(environment: environment, logger: logger)
 
             let proxies = try ProxySettings(environment: environment)
+            // Both refused before anything is created: no lock file beside /dev/null, no
+            // database left behind by a run that could not serve its metrics.
+            try PhotoStore.checkDatabasePath(settings.databasePath)
+            if let address = settings.metricsListen { try MetricsServer.checkAvailable(address) }
             // Taken before the store is opened, which may migrate: one writer per database.
             // Held until the process ends; readers never take it.
             let lock = try WriterLock(forDatabaseAt: settings.databasePath)
@@ -68,10 +73,12 @@ struct RunCommand: AsyncParsableCommand {
                     )
                 }
             }
-            // One client for the whole process, shut down on every way out of it.
+            // One client for the whole process, shut down on every way out of it. Its pool allows
+            // the most connections --concurrency may ask for (16, in AllSettings), so that a
+            // reload raising it is not held back; connections open only as requests need them.
             let transport = AsyncHTTPClientSession(
                 configuration: .init(
-                    maxConnectionsPerHost: settings.concurrency + 1, userAgent: PhotosyncVersion.userAgent,
+                    maxConnectionsPerHost: 16 + 1, userAgent: PhotosyncVersion.userAgent,
                     proxies: proxies))
             let failure: (any Error)?
             do {
@@ -99,18 +106,21 @@ struct RunCommand: AsyncParsableCommand {
         let notifier = SystemdNotifier(environment: environment, logger: logger)
         // Metrics are collected whether or not they are served: it costs a few atomic adds.
         let registry = PrometheusCollectorRegistry()
-        let metricsFactory = PrometheusMetricsFactory(registry: registry)
+        let metricsFactory = DescribedMetricsFactory(registry: registry)
         let metrics = SyncMetrics(factory: metricsFactory)
         let display = ProgressDisplay(interactive: interactive, notifier: notifier)
+        let loads = ConfigurationLoadLog(store: store)
+        let provider = Provider(
+            session: transport,
+            interceptors: [
+                LoggingInterceptor(logger: Logger(label: "photosync.http")),
+                APIRequestMetrics(factory: metricsFactory),
+            ])
+        let makeRepository = { @Sendable (key: AccessKey) in
+            PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: settings.apiBase, accessKey: key.value))
+        }
         let engine = SyncEngine(
-            repository: PhotoRepository(
-                provider: Provider(
-                    session: transport,
-                    interceptors: [
-                        LoggingInterceptor(logger: Logger(label: "photosync.http")),
-                        APIRequestMetrics(factory: metricsFactory),
-                    ]),
-                api: UnsplashAPI(baseURL: settings.apiBase, accessKey: key.value)),
+            repository: makeRepository(key),
             store: store,
             spool: Self.spool(settings),
             configuration: SyncConfiguration(settings, once: once),
@@ -118,6 +128,8 @@ struct RunCommand: AsyncParsableCommand {
             onProgress: { progress in
                 display.show(progress)
                 metrics.record(progress)
+                // A failure to record this is not worth stopping the sync for; `status` shows the last.
+                if progress.pages > 0 { try? loads.started() }
             })
 
         let variant =
@@ -142,11 +154,31 @@ struct RunCommand: AsyncParsableCommand {
                     service: MetricsServer(address: address, registry: registry, logger: logger) {
                         metrics.record(await engine.stageDepths)
                         metrics.record(await engine.storage)
+                        // A scrape during a database error serves the rest, and the last values.
+                        if let sources = try? await store.catalog.sourceStatistics(),
+                            let images = try? await store.imageQueue.imageCounts(
+                                variants: engine.configuration.variants.map(\.rawValue))
+                        {
+                            metrics.record(sources: sources, images: images)
+                        }
                     },
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let watchdog = WatchdogService(notifier: notifier) {
             services.append(.init(service: watchdog))
+        }
+        if !once {
+            let options = (settings: self.settings, key: self.key)
+            let reloader = ConfigurationReloader(
+                hangups: await UnixSignalsSequence(trapping: .sighup), settings: settings, key: key, engine: engine,
+                loads: loads, makeRepository: makeRepository, notifier: notifier, logger: logger,
+                load: {
+                    (
+                        try options.settings.resolve(environment: environment),
+                        try options.key.resolve(environment: environment)
+                    )
+                })
+            services.append(.init(service: reloader))
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

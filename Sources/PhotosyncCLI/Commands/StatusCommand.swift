@@ -56,6 +56,9 @@ struct StatusCommand: AsyncParsableCommand {
             "next_image_retry_at": stats.nextImageRetryAt.map { .string($0.iso8601Text) } ?? .null,
             "images_pruned": .int(stats.imagesPruned),
             "bytes_pruned": .int(stats.bytesPruned),
+            "configuration_loaded": stats.configurationLoaded.map { load in
+                .object(["at": .string(load.at.iso8601Text), "reload": .bool(load.reload)])
+            } ?? .null,
         ]
         fields.merge(storage?.jsonFields ?? [:]) { _, new in new }
         return try JSONOutput.string(.object(fields))
@@ -116,6 +119,10 @@ struct StatusCommand: AsyncParsableCommand {
                     + "to stay within storage_limit)")
         }
         lines += storage?.lines(bytesStored: stats.bytesStored) ?? []
+        if let load = stats.configurationLoaded {
+            let how = load.reload ? "reloaded on SIGHUP" : "at start"
+            lines.append("configuration   loaded \(load.at.iso8601Text) (\(how))")
+        }
         if !stats.sources.isEmpty {
             lines.append("sources")
             lines += stats.sources.map(line)

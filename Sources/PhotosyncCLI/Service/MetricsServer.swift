@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Hummingbird
 import Logging
 import NIOCore
@@ -40,12 +41,40 @@ struct MetricsServer: Service {
         do {
             try await application.run()
         } catch {
-            throw CommandFailure(
-                code: .config,
-                message:
-                    "cannot serve metrics on \(address): \(Self.reason(error)); choose another --metrics-listen address"
-            )
+            throw Self.cannotServe(address, reason: Self.reason(error))
         }
+    }
+
+    /// Binds `address` once and lets it go, so that `run` refuses a busy port before it creates
+    /// or locks anything. Another process may still take the port in between: `run()` then
+    /// fails the same way.
+    ///
+    /// - Throws: the ``CommandFailure`` (exit 78) `run()` would throw for the same address.
+    static func checkAvailable(_ address: ListenAddress) throws(CommandFailure) {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let lookup = getaddrinfo(address.host, String(address.port), &hints, &found)
+        guard lookup == 0, let first = found else {
+            throw cannotServe(address, reason: String(cString: gai_strerror(lookup)))
+        }
+        defer { freeaddrinfo(found) }
+        let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard descriptor >= 0 else { throw cannotServe(address, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        // As SwiftNIO binds: a port left in TIME_WAIT by the last run is free.
+        var on: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            throw cannotServe(address, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    private static func cannotServe(_ address: ListenAddress, reason: String) -> CommandFailure {
+        CommandFailure(
+            code: .config,
+            message: "cannot serve metrics on \(address): \(reason); choose another --metrics-listen address")
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -58,6 +58,14 @@ public struct SystemdNotifier: Sendable {
     /// `STOPPING=1`: shutdown has begun.
     public func stopping() { send("STOPPING=1") }
 
+    /// `RELOADING=1`: a reload has begun; ``ready()`` says it has ended, whether or not it took.
+    /// `MONOTONIC_USEC` is the `CLOCK_MONOTONIC` time, which `Type=notify-reload` units require.
+    public func reloading() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        send("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000)")
+    }
+
     /// Sends `fields` (newline-separated `NAME=value` assignments) as one datagram.
     public func send(_ fields: String) {
         guard let address else { return }

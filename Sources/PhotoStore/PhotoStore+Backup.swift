@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+/// How far a backup has come, in database pages.
+public struct BackupProgress: Sendable, Equatable {
+    public var pagesCopied: Int
+    public var pagesTotal: Int
+
+    public init(pagesCopied: Int, pagesTotal: Int) {
+        self.pagesCopied = pagesCopied
+        self.pagesTotal = pagesTotal
+    }
+}
+
+extension PhotoStore {
+    /// Copies this database, as it stands at the first step, into the SQLite file at
+    /// `destination` with SQLite's online backup API, `pagesPerStep` pages at a time.
+    ///
+    /// The copy is read in one read transaction: the writer (`photosync run`, in WAL mode) is
+    /// never blocked, and no write made meanwhile restarts the copy; the write-ahead log cannot
+    /// be checkpointed past that snapshot until the copy ends. The copy is left in rollback
+    /// journal mode, one self-contained file; `photosync run` switches it back to WAL.
+    ///
+    /// - Parameters:
+    ///   - destination: an empty or existing SQLite file, whose content is replaced.
+    ///   - progress: called after each step.
+    /// - Throws: `StoreError.databaseFailure` naming the destination when it cannot be written,
+    ///   or this database when it cannot be read.
+    public func backup(
+        to destination: String, pagesPerStep: Int32 = 1024, progress: (BackupProgress) -> Void = { _ in }
+    ) throws(StoreError) {
+        let copy: DatabaseQueue
+        do {
+            var configuration = Configuration()
+            configuration.label = "PhotoStore.backup"
+            copy = try DatabaseQueue(path: destination, configuration: configuration)
+        } catch {
+            throw StoreError(error, path: destination, operation: "opening the backup")
+        }
+        defer { try? copy.close() }
+        do {
+            try withoutActuallyEscaping(progress) { progress in
+                try pool.backup(to: copy, pagesPerStep: pagesPerStep) { step in
+                    progress(
+                        BackupProgress(
+                            pagesCopied: step.totalPageCount - step.remainingPageCount,
+                            pagesTotal: step.totalPageCount))
+                }
+            }
+        } catch {
+            throw StoreError(error, path: path, operation: "copying the database to \(destination)")
+        }
+        do {
+            try copy.writeWithoutTransaction { db in
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            }
+        } catch {
+            throw StoreError(error, path: destination, operation: "finishing the backup")
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Crypto
+import Foundation
+import GRDB
+import Testing
+
+@testable import PhotoStore
+
+@Suite("Backing up a database")
+struct BackupTests {
+    private func storeImages(_ store: PhotoStore, count: Int) throws {
+        _ = try store.commit((0..<count).map { Sample.photo("p\($0)") })
+        for index in 0..<count {
+            let bytes = Sample.bytes(count: 40_000, seed: UInt64(index + 1))
+            let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            try store.archive.storeImage(
+                photoID: "p\(index)", variant: Sample.variant, contentType: "image/jpeg", data: bytes,
+                sha256: sha256, fetchedAt: Instant.t(10))
+        }
+    }
+
+    @Test("the copy is a photosync database with the same photos and images, and verifies clean")
+    func copyVerifies() async throws {
+        try await withStore { store, directory in
+            // GIVEN a database with 20 images of 40 KB
+            try storeImages(store, count: 20)
+            let copyPath = directory.appendingPathComponent("copy.sqlite").path
+            var steps: [BackupProgress] = []
+
+            // WHEN it is backed up a few pages at a time
+            try store.backup(to: copyPath, pagesPerStep: 8) { steps.append($0) }
+
+            // THEN the copy holds the same, verifies, and is one file in rollback-journal mode
+            let copy = try PhotoStore.openExisting(path: copyPath)
+            let original = try await store.catalog.statistics()
+            let copied = try await copy.catalog.statistics()
+            #expect(copied.photos == 20 && copied.imagesStored == 20 && copied.bytesStored == original.bytesStored)
+            #expect(try await copy.archive.verify().isClean)
+            let mode = try await copy.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+            #expect(mode == "delete")
+            #expect(!FileManager.default.fileExists(atPath: copyPath + "-wal"))
+            #expect(steps.count > 2, "copied in steps of 8 pages")
+            #expect(steps.last.map { $0.pagesCopied == $0.pagesTotal } == true)
+        }
+    }
+
+    @Test("a backup does not wait for a writer, and copies the snapshot of its first step")
+    func writerGoesOnDuringTheBackup() async throws {
+        try await withStore { store, directory in
+            try storeImages(store, count: 10)
+            let copyPath = directory.appendingPathComponent("copy.sqlite").path
+            var wroteDuringBackup = false
+
+            // WHEN a photo is committed between two steps of the backup
+            try store.backup(to: copyPath, pagesPerStep: 4) { step in
+                guard !wroteDuringBackup, step.pagesCopied < step.pagesTotal else { return }
+                _ = try? store.commit([Sample.photo("late")])
+                wroteDuringBackup = true
+            }
+
+            // THEN the write committed at once, and the copy is the consistent state before it
+            #expect(wroteDuringBackup)
+            #expect(try await store.catalog.statistics().photos == 11)
+            let copy = try PhotoStore.openExisting(path: copyPath)
+            #expect(try await copy.catalog.statistics().photos == 10)
+            #expect(try await copy.archive.verify().isClean)
+        }
+    }
+
+    @Test("status learns when run last loaded its configuration, and whether on SIGHUP")
+    func configurationLoad() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.catalog.statistics().configurationLoaded == nil)
+            try store.ledger.recordConfigurationLoaded(at: Instant.t(0), reload: false)
+            try store.ledger.recordConfigurationLoaded(at: Instant.t(60), reload: true)
+            #expect(
+                try await store.catalog.statistics().configurationLoaded
+                    == ConfigurationLoad(at: Instant.t(60), reload: true))
+        }
+    }
+}
