@@ -66,7 +66,8 @@ extension UnsplashStub {
             response = .redirect(
                 redirect.status, to: redirect.location(path: request.path, query: request.queryString, baseURL: baseURL)
             )
-        } else if let failure = isTracking(segments) ? faults.nextTrackingFailure() ?? faults.nextAPIFailure()
+        } else if let failure = isTracking(segments)
+            ? faults.nextTrackingFailure() ?? faults.nextAPIFailure()
             : faults.nextAPIFailure()
         {
             response =
