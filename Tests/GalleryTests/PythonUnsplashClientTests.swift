@@ -72,9 +72,15 @@ import Testing
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        // Read on another thread while the server answers on this one's executor.
-        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
+        // A blocking read on a thread of its own: the concurrency pool has as many threads as
+        // cores, and the server the script talks to answers on them.
+        let output = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: output)
+            }
+        }
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
