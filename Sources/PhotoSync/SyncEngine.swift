@@ -459,4 +459,17 @@ public struct StorageReport: Sendable, Equatable {
     public var freeDisk: Int64?
     public var diskReserve: Int64?
     public var downloadsPaused: Bool
+
+    public init(
+        storedBytes: Int64?, storageLimit: Int64?, databaseBytes: Int64, walBytes: Int64, freeDisk: Int64?,
+        diskReserve: Int64?, downloadsPaused: Bool
+    ) {
+        self.storedBytes = storedBytes
+        self.storageLimit = storageLimit
+        self.databaseBytes = databaseBytes
+        self.walBytes = walBytes
+        self.freeDisk = freeDisk
+        self.diskReserve = diskReserve
+        self.downloadsPaused = downloadsPaused
+    }
 }

@@ -201,9 +201,9 @@ struct StorageBudgetTests {
             let store = try PhotoStore(path: path)
             // THEN every image row and its bytes are there, and the total is counted
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Data([1, 2, 3, 4]))
-            #expect(
-                try await store.imageQueue.imageCounts(variants: ["regular"])
-                    == ImageCounts(stored: 1, pending: 1, failed: 1))
+            // (v9 gives the image that had failed one more try: it is pending again.)
+            let counts = try await store.imageQueue.imageCounts(variants: ["regular"])
+            #expect(counts.stored == 1 && counts.pending == 2 && counts.failed == 0)
             #expect(try await store.archive.storedBytes() == 4)
             #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA foreign_key_check") } == nil)
         }

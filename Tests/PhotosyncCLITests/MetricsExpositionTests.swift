@@ -24,6 +24,10 @@ import UnsplashAPI
         metrics.record(progress)
         metrics.record(StageDepths())
         metrics.record(
+            StorageReport(
+                storedBytes: 1_000, storageLimit: 5_000, databaseBytes: 8_192, walBytes: 0, freeDisk: 1 << 30,
+                diskReserve: 1 << 20, downloadsPaused: false))
+        metrics.record(
             sources: [
                 SourceStatistics(
                     name: "feed", active: true, photos: 1, state: SyncState(lastPageAt: Date(timeIntervalSince1970: 0)))
