@@ -190,6 +190,8 @@ public struct Gallery: Sendable {
             })
         if shown == nil {
             view.pruned = try await store.archive.prunedImage(photoID: photo.id, variant: nil) != nil
+            let ratio = Double(photo.width ?? 1) / Double(max(1, photo.height ?? 1))
+            view.blurURL = details.blurHash?.dataURL(aspectRatio: ratio)
         }
         return html(.ok, render(view, "photo"))
     }

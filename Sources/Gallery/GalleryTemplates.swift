@@ -93,6 +93,7 @@ enum GalleryTemplates {
         <main class="photo">
         <div class="frame" style="background-color: {{color}}">
         {{#imageURL}}<img id="photo" src="{{.}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/imageURL}}
+        {{^imageURL}}{{#blurURL}}<img id="blur" src="{{.}}" width="{{width}}" height="{{height}}" alt="">{{/blurURL}}{{/imageURL}}
         {{^imageURL}}{{#pruned}}<p class="pruned">This image was pruned to keep the mirror within its storage limit. <a id="pruned-unsplash" href="{{attribution.photoURL}}">See it on Unsplash</a>.</p>{{/pruned}}{{^pruned}}<p>No image of this photo is stored yet.</p>{{/pruned}}{{/imageURL}}
         </div>
         <aside>

@@ -84,6 +84,8 @@ struct PhotoPage {
     /// No image is stored because it was pruned to stay within `storage_limit`: the frame shows
     /// the photo's colour and links to the photo on Unsplash.
     var pruned = false
+    /// The photo's `blur_hash` as a small picture, shown in the frame while no image is stored.
+    var blurURL: String?
 }
 
 struct ProblemPage {

@@ -7,6 +7,8 @@ struct PhotoDetails: Equatable {
     var location: String?
     /// Camera facts in reading order, such as ("Camera", "FUJIFILM X-T4"), ("Aperture", "ƒ/5.6").
     var exif: [Fact]
+    /// The photo's `blur_hash`, when the JSON has a well-formed one.
+    var blurHash: BlurHash?
 
     struct Fact: Equatable {
         var name: String
@@ -40,6 +42,7 @@ struct PhotoDetails: Equatable {
         if let focal = exif?.focalLength?.text { facts.append(Fact(name: "Focal length", value: focal + " mm")) }
         if let iso = exif?.iso?.text { facts.append(Fact(name: "ISO", value: iso)) }
         self.exif = facts
+        blurHash = stored.blurHash.flatMap(BlurHash.init)
     }
 }
 
@@ -48,6 +51,21 @@ struct PhotoDetails: Equatable {
 private struct StoredDetails: Decodable {
     var location: Location?
     var exif: Exif?
+    var blurHash: String?
+
+    enum CodingKeys: String, CodingKey {
+        case location, exif
+        case blurHash = "blur_hash"
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        location = try? container.decodeIfPresent(Location.self, forKey: .location)
+        exif = try? container.decodeIfPresent(Exif.self, forKey: .exif)
+        blurHash = try? container.decodeIfPresent(String.self, forKey: .blurHash)
+    }
 
     struct Location: Decodable {
         var name: Text?
@@ -68,18 +86,6 @@ private struct StoredDetails: Decodable {
             case exposureTime = "exposure_time"
             case focalLength = "focal_length"
         }
-    }
-
-    init() {}
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        location = try? container.decodeIfPresent(Location.self, forKey: .location)
-        exif = try? container.decodeIfPresent(Exif.self, forKey: .exif)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case location, exif
     }
 }
 

@@ -11,7 +11,10 @@ import Testing
         // GIVEN two photos whose images were stored, the older one pruned to stay within a budget
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("old", day: 1, color: "#445566"), Sample.photo("new", day: 2)])
+        try fixture.commit([
+            Sample.photo("old", day: 1, color: "#445566", json: #", "blur_hash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj""#),
+            Sample.photo("new", day: 2),
+        ])
         try fixture.storeImage("old", bytes: Sample.bytes(1_000))
         let bytes = Sample.bytes(1_000, seed: 2)
         let batch = try fixture.writer.archive.storeImages(
@@ -32,6 +35,11 @@ import Testing
             #expect(page.contains("This image was pruned"), "\(page)")
             #expect(page.contains("id=\"pruned-unsplash\" href=\"https://unsplash.com/photos/old?"))
             #expect(!page.contains("No image of this photo is stored yet"))
+            // AND shows the shape of the photo from its blur_hash, 32 by 24 like the photo's 4:3
+            let blur = try #require(page.firstRange(of: #"<img id="blur" src="data:image/bmp;base64,"#))
+            let encoded = page[blur.upperBound...].prefix { $0 != "\"" }
+            let bitmap = try #require(Data(base64Encoded: String(encoded)))
+            #expect(bitmap.prefix(2) == Data("BM".utf8) && bitmap.count == 54 + 32 * 3 * 24)
             // AND its image is gone, while the other one's page shows its image
             #expect(try await client.execute(uri: "/images/old", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/photos/new", method: .get).text.contains("<img id=\"photo\""))
