@@ -89,6 +89,8 @@ let package = Package(
             name: "Gallery",
             dependencies: [
                 "PhotoStore",
+                // `JSONValue`: the stored JSON the Unsplash API's routes send back.
+                "UnsplashAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // `URI`, whose query the routes decode.
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -41,10 +41,18 @@ public enum JSONValue: Codable, Sendable, Equatable {
         }
     }
 
-    /// The member called `key`, if this is an object that has it.
+    /// The member called `key`, if this is an object that has it. Setting it on an object adds,
+    /// replaces or (with nil) removes the member; on anything else it changes nothing.
     public subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
+        get {
+            if case .object(let members) = self { return members[key] }
+            return nil
+        }
+        set {
+            guard case .object(var members) = self else { return }
+            members[key] = newValue
+            self = .object(members)
+        }
     }
 
     /// The text, if this is a string.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import UnsplashAPI
 
 /// What a mirror route could not answer, as Unsplash would say it.
 enum MirrorFailure: Error, Equatable {
@@ -39,7 +40,7 @@ enum MirrorAnswer {
 
     /// `{"errors": messages}` with `status`.
     static func errors(_ status: HTTPResponse.Status, _ messages: [String]) -> Response {
-        json(status, MirrorJSON.object(["errors": .array(messages.map(MirrorJSON.string))]).encoded)
+        json(status, JSONValue.object(["errors": .array(messages.map(JSONValue.string))]).encoded)
     }
 
     /// A list's JSON array: the items' own texts joined, so each photo is encoded once.

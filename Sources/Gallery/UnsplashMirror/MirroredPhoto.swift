@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import UnsplashAPI
 
 /// A stored photo as the mirror sends it: the JSON Unsplash sent, with
 /// `links.download_location` on the mirror, and with `urls` on the mirror's stored images when
@@ -11,10 +12,10 @@ struct MirroredPhoto {
     let imageURLs: MirrorConfiguration.ImageURLs
 
     /// `json` rewritten; nil when it is not a JSON object.
-    func render(_ json: Data, id: String, storedVariants: [StoredImage]) -> MirrorJSON? {
-        guard var photo = MirrorJSON.parse(json), case .object = photo else { return nil }
+    func render(_ json: Data, id: String, storedVariants: [StoredImage]) -> JSONValue? {
+        guard var photo = JSONValue.parse(json), case .object = photo else { return nil }
         if var links = photo["links"], case .object = links {
-            links["download_location"] = .string(downloadLocation(id: id, unsplash: links["download_location"]?.text))
+            links["download_location"] = .string(downloadLocation(id: id, unsplash: links["download_location"]?.string))
             photo["links"] = links
         }
         if imageURLs == .local, var urls = photo["urls"], case .object = urls {

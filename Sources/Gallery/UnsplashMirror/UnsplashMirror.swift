@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PhotoStore
+import UnsplashAPI
 
 /// Unsplash's own API, answered from the mirror, under `/unsplash`: a client written for
 /// `https://api.unsplash.com` works with `http://HOST:PORT/unsplash` as its base URL.
@@ -190,19 +191,19 @@ public struct UnsplashMirror: Sendable {
     }
 
     private func download(id: String, _ request: MirrorRequest) async throws -> Response {
-        guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id], let photo = MirrorJSON.parse(json)
+        guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id], let photo = JSONValue.parse(json)
         else { throw MirrorFailure.notFound("Photo") }
         let images = try await storedImages([id])[id] ?? []
         let url: String? =
             if configuration.imageURLs == .local, let largest = images.last {
                 request.photo.imageURL(id: id, variant: largest.variant)
             } else {
-                photo["urls"]?["full"]?.text ?? photo["urls"]?["raw"]?.text ?? photo["links"]?["download"]?.text
+                photo["urls"]?["full"]?.string ?? photo["urls"]?["raw"]?.string ?? photo["links"]?["download"]?.string
             }
         var headers: HTTPFields = [:]
         headers[.xPhotosyncDownloadTracking] = await recordDownload(id)
         if !configuration.storesImages { headers[.xPhotosyncImages] = "none" }
-        let body = MirrorJSON.object(["url": url.map(MirrorJSON.string) ?? .null]).encoded
+        let body = JSONValue.object(["url": url.map(JSONValue.string) ?? .null]).encoded
         return MirrorAnswer.json(.ok, body, headers: headers)
     }
 
@@ -225,7 +226,7 @@ public struct UnsplashMirror: Sendable {
     private func user(_ username: String, _ request: MirrorRequest) async throws -> Response {
         let newest = try await store.catalog.photos(matching: PhotoQuery(username: username, sort: .newest, limit: 1))
         guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
-            let user = MirrorJSON.parse(json)?["user"], case .object = user
+            let user = JSONValue.parse(json)?["user"], case .object = user
         else { throw MirrorFailure.notFound("User") }
         return MirrorAnswer.json(.ok, user.encoded)
     }
@@ -281,7 +282,7 @@ public struct UnsplashMirror: Sendable {
 
     /// What the mirror knows of a collection or topic: its photo count, its first photo as the
     /// cover and its first four as previews. Its title and owner were never synced: null.
-    private func sourceObject(_ source: String, _ request: MirrorRequest) async throws -> MirrorJSON {
+    private func sourceObject(_ source: String, _ request: MirrorRequest) async throws -> JSONValue {
         var query = PhotoQuery(source: source, sort: .newest, limit: 4)
         query.inSourceOrder = true
         let total = try await store.catalog.count(matching: PhotoQuery(source: source))
@@ -294,20 +295,20 @@ public struct UnsplashMirror: Sendable {
             }
         }
         let previewKeys = ["id", "slug", "created_at", "updated_at", "blur_hash", "asset_type", "urls"]
-        let previews = photos.map { photo -> MirrorJSON in
+        let previews = photos.map { photo -> JSONValue in
             guard case .object(let members) = photo else { return photo }
             return .object(members.filter { previewKeys.contains($0.key) })
         }
         return .object([
-            "total_photos": .integer(Int64(total)), "cover_photo": photos.first ?? .null,
+            "total_photos": .int(Int64(total)), "cover_photo": photos.first ?? .null,
             "preview_photos": .array(previews),
         ])
     }
 
     /// A collection's or topic's `links`; a collection's also name its `related` collections.
-    private func links(api path: String, html: String, related: Bool, _ request: MirrorRequest) -> MirrorJSON {
+    private func links(api path: String, html: String, related: Bool, _ request: MirrorRequest) -> JSONValue {
         let api = request.photo.origin + "/unsplash" + path
-        var links: [String: MirrorJSON] = [
+        var links: [String: JSONValue] = [
             "self": .string(api), "html": .string(html), "photos": .string(api + "/photos"),
         ]
         if related { links["related"] = .string(api + "/related") }
