@@ -23,7 +23,8 @@ extension PhotoCatalog {
         }
     }
 
-    /// How many photos ``photos(matching:)`` would list for `query` without its limit and offset.
+    /// How many photos ``photos(matching:)`` would list for `query` without its limit and offset,
+    /// counted once per connection until the database changes.
     /// Reads the filters `text`, `source`, `username` and `orientation`; the others are not
     /// counted.
     /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
@@ -59,8 +60,13 @@ extension PhotoCatalog {
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             """
         let statementArguments = arguments
+        let anchors = anchors
         let result = await database.readResult { db in
-            try Int.fetchOne(db, sql: sql, arguments: statementArguments) ?? 0
+            // A client paging through a list asks for the same count on every page: it is kept,
+            // like the listing's anchors, until the database changes.
+            try anchors.count(db, signature: "\(sql) \(statementArguments)") {
+                try Int.fetchOne(db, sql: sql, arguments: statementArguments) ?? 0
+            }
         }
         switch result {
         case .success(let count):

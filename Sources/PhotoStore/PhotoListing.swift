@@ -351,6 +351,7 @@ final class ListingAnchors: Sendable {
     private enum Value: Sendable {
         case keys([[DatabaseValue]])
         case flag(Bool)
+        case count(Int)
     }
 
     /// At most this many listings are remembered; all are forgotten when that is reached.
@@ -365,6 +366,14 @@ final class ListingAnchors: Sendable {
         let value = try remembered(db, "\(interval) \(signature)") { .keys(try make()) }
         guard case .keys(let keys) = value else { return [] }
         return keys
+    }
+
+    /// The number of photos in the listing `signature` (its SQL and arguments), counted by
+    /// `make` when none is kept for this connection's current data.
+    func count(_ db: Database, signature: String, make: () throws -> Int) throws -> Int {
+        let value = try remembered(db, "count \(signature)") { .count(try make()) }
+        guard case .count(let count) = value else { return 0 }
+        return count
     }
 
     /// Whether every stored photo is in the source `sourceID`.

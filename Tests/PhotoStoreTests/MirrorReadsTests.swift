@@ -65,6 +65,10 @@ import Testing
             #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 5)
             #expect(try await store.catalog.count(matching: PhotoQuery(text: "photo")) == 5)
+            // A count is kept until the database changes, then counted again.
+            try store.commit([Sample.photo("f")])
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 6)
+            #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
             #expect(try await store.catalog.hasSource(named: "user:ann"))
             #expect(try await !store.catalog.hasSource(named: "user:bob"))
             await #expect(throws: StoreError.invalidSearch("\"unterminated")) {
