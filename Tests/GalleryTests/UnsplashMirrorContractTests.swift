@@ -125,6 +125,20 @@ import Testing
         }
     }
 
+    @Test func randomPhotosAreDifferentWhileThereAreEnough() async throws {
+        // GIVEN 30 photos
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let ids = (0..<30).map { "photo-\($0)" }
+        try fixture.commit(ids.map { Sample.photo($0, day: 1) }, source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN 30 are drawn at random, THEN each is drawn once
+            let drawn = try await client.get("/unsplash/photos/random?count=30").json.elements
+            #expect(Set(drawn.compactMap { $0["id"]?.text }) == Set(ids))
+        }
+    }
+
     @Test func aRandomPhotoIsOneObjectAndWithACountAnArray() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }

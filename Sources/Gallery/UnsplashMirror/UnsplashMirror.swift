@@ -165,9 +165,15 @@ public struct UnsplashMirror: Sendable {
         }
         let total = queries.reduce(0) { $0 + $1.count }
         guard total > 0 else { throw MirrorFailure.notFound(base.username != nil ? "User" : "Photo") }
-        // Distinct draws while there are enough photos, as Unsplash gives.
-        var draws = Array((0..<total).shuffled().prefix(count ?? 1))
-        while draws.count < (count ?? 1) { draws.append(Int.random(in: 0..<total)) }
+        // Distinct draws while there are enough photos, as Unsplash gives; repeats only once
+        // every photo is drawn. (Drawn one by one: shuffling every index cost a million-element
+        // array a request.)
+        var draws: [Int] = []
+        var drawn = Set<Int>()
+        while draws.count < (count ?? 1) {
+            let draw = Int.random(in: 0..<total)
+            if drawn.insert(draw).inserted || drawn.count == total { draws.append(draw) }
+        }
         var summaries: [PhotoSummary] = []
         for draw in draws {
             var index = draw
