@@ -23,6 +23,8 @@ final class ImageJobFeed: Sendable {
     let retries: RetriesWithinRun
     /// Says whether the free disk allows downloads; while it does not, no job is handed out.
     let disk: DiskReserveWatch
+    /// The free space the round keeps (`min_free_disk`).
+    let reserve: FreeDiskReserve
     /// Called when downloads pause, so that the walker stops waiting for them.
     let downloadsPaused: @Sendable () -> Void
     let logger: Logger
@@ -35,10 +37,11 @@ final class ImageJobFeed: Sendable {
     init(
         store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
-        progress: ProgressTracker, retries: RetriesWithinRun, disk: DiskReserveWatch,
+        progress: ProgressTracker, retries: RetriesWithinRun, disk: DiskReserveWatch, reserve: FreeDiskReserve,
         downloadsPaused: @escaping @Sendable () -> Void = {}, logger: Logger
     ) {
         self.disk = disk
+        self.reserve = reserve
         self.downloadsPaused = downloadsPaused
         self.logger = logger
         self.store = store
@@ -74,7 +77,7 @@ final class ImageJobFeed: Sendable {
             try Task.checkCancellation()
             // Read before the queue, so a walk that ends meanwhile is seen on the next round.
             let walkHasEnded = walkEnded.load(ordering: .acquiring)
-            if let pause = disk.check() {
+            if let pause = disk.check(against: reserve) {
                 if !paused {
                     paused = true
                     logger.warning("\(pause); pages go on", metadata: ["free_bytes": "\(pause.freeBytes)"])
@@ -169,26 +172,24 @@ final class ImageJobFeed: Sendable {
 /// The free disk against the reserve, looked at before downloads are handed out.
 final class DiskReserveWatch: Sendable {
     let probe: @Sendable () -> DiskSpace?
-    let reserve: FreeDiskReserve
     let recheckInterval: Duration
     private let state = Mutex<(space: DiskSpace?, pause: DownloadPause?)>((nil, nil))
 
-    init(probe: @escaping @Sendable () -> DiskSpace?, reserve: FreeDiskReserve, recheckInterval: Duration) {
+    init(probe: @escaping @Sendable () -> DiskSpace?, recheckInterval: Duration) {
         self.probe = probe
-        self.reserve = reserve
         self.recheckInterval = recheckInterval
     }
 
-    /// Looks at the disk now: the pause it calls for, nil when there is room (or the file
-    /// system cannot say).
+    /// Looks at the disk now: the pause `reserve` calls for, nil when there is room (or the file
+    /// system cannot say). The reserve is the round's own, so a reload that changes it applies.
     @discardableResult
-    func check() -> DownloadPause? {
+    func check(against reserve: FreeDiskReserve) -> DownloadPause? {
         let space = probe()
         let pause = space.flatMap { DownloadPause.judging($0, reserve: reserve) }
         state.withLock { $0 = (space, pause) }
         return pause
     }
 
-    /// What the last ``check()`` saw.
+    /// What the last ``check(against:)`` saw.
     var last: (space: DiskSpace?, pause: DownloadPause?) { state.withLock { $0 } }
 }

@@ -67,8 +67,8 @@ public final class SyncEngine: Sendable {
         self.imageBackoffRandom = imageBackoffRandom
         let path = store.path
         self.disk = DiskReserveWatch(
-            probe: diskSpace ?? { DiskSpace.probe(forFileAt: path) }, reserve: configuration.minFreeDisk,
-            recheckInterval: configuration.diskRecheckInterval)
+            probe: diskSpace ?? { DiskSpace.probe(forFileAt: path) }, recheckInterval: configuration.diskRecheckInterval
+        )
         self.current = Mutex((configuration, repository, 0))
         self.store = store
         self.spool = spool
@@ -265,7 +265,7 @@ public final class SyncEngine: Sendable {
         let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
         let feed = ImageJobFeed(
             store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
-            progress: progressTracker, retries: retries, disk: self.disk,
+            progress: progressTracker, retries: retries, disk: self.disk, reserve: configuration.minFreeDisk,
             downloadsPaused: { imagesSettled.signal() }, logger: logger)
         var backlog = ImageBacklog(
             store: store, variants: variants,

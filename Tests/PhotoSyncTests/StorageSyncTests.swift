@@ -97,6 +97,25 @@ import UnsplashAPI
         #expect(progress.summary.contains("downloads paused"))
     }
 
+    @Test func aReloadedReserveAppliesFromTheNextRound() async throws {
+        // GIVEN an engine made to keep no reserve, on a disk with 1,000 bytes free
+        let harness = try SyncHarness(photos: 5)
+        defer { harness.removeDirectory() }
+        let disk = ScriptedDisk(fullLooks: .max)
+        let noReserve: (inout SyncConfiguration) -> Void = { $0.minFreeDisk = .bytes(0) }
+        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, noReserve)
+
+        // WHEN it is reconfigured to keep 1 GiB, as a SIGHUP does, and synced once
+        var configuration = engine.configuration
+        configuration.minFreeDisk = .bytes(1 << 30)
+        engine.reconfigure(configuration)
+        let progress = try await engine.runOnce()
+
+        // THEN the new reserve pauses the downloads
+        #expect(progress.downloadsPaused?.reserveBytes == 1 << 30)
+        #expect(harness.fake.totalImageRequests == 0)
+    }
+
     @Test func downloadsResumeByThemselvesOnceThereIsRoom() async throws {
         // GIVEN a disk below the reserve for its first five looks, then with room
         let harness = try SyncHarness(photos: 25)
