@@ -31,12 +31,7 @@ extension EndToEnd {
             try await withTeardown(await world.stop()) {
                 let socket = try NotifySocket()
                 defer { socket.close() }
-                let daemon = try PhotosyncProcess(
-                    [
-                        "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                        "--config", world.config, "--allowed-image-host", "127.0.0.1",
-                    ],
-                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
+                let daemon = try await world.daemon(notifying: socket)
                 var stopped = false
                 defer { if !stopped { daemon.signal(SIGKILL) } }
                 let backfilling = await socket.awaitMessage {

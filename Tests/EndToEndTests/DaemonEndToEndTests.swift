@@ -14,15 +14,7 @@ extension EndToEnd {
                 await world.stub.delayImages(by: .milliseconds(20))
                 let socket = try NotifySocket()
                 defer { socket.close() }
-                let arguments = [
-                    "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                    "--config", world.config, "--allowed-image-host", "127.0.0.1", "--poll-interval", "10",
-                ]
-                let daemon = try PhotosyncProcess(
-                    arguments,
-                    environment: [
-                        "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
-                    ])
+                let daemon = try await world.daemon(["--poll-interval", "10"], notifying: socket)
 
                 // WHEN it says it is ready, and has made progress
                 #expect(await socket.awaitMessage { $0 == "READY=1" } != nil)

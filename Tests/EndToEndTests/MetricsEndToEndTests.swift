@@ -16,13 +16,7 @@ extension EndToEnd {
             try await withTeardown(await world.stop()) {
                 let socket = try NotifySocket()
                 defer { socket.close() }
-                let daemon = try PhotosyncProcess(
-                    [
-                        "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                        "--config", world.config, "--allowed-image-host", "127.0.0.1", "--metrics-listen",
-                        "127.0.0.1:0",
-                    ],
-                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
+                let daemon = try await world.daemon(["--metrics-listen", "127.0.0.1:0"], notifying: socket)
                 var metricsURL: URL?
                 _ = await daemon.awaitLine { line in
                     guard let range = line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression)

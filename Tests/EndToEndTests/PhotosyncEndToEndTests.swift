@@ -35,10 +35,22 @@ extension EndToEnd {
             }
 
             func runArguments(_ extra: [String] = []) async -> [String] {
+                await daemonArguments(["--once"] + extra)
+            }
+
+            /// `run` against the stub, without `--once`.
+            func daemonArguments(_ extra: [String] = []) async -> [String] {
                 [
-                    "run", "--once", "--api-base", await stub.baseURL.absoluteString, "--database", database,
+                    "run", "--api-base", await stub.baseURL.absoluteString, "--database", database,
                     "--config", config, "--allowed-image-host", "127.0.0.1",
                 ] + extra
+            }
+
+            /// `run` as a daemon, telling `socket` what it would tell systemd.
+            func daemon(_ extra: [String] = [], notifying socket: NotifySocket) async throws -> PhotosyncProcess {
+                try PhotosyncProcess(
+                    await daemonArguments(extra),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
             }
 
             func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws

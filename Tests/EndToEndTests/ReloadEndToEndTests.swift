@@ -28,12 +28,7 @@ extension EndToEnd {
                 try Self.write("per_page: 30\nsources:\n  - feed\nconcurrency: 1\npoll_interval: 10\n", to: world)
                 let socket = try NotifySocket()
                 defer { socket.close() }
-                let daemon = try PhotosyncProcess(
-                    [
-                        "run", "--api-base", await world.stub.baseURL.absoluteString, "--database", world.database,
-                        "--config", world.config, "--allowed-image-host", "127.0.0.1",
-                    ],
-                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
+                let daemon = try await world.daemon(notifying: socket)
                 var stopped = false
                 defer { if !stopped { daemon.signal(SIGKILL) } }
                 try #require(
