@@ -5,10 +5,10 @@ import Foundation
 ///
 /// Structural only: it follows strings, brackets and commas, and expects a document that a
 /// `JSONDecoder` has already accepted. On anything else it stops early rather than trap.
-enum JSONText {
+public enum JSONText {
     /// The ranges of `data` that hold each element of the array `data` is, in order, without
     /// the whitespace around them.
-    static func arrayElements(of data: Data) -> [Range<Data.Index>] {
+    public static func arrayElements(of data: Data) -> [Range<Data.Index>] {
         scan(data) { scanner in
             var elements: [Range<Int>] = []
             guard var index = scanner.open(UInt8(ascii: "["), at: 0) else { return [] }
@@ -23,7 +23,7 @@ enum JSONText {
 
     /// The range of `data` that holds the value of the top-level object's member `name`, or
     /// nil when `data` is not an object or has no such member.
-    static func member(_ name: String, of data: Data) -> Range<Data.Index>? {
+    public static func member(_ name: String, of data: Data) -> Range<Data.Index>? {
         let wanted = Array(name.utf8)
         return scan(data) { scanner -> [Range<Int>] in
             guard var index = scanner.open(UInt8(ascii: "{"), at: 0) else { return [] }

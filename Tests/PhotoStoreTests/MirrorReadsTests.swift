@@ -76,4 +76,45 @@ import Testing
             }
         }
     }
+
+    @Test func aJSONPageCountsAndListsWhatTheListingDoesForEveryFilter() async throws {
+        try await withStore { store, _ in
+            // a to f: b and d portrait, a to c also a user's; all mention "photo", e "lake" too.
+            var photos = ["a", "b", "c", "d", "e", "f"].map {
+                Sample.photo($0, width: ["b", "d"].contains($0) ? 2000 : 4000)
+            }
+            photos[4].description = "photo e lake"
+            photos[0].userUsername = "Ann"
+            try store.ledger.commitPage(
+                Array(photos[0..<3]), variant: Sample.variant, source: "user:ann", now: Instant.t0
+            ) {
+                _ in .backfill(next: nil)
+            }
+            try store.commit(Array(photos[3...]))
+            let queries: [PhotoQuery] = [
+                PhotoQuery(), PhotoQuery(text: "photo"), PhotoQuery(text: "lake"), PhotoQuery(source: "user:ann"),
+                PhotoQuery(source: "user:bob"), PhotoQuery(username: "ann"), PhotoQuery(orientation: .portrait),
+                PhotoQuery(text: "photo", source: "user:ann"), PhotoQuery(text: "photo", orientation: .portrait),
+                PhotoQuery(text: "photo", username: "ANN", source: "user:ann"),
+                PhotoQuery(source: "user:ann", orientation: .landscape),
+            ]
+            for query in queries {
+                var paged = query
+                paged.limit = 2
+                paged.offset = 1
+                let everything = try await store.catalog.photos(matching: query).map(\.id)
+                let page = try await store.catalog.originalJSONPage(matching: paged)
+
+                #expect(page.total == everything.count, "\(query)")
+                #expect(page.photos.map(\.id) == Array(everything.dropFirst().prefix(2)), "\(query)")
+                #expect(page.photos.allSatisfy { photo in photos.first { $0.id == photo.id }?.json == photo.json })
+            }
+            var past = PhotoQuery(limit: 2, offset: 6)
+            #expect(try await store.catalog.originalJSONPage(matching: past) == OriginalJSONPage(total: 6, photos: []))
+            past.text = "\"unterminated"
+            await #expect(throws: StoreError.invalidSearch("\"unterminated")) {
+                try await store.catalog.originalJSONPage(matching: past)
+            }
+        }
+    }
 }

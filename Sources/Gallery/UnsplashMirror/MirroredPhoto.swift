@@ -11,6 +11,34 @@ struct MirroredPhoto {
     let origin: String
     let imageURLs: MirrorConfiguration.ImageURLs
 
+    /// `json` rewritten, as the text to send; nil when it is not a JSON object.
+    ///
+    /// When only `links.download_location` changes, as it does unless `urls` point at stored
+    /// images, the new location replaces the old one in the text Unsplash sent, and every other
+    /// byte stays as it was: decoding and encoding each of a page's photos whole was most of
+    /// what a list cost.
+    func text(_ json: Data, id: String, storedVariants: [StoredImage]) -> Data? {
+        guard imageURLs == .unsplash || storedVariants.isEmpty,
+            json.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "{"),
+            let links = JSONText.member("links", of: json)
+        else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
+        guard json[links.lowerBound] == UInt8(ascii: "{") else { return json }
+        guard let location = JSONText.member("download_location", of: json[links]) else {
+            // A photo without a location gets one added: rare enough to take the long way.
+            return render(json, id: id, storedVariants: storedVariants)?.encoded
+        }
+        let unsplash = JSONValue.parse(json[location])?.string
+        var text = Data(capacity: json.count + 64)
+        text.append(json[..<location.lowerBound])
+        text.append(JSONValue.string(downloadLocation(id: id, unsplash: unsplash)).encoded)
+        text.append(json[location.upperBound...])
+        return text
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     /// `json` rewritten; nil when it is not a JSON object.
     func render(_ json: Data, id: String, storedVariants: [StoredImage]) -> JSONValue? {
         guard var photo = JSONValue.parse(json), case .object = photo else { return nil }

@@ -103,9 +103,10 @@ public struct UnsplashMirror: Sendable {
         var query = query
         query.limit = page.size
         query.offset = page.offset
-        let total = try await store.catalog.count(matching: query)
-        let photos = try await page.offset < total ? rendered(store.catalog.photos(matching: query), request) : []
-        return MirrorAnswer.json(.ok, MirrorAnswer.array(photos), headers: listHeaders(page, total: total, request))
+        let listed = try await store.catalog.originalJSONPage(matching: query)
+        let photos = try await rendered(listed.photos, request)
+        return MirrorAnswer.json(
+            .ok, MirrorAnswer.array(photos), headers: listHeaders(page, total: listed.total, request))
     }
 
     private func search(_ request: MirrorRequest) async throws -> Response {
@@ -121,8 +122,8 @@ public struct UnsplashMirror: Sendable {
         let query = PhotoQuery(
             text: Self.searchText(text), orientation: orientation.flatMap(PhotoQuery.Orientation.init(rawValue:)),
             sort: order == "latest" ? .newest : .relevance, limit: page.size, offset: page.offset)
-        let total = try await store.catalog.count(matching: query)
-        let photos = try await page.offset < total ? rendered(store.catalog.photos(matching: query), request) : []
+        let listed = try await store.catalog.originalJSONPage(matching: query)
+        let (total, photos) = (listed.total, try await rendered(listed.photos, request))
         var body = Data("{\"total\":\(total),\"total_pages\":\((total + page.size - 1) / page.size),\"results\":".utf8)
         body.append(MirrorAnswer.array(photos))
         body.append(UInt8(ascii: "}"))
@@ -134,10 +135,10 @@ public struct UnsplashMirror: Sendable {
             throw MirrorFailure.notFound("Photo")
         }
         let images = try await storedImages([id])
-        guard let photo = request.photo.render(json, id: id, storedVariants: images[id] ?? []) else {
+        guard let photo = request.photo.text(json, id: id, storedVariants: images[id] ?? []) else {
             throw MirrorFailure.notFound("Photo")
         }
-        return MirrorAnswer.json(.ok, photo.encoded)
+        return MirrorAnswer.json(.ok, photo)
     }
 
     private func random(_ request: MirrorRequest) async throws -> Response {
@@ -174,7 +175,7 @@ public struct UnsplashMirror: Sendable {
             let draw = Int.random(in: 0..<total)
             if drawn.insert(draw).inserted || drawn.count == total { draws.append(draw) }
         }
-        var summaries: [PhotoSummary] = []
+        var drawnPhotos: [OriginalJSONPage.Photo] = []
         for draw in draws {
             var index = draw
             for (query, size) in queries {
@@ -182,13 +183,13 @@ public struct UnsplashMirror: Sendable {
                     var one = query
                     one.limit = 1
                     one.offset = index
-                    summaries += try await store.catalog.photos(matching: one)
+                    drawnPhotos += try await store.catalog.originalJSONPage(matching: one).photos
                     break
                 }
                 index -= size
             }
         }
-        let photos = try await rendered(summaries, request)
+        let photos = try await rendered(drawnPhotos, request)
         guard count != nil else {
             guard let first = photos.first else { throw MirrorFailure.notFound("Photo") }
             return MirrorAnswer.json(.ok, first)
@@ -323,15 +324,11 @@ public struct UnsplashMirror: Sendable {
 
     // MARK: - Helpers
 
-    /// The photos' stored JSON, rewritten, in their order; a photo removed meanwhile is left out.
-    private func rendered(_ photos: [PhotoSummary], _ request: MirrorRequest) async throws -> [Data] {
-        let ids = photos.map(\.id)
-        let json = try await store.catalog.originalJSON(photoIDs: ids)
-        let images = try await storedImages(ids)
-        return photos.compactMap { summary in
-            json[summary.id].flatMap {
-                request.photo.render($0, id: summary.id, storedVariants: images[summary.id] ?? [])?.encoded
-            }
+    /// The photos' stored JSON, rewritten, in their order.
+    private func rendered(_ photos: [OriginalJSONPage.Photo], _ request: MirrorRequest) async throws -> [Data] {
+        let images = try await storedImages(photos.map(\.id))
+        return photos.compactMap { photo in
+            request.photo.text(photo.json, id: photo.id, storedVariants: images[photo.id] ?? [])
         }
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+import PhotoStore
+import TestSupport
+import Testing
+import UnsplashAPI
+
+@testable import Gallery
+
+/// ``MirroredPhoto/text(_:id:storedVariants:)`` replaces the download location in the stored
+/// text; what it sends must be what decoding, changing and encoding the photo would send.
+@Suite struct MirroredPhotoTests {
+    static let mirror = MirroredPhoto(origin: "http://mirror.test:8080", imageURLs: .unsplash)
+
+    /// Every photo of the real recordings, each as the exact text the API sent.
+    static func recordedPhotos() throws -> [(id: String, json: Data)] {
+        var texts: [Data] = []
+        for fixture in [Fixture.photo, .photo2025, .photoRandom2023] { texts.append(try fixture.data) }
+        for fixture in [Fixture.page1, .usersPhotos, .usersLikes, .collectionsPhotos, .topicsPhotos] {
+            let body = try fixture.data
+            texts += JSONText.arrayElements(of: body).map { body[$0] }
+        }
+        let search = try Fixture.searchPhotos.data
+        let results = try #require(JSONText.member("results", of: search))
+        texts += JSONText.arrayElements(of: search[results]).map { search[$0] }
+        return try texts.map { text in (try #require(JSONValue.parse(text)?["id"]?.string), text) }
+    }
+
+    @Test func theSplicedTextIsThePhotoDecodedChangedAndEncoded() throws {
+        let photos = try Self.recordedPhotos()
+        #expect(photos.count > 50)
+        for (id, json) in photos {
+            let text = try #require(Self.mirror.text(json, id: id, storedVariants: []))
+            let expected = try #require(Self.mirror.render(json, id: id, storedVariants: []))
+            #expect(JSONValue.parse(text) == expected, "\(id)")
+            let location = try #require(JSONValue.parse(text)?["links"]?["download_location"]?.string)
+            #expect(location.hasPrefix("http://mirror.test:8080/unsplash/photos/\(id)/download?ixid="), "\(location)")
+        }
+    }
+
+    @Test func everyByteButTheLocationIsTheRecordedText() throws {
+        let (id, json) = try #require(try Self.recordedPhotos().first)
+        let text = try #require(Self.mirror.text(json, id: id, storedVariants: []))
+        let recorded = try #require(JSONValue.parse(json)?["links"]?["download_location"]?.string)
+        let served = try #require(JSONValue.parse(text)?["links"]?["download_location"]?.string)
+        let quoted = { (location: String) in "\"" + location + "\"" }
+        #expect(
+            String(decoding: text, as: UTF8.self)
+                == String(decoding: json, as: UTF8.self).replacingOccurrences(
+                    of: quoted(recorded), with: quoted(served)))
+    }
+
+    @Test func aHostThatIsNotAURLStillMakesJSON() throws {
+        let mirror = MirroredPhoto(origin: "http://evil\"host\\\u{1}", imageURLs: .unsplash)
+        let json = Data(
+            #"{"id":"abc","links":{"html":"h","download_location":"https:\/\/api.unsplash.com\/x?ixid=1"}}"#.utf8)
+
+        let text = try #require(mirror.text(json, id: "abc", storedVariants: []))
+
+        let location = try #require(JSONValue.parse(text)?["links"]?["download_location"]?.string)
+        #expect(location == "http://evil\"host\\\u{1}/unsplash/photos/abc/download?ixid=1")
+        #expect(JSONValue.parse(text)?["links"]?["html"]?.string == "h")
+    }
+
+    @Test func aPhotoWithoutALocationGetsOneAndOneWithoutLinksStaysAsItIs() throws {
+        let withoutLocation = Data(#"{"id":"abc","links":{"html":"h"}}"#.utf8)
+        let added = try #require(Self.mirror.text(withoutLocation, id: "abc", storedVariants: []))
+        #expect(
+            JSONValue.parse(added)?["links"]?["download_location"]?.string
+                == "http://mirror.test:8080/unsplash/photos/abc/download")
+
+        let withoutLinks = Data(#" {"id":"abc","links":null}"#.utf8)
+        #expect(Self.mirror.text(withoutLinks, id: "abc", storedVariants: []) == withoutLinks)
+        #expect(Self.mirror.text(Data("[1]".utf8), id: "abc", storedVariants: []) == nil)
+    }
+}
