@@ -306,21 +306,33 @@ struct PhotoListing {
     /// A search by relevance ranks its matches with bm25 when there are at most
     /// ``ListingLimits/rankLimit`` of them, and lists them most recently stored first when there
     /// are more (the index's own order, no sort). bm25 reads the positions of every match it
-    /// ranks, and counts every document that has each searched word to weigh it: for a word
-    /// every photo has, that took seconds, and still 15 ms with the ranking bounded. Matches
-    /// are counted only up to the limit.
+    /// ranks, and counts every document that has each searched word or phrase to weigh it: for
+    /// a word every photo has, that took seconds, and still 15 ms with the ranking bounded; a
+    /// rare phrase of common words costs as much. Matches are counted only up to the limit,
+    /// and the ranking is kept, like the anchors, until the database changes: each page of the
+    /// same search is then a slice of it.
     private func rankedPage(_ selection: Selection) throws -> [Int64] {
-        let matches =
-            try Int.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT count(*) FROM (SELECT 1 FROM \(selection.from) \(selection.whereClause()) LIMIT ?)"),
-                arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
-        let order =
-            matches > rankLimit
-            ? "photo_search.rowid DESC" : "bm25(photo_search), photo.created_at DESC, photo.sequence DESC"
-        return try rows(
-            "SELECT photo.rowid FROM \(selection.from) \(selection.whereClause()) ORDER BY \(order) LIMIT ? OFFSET ?",
-            selection.arguments + [query.limit ?? -1, max(0, query.offset)])
+        let from = "FROM \(selection.from) \(selection.whereClause())"
+        let ranking = try anchors.ranking(db, signature: "\(rankLimit) \(from) \(selection.arguments)") {
+            () throws -> [Int64]? in
+            let matches =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 \(from) LIMIT ?)"),
+                    arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
+            guard matches <= rankLimit else { return nil }
+            return try rows(
+                "SELECT photo.rowid \(from) ORDER BY bm25(photo_search), photo.created_at DESC, photo.sequence DESC",
+                selection.arguments)
+        }
+        guard let ranking else {
+            return try rows(
+                "SELECT photo.rowid \(from) ORDER BY photo_search.rowid DESC LIMIT ? OFFSET ?",
+                selection.arguments + [query.limit ?? -1, max(0, query.offset)])
+        }
+        // A slice as LIMIT and OFFSET would take it: a negative limit is none.
+        let start = min(max(0, query.offset), ranking.count)
+        let length = query.limit.flatMap { $0 >= 0 ? min($0, ranking.count - start) : nil } ?? ranking.count - start
+        return Array(ranking[start..<(start + length)])
     }
 
     private func rows(_ sql: String, _ arguments: SQLValues) throws -> [Int64] {
@@ -352,6 +364,7 @@ final class ListingAnchors: Sendable {
         case keys([[DatabaseValue]])
         case flag(Bool)
         case count(Int)
+        case ranking([Int64]?)
     }
 
     /// At most this many listings are remembered; all are forgotten when that is reached.
@@ -374,6 +387,15 @@ final class ListingAnchors: Sendable {
         let value = try remembered(db, "count \(signature)") { .count(try make()) }
         guard case .count(let count) = value else { return 0 }
         return count
+    }
+
+    /// The row ids of the search `signature` (its SQL and arguments), best first, or nil when it
+    /// has too many matches to rank; made by `make` when none is kept for this connection's
+    /// current data.
+    func ranking(_ db: Database, signature: String, make: () throws -> [Int64]?) throws -> [Int64]? {
+        let value = try remembered(db, "ranking \(signature)") { .ranking(try make()) }
+        guard case .ranking(let ranking) = value else { return nil }
+        return ranking
     }
 
     /// Whether every stored photo is in the source `sourceID`.

@@ -51,4 +51,21 @@ struct BoundedSearchTests {
             #expect(try await ids(catalog, "mountain lake") == ["p2"])
         }
     }
+
+    @Test("a ranking kept for the next page is made again once the database changes")
+    func aKeptRankingFollowsTheData() async throws {
+        try await withStore { store, _ in
+            for record in Self.records() { try store.commit([record]) }
+            let catalog = store.catalog
+            #expect(try await ids(catalog, "lake", limit: 1) == ["p2"])
+            #expect(try await ids(catalog, "lake", limit: 1, offset: 1) == [], "the same ranking, sliced")
+
+            var record = Sample.photo("p6")
+            record.description = "lake lake lake"
+            try store.commit([record])
+
+            #expect(try await ids(catalog, "lake") == ["p6", "p2"])
+            #expect(try await ids(catalog, "lake", limit: 1, offset: 1) == ["p2"])
+        }
+    }
 }
