@@ -137,4 +137,42 @@ struct SourceOrderTests {
             #expect(indexes.contains("photo_source_position") && !indexes.contains("photo_source_order"))
         }
     }
+
+    @Test("a commit finds where to place its photos, and a page of the order its photos, by the position index")
+    func positionsAreRangesOfTheIndex() async throws {
+        try await withStore { store, _ in
+            // GIVEN a source backfilled and caught up, read and written with every statement traced
+            let writes = QueryPlanTests.StatementLog()
+            try await store.pool.writeWithoutTransaction { db in db.trace { writes.record($0) } }
+            try Self.backfill((0..<8).map { "b\($0)" }, store)
+            let baseline = try await store.ledger.maxMembership()
+            try Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
+            try Self.catchUp(["c3", "b0"], store, baseline: baseline, next: nil)
+            let reader = try PhotoStore.openExisting(path: store.path)
+            let reads = QueryPlanTests.StatementLog()
+            try await reader.pool.writeWithoutTransaction { db in db.trace { reads.record($0) } }
+            var catalog = reader.catalog
+            catalog.limits.anchorInterval = 2
+
+            // WHEN pages of its own order are read: the first, a deep one (from anchors), by cursor
+            #expect(try await Self.inSourceOrder(catalog, limit: 2) == ["c1", "c2"])
+            #expect(try await Self.inSourceOrder(catalog, limit: 2, offset: 7) == ["b4", "b5"])
+            #expect(try await Self.inSourceOrder(catalog, limit: 2, after: "c3") == ["b0", "b1"])
+
+            // THEN each is a range of photo_source_position, never a sort of the source's members
+            let statements = Set(
+                (writes.all + reads.all).filter {
+                    $0.contains("photo_source") && $0.contains("position") && $0.contains("ORDER BY")
+                })
+            #expect(statements.count >= 4, "\(statements)")
+            for sql in statements {
+                let plan = try await reader.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+                }
+                let described = "\(sql)\n\(plan.joined(separator: "\n"))"
+                #expect(plan.contains { $0.contains("photo_source_position") }, "\(described)")
+                #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(described)")
+            }
+        }
+    }
 }
