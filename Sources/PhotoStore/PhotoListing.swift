@@ -90,8 +90,8 @@ struct PhotoListing {
 
     private var order: Order {
         if inSourceOrder {
-            // Memberships are numbered as pages are stored: a range of `photo_source_order`.
-            let membership = Segment(nil, keys: ["photo_source.id"], descending: false)
+            // Memberships are placed where the source lists them: a range of `photo_source_position`.
+            let membership = Segment(nil, keys: ["photo_source.position"], descending: false)
             return Order(keys: membership.keys, segments: [membership], anchored: true) { key in (0, [key[0]]) }
         }
         let dated = Segment(
@@ -272,7 +272,7 @@ struct PhotoListing {
         var arguments: StatementArguments = [id]
         if inSourceOrder, let source = query.source {
             sql = """
-                SELECT photo_source.id FROM photo_source
+                SELECT photo_source.position FROM photo_source
                 JOIN source ON source.id = photo_source.source_id AND source.name = ?
                 WHERE photo_source.photo_id = ?
                 """

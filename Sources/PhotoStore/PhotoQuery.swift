@@ -37,9 +37,9 @@ public struct PhotoQuery: Sendable, Equatable {
     /// without a search; with one, ranking is bounded (see ``PhotoCatalog/photos(matching:)``).
     public var offset: Int
     /// With ``source`` set, lists the photos in the order that source listed them (the order of
-    /// their memberships), ahead of ``sort``. Memberships are numbered as pages are stored: a
-    /// backfill numbers a source's photos in the API's order, and a head catch-up numbers the
-    /// photos it finds at the head after them, so those are listed last.
+    /// their memberships), ahead of ``sort``: as Unsplash lists it, the newest head catch-up's
+    /// photos first (in the API's order), then older catch-ups', then the backfill's in the API's
+    /// order. A photo listed again keeps its first place.
     public var inSourceOrder: Bool = false
     /// A cursor: only the photos that come after the photo with this id in this order. Ignored
     /// by a search ranked by relevance.

@@ -350,6 +350,20 @@ enum Schema {
                     )
                     """)
         }
+        migrator.registerMigration("v13 source positions") { db in
+            // A source's own order (the Unsplash API's lists) is where the source lists each
+            // photo, not when it was stored: a head catch-up stores photos that Unsplash lists
+            // before the backfill's. Positions above 0 are the backfill's, in page order; each
+            // catch-up walk takes a block below 0, a newer walk a lower one. Existing memberships
+            // keep the order they had, their ids. Unique, so a page of a listing is a range of it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE photo_source ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+                    UPDATE photo_source SET position = id;
+                    CREATE UNIQUE INDEX photo_source_position ON photo_source(source_id, position);
+                    DROP INDEX photo_source_order;
+                    """)
+        }
         return migrator
     }
 }

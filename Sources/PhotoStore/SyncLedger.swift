@@ -16,7 +16,11 @@ public struct SyncLedger: Sendable {
     ///
     /// For each photo, by id: a new one gets the next sequence and `firstSeenAt = now`; a known
     /// one keeps both and has its metadata and JSON replaced. `lastSeenAt = now` for all. Each
-    /// photo becomes a member of `source` (created if new), once. When `imageURL` is non-nil,
+    /// photo becomes a member of `source` (created if new), once, and keeps its place in the
+    /// source's own order (``PhotoQuery/inSourceOrder``): the new members of a backfill page
+    /// go after every member, in the page's order; those of a catch-up walk (named by its
+    /// baseline) before every member the source had when the walk began, in the walk's page
+    /// order, a newer walk's before an older one's. When `imageURL` is non-nil,
     /// a pending image job for `variant` is created if missing; an existing job that is not yet
     /// stored gets the new URL (its status is kept). For each of `moreVariants`, a job is
     /// queued the same way, with the URL of that size in the photo's JSON (`urls.<variant>`).
@@ -45,6 +49,9 @@ public struct SyncLedger: Sendable {
             var existingSequences: [String: Int64] = [:]
             var existingMemberships: [String: Int64] = [:]
             var insertedNow: Set<String> = []
+            // The photos that become members, in the page's order: their positions depend on
+            // the walk, which the cursor change below names.
+            var joining: [String] = []
             var joinedNow: Set<String> = []
             var nextSequence = try Self.maxSequence(db) + 1
             // Every statement here is cached (GRDB caches its record statements too): preparing
@@ -67,12 +74,9 @@ public struct SyncLedger: Sendable {
                     db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
                     arguments: [photo.id, sourceID])
                 {
-                    if !joinedNow.contains(photo.id) { existingMemberships[photo.id] = membership }
-                } else {
-                    try db.cachedStatement(
-                        sql: "INSERT INTO photo_source (photo_id, source_id, first_seen_at) VALUES (?, ?, ?)"
-                    ).execute(arguments: [photo.id, sourceID, now.stored])
-                    joinedNow.insert(photo.id)
+                    existingMemberships[photo.id] = membership
+                } else if joinedNow.insert(photo.id).inserted {
+                    joining.append(photo.id)
                 }
                 try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
                     .execute(arguments: [photo.id])
@@ -85,7 +89,17 @@ public struct SyncLedger: Sendable {
             let commit = PageCommit(
                 existingSequences: existingSequences, existingMemberships: existingMemberships,
                 newlyRejected: newlyRejected)
-            try Self.apply(cursor(commit), source: sourceID, now: now, in: db)
+            let change = try cursor(commit)
+            var position = try Self.nextPosition(after: change, source: sourceID, in: db)
+            for photoID in joining {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO photo_source (photo_id, source_id, first_seen_at, position) VALUES (?, ?, ?, ?)
+                        """
+                ).execute(arguments: [photoID, sourceID, now.stored, position])
+                position += 1
+            }
+            try Self.apply(change, source: sourceID, now: now, in: db)
             return commit
         }
     }
@@ -235,6 +249,44 @@ public struct SyncLedger: Sendable {
                     reason: reason,
                     since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
             })
+    }
+
+    /// How many memberships one catch-up walk can add to a source: the size of its block of
+    /// positions. More than Unsplash lists in any source.
+    static let catchUpBlock: Int64 = 1 << 28
+
+    /// The position of the first membership a page adds to `source` (its own order, see
+    /// ``commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``); the others follow.
+    ///
+    /// A backfill page goes after everything the source lists, at 1 or above. A catch-up walk
+    /// goes before everything the source listed when it began: its baseline names it, and gives
+    /// it the block of positions `[-(baseline + 1) * catchUpBlock, -baseline * catchUpBlock)`,
+    /// filled in page order. A later walk has a higher baseline, so a lower block, and a walk
+    /// resumed after a crash finds its own block, so its pages stay in order without any state
+    /// but its cursor.
+    static func nextPosition(after change: CursorChange, source: Int64, in db: Database) throws -> Int64 {
+        switch change {
+        case .backfill:
+            let last = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT position FROM photo_source WHERE source_id = ? ORDER BY position DESC LIMIT 1"),
+                arguments: [source])
+            return max(last ?? 0, 0) + 1
+        case .catchUp(_, let baseline):
+            guard baseline >= 0, baseline < Int64.max / catchUpBlock else {
+                throw DatabaseError(message: "catch-up baseline \(baseline) is out of range for positions")
+            }
+            let blockStart = -(baseline + 1) * catchUpBlock
+            let last = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT position FROM photo_source
+                        WHERE source_id = ? AND position >= ? AND position < ?
+                        ORDER BY position DESC LIMIT 1
+                        """),
+                arguments: [source, blockStart, blockStart + catchUpBlock])
+            return last.map { $0 + 1 } ?? blockStart
+        }
     }
 
     /// The row id of the source named `name`, created (active) if it is new.

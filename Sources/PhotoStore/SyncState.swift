@@ -9,8 +9,10 @@ public enum CursorChange: Sendable, Equatable {
     /// The backfill walks the feed from the newest photo to the oldest. A nil `next` means the
     /// last page was reached: the backfill is complete.
     case backfill(next: URL?)
-    /// A catch-up walks the head of the feed for photos published since `baseline`, the highest
-    /// sequence when it began. A nil `next` means it finished, and clears the catch-up state.
+    /// A catch-up walks the head of the feed for photos published since `baseline`, the newest
+    /// membership when it began (``SyncLedger/maxMembership()``), which also names the walk: its
+    /// photos are listed before the source's older ones. A nil `next` means it finished, and
+    /// clears the catch-up state.
     case catchUp(next: URL?, baseline: Int64)
 }
 

@@ -182,4 +182,28 @@ import Testing
             #expect(download["url"]?.text?.hasSuffix("/images/a?variant=regular") == true)
         }
     }
+
+    @Test func aUsersPhotosFoundByAHeadCatchUpOpenItsFirstPage() async throws {
+        // GIVEN a user's 40 photos backfilled, then a head catch-up that found 3 newer ones
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let old = (0..<40).map { String(format: "old-%02d", $0) }
+        try fixture.commit(old.enumerated().map { Sample.photo($1, day: 100 - $0) }, source: "user:ann")
+        let baseline = try await fixture.writer.ledger.maxMembership()
+        let new = ["new-0", "new-1", "new-2"]
+        try fixture.writer.ledger.commitPage(
+            (new + old.prefix(5)).map { Sample.photo($0, day: 200) }, variant: "regular", source: "user:ann",
+            now: Date(timeIntervalSince1970: 1_700_000_100)
+        ) { _ in .catchUp(next: nil, baseline: baseline) }
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN a client asks for the user's first page
+            let first = try await client.get("/unsplash/users/ann/photos?per_page=10")
+            // THEN it starts with the caught-up photos, as Unsplash lists them, then the older ones
+            #expect(first.json.elements.compactMap { $0["id"]?.text } == new + old.prefix(7))
+            #expect(first.header("X-Total") == "43")
+            let last = try await client.get("/unsplash/users/ann/photos?page=5&per_page=10")
+            #expect(last.json.elements.compactMap { $0["id"]?.text } == Array(old.suffix(3)))
+        }
+    }
 }

@@ -53,4 +53,46 @@ import UnsplashAPI
         try await harness.engine { $0.knownRunToStop = 1 }.runOnce()
         #expect(try await harness.store.catalog.statistics().photos == 46)
     }
+
+    /// A user's photos as the Unsplash API of `serve` lists them: in the source's own order.
+    static func inSourceOrder(_ harness: SyncHarness, source: String = "user:ann") async throws -> [String] {
+        var query = PhotoQuery(source: source)
+        query.inSourceOrder = true
+        return try await harness.store.catalog.photos(matching: query).map(\.id)
+    }
+
+    @Test func aSourcesCaughtUpPhotosAreListedFirstInTheAPIsOrder() async throws {
+        // GIVEN a user's 25 photos, backfilled
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        try await harness.engine { $0.sources = [.user("ann")] }.runOnce()
+        #expect(try await Self.inSourceOrder(harness) == harness.fake.ids)
+        // WHEN 15 new photos are at its head, and a later run catches up over two pages
+        let new = harness.fake.addPhotos(15)
+        try await harness.engine {
+            $0.sources = [.user("ann")]
+            $0.knownRunToStop = 5
+        }.runOnce()
+        // THEN the source lists as the API does: the new photos first, in its order, then the old
+        #expect(try await Self.inSourceOrder(harness) == harness.fake.ids)
+        #expect(Array(try await Self.inSourceOrder(harness).prefix(15)) == Array(new.reversed()))
+    }
+
+    @Test func aCatchUpResumedAfterAFailureStillListsItsPhotosInTheAPIsOrder() async throws {
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        try await harness.engine { $0.sources = [.user("ann")] }.runOnce()
+        harness.fake.addPhotos(25)
+        // Page 2 of the catch-up fails: the run stops after storing page 1.
+        harness.fake.state.withLock { $0.failingPages[2] = 2 }
+        await #expect(throws: SyncError.self) { try await harness.engine { $0.sources = [.user("ann")] }.runOnce() }
+        #expect(try await harness.store.ledger.syncState(source: "user:ann").catchUpNext != nil)
+        let expected = harness.fake.ids
+        #expect(try await Self.inSourceOrder(harness) == Array(expected.prefix(10) + expected.dropFirst(25)))
+
+        // A fresh engine, as after a restart, resumes the walk at page 2.
+        try await harness.engine { $0.sources = [.user("ann")] }.runOnce()
+
+        #expect(try await Self.inSourceOrder(harness) == expected)
+    }
 }
