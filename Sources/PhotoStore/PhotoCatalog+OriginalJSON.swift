@@ -25,8 +25,8 @@ extension PhotoCatalog {
 
     /// How many photos ``photos(matching:)`` would list for `query` without its limit and offset,
     /// counted once per connection until the database changes.
-    /// Reads the filters `text`, `source`, `username` and `orientation`; the others are not
-    /// counted.
+    /// Reads the filters `text`, `source`, `username`, `orientation` and `color`; the others are
+    /// not counted.
     /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
     public func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
         let anchors = anchors
@@ -88,7 +88,8 @@ extension PhotoCatalog {
         // of the time their join takes.
         var from = "photo"
         let photoColumns =
-            query.username != nil || query.orientation != nil || (query.text != nil && query.source != nil)
+            query.username != nil || query.orientation != nil || query.color != nil
+            || (query.text != nil && query.source != nil)
         if let text = query.text {
             from = photoColumns ? "photo_search JOIN photo ON photo.sequence = photo_search.rowid" : "photo_search"
             conditions.append("photo_search MATCH ?")
@@ -116,6 +117,10 @@ extension PhotoCatalog {
         case .portrait?: conditions.append("photo.width < photo.height")
         case .squarish?: conditions.append("photo.width = photo.height")
         case nil: break
+        }
+        if let color = query.color {
+            conditions.append("photo_color_matches(photo.color, ?)")
+            _ = arguments.append(contentsOf: [color.rawValue])
         }
         let sql = """
             SELECT COUNT(*) FROM \(from)

@@ -147,6 +147,9 @@ struct PhotoListing {
         case .squarish?: selection.add("photo.width = photo.height")
         case nil: break
         }
+        if let color = query.color {
+            selection.add("photo_color_matches(photo.color, ?)", color.rawValue)
+        }
         if let since = query.since {
             selection.add("photo.created_at >= ?", StoredDate(since))
         }

@@ -26,6 +26,9 @@ public struct PhotoQuery: Sendable, Equatable {
     /// Only photos this source listed (`feed`, `user:ann`).
     public var source: String?
     public var orientation: Orientation?
+    /// Photos whose dominant colour has this colour (see ``PhotoColor``). Checked photo by
+    /// photo: no index orders by it.
+    public var color: PhotoColor?
     /// Photos created at or after this instant.
     public var since: Date?
     /// Photos created before this instant.

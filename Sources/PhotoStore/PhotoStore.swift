@@ -151,8 +151,9 @@ public final class PhotoStore: Sendable {
         configuration.readonly = !forSmallWrites
         configuration.busyMode = .timeout(busyTimeout)
         configuration.maximumReaderCount = max(1, readers)
-        if mapped {
-            configuration.prepareDatabase { db in
+        configuration.prepareDatabase { db in
+            db.add(function: PhotoColor.sqlFunction)
+            if mapped {
                 // Pages read through a memory map rather than copied in by read(2): a count over
                 // a million index entries in a fresh process fell from about 20 ms to 2. SQLite
                 // maps at most 2 GiB, the start of the file; the rest is read as before.
@@ -206,6 +207,7 @@ public final class PhotoStore: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
+            db.add(function: PhotoColor.sqlFunction)
             let isNew = try Int.fetchOne(db, sql: "PRAGMA page_count") == 0
             // 16 KiB pages: SQLite's "Internal Versus External BLOBs" measured 8-16 KiB pages
             // best for blobs of 100 KB and more, which is what most of this file holds. Only a

@@ -100,6 +100,31 @@ import Testing
         }
     }
 
+    @Test func aSearchByColourListsThePhotosOfThatDominantColour() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit(
+            [
+                Sample.photo("sky", day: 1, description: "lake", color: "#2060d0"),
+                Sample.photo("sea", day: 2, description: "lake", color: "#0a3a8c"),
+                Sample.photo("sun", day: 3, description: "lake", color: "#e0a020"),
+                Sample.photo("fog", day: 4, description: "lake", color: "#c8c8c8"),
+            ], source: "feed")
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            for (color, ids) in [
+                ("blue", ["sea", "sky"]), ("orange", ["sun"]), ("black_and_white", ["fog"]), ("red", []),
+            ] {
+                let response = try await client.get("/unsplash/search/photos?query=lake&order_by=latest&color=\(color)")
+                #expect(response.status == .ok)
+                #expect(response.json["results"]?.elements.map { $0["id"] } == ids.map(JSONShape.string), "\(color)")
+                #expect(response.json["total"] == .number(Double(ids.count)))
+            }
+            let unknown = try await client.get("/unsplash/search/photos?query=lake&color=beige")
+            #expect(unknown.status == .badRequest)
+        }
+    }
+
     @Test func onePhotoIsItsStoredJSONWithTheDownloadLocationOnTheMirror() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }

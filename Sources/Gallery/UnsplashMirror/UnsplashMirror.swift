@@ -34,11 +34,6 @@ public struct UnsplashMirror: Sendable {
         self.logger = logger
     }
 
-    /// Unsplash's colour filter names, accepted by search.
-    static let colors = [
-        "black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue",
-    ]
-
     /// Mounts the routes at `/unsplash` of `router`.
     public func addRoutes(to router: Router<GalleryRequestContext>) {
         let access = MirrorAccess<GalleryRequestContext>(clientKeys: configuration.clientKeys, rateLimit: rateLimit)
@@ -115,13 +110,14 @@ public struct UnsplashMirror: Sendable {
         let page = try MirrorPage(parameters)
         let order = try parameters.choice("order_by", in: ["relevant", "latest"]) ?? "relevant"
         let orientation = try parameters.choice("orientation", in: PhotoQuery.Orientation.allCases.map(\.rawValue))
-        // Accepted as Unsplash accepts them; the mirror keeps what Unsplash listed, so neither
-        // narrows it further.
-        _ = try parameters.choice("color", in: Self.colors)
+        let color = try parameters.choice("color", in: PhotoColor.allCases.map(\.rawValue))
+        // Accepted as Unsplash accepts it: the API says nothing of a photo's content rating, and
+        // the mirror holds what Unsplash listed under its default filter.
         _ = try parameters.choice("content_filter", in: ["low", "high"])
-        let query = PhotoQuery(
+        var query = PhotoQuery(
             text: Self.searchText(text), orientation: orientation.flatMap(PhotoQuery.Orientation.init(rawValue:)),
             sort: order == "latest" ? .newest : .relevance, limit: page.size, offset: page.offset)
+        query.color = color.flatMap(PhotoColor.init(rawValue:))
         let listed = try await store.catalog.originalJSONPage(matching: query)
         let (total, photos) = (listed.total, try await rendered(listed.photos, request))
         var body = Data("{\"total\":\(total),\"total_pages\":\((total + page.size - 1) / page.size),\"results\":".utf8)
