@@ -43,15 +43,23 @@ import Testing
         #expect(url.absoluteString == "https://api.unsplash.com/users/..%2Fme")
     }
 
-    @Test(arguments: [
-        "[]", #"{"title":"no id"}"#, #"{"id":42}"#, "not json",
-        #"{"id":"big","pad":""# + String(repeating: "x", count: SourceObject.maxBytes) + #""}"#,
-    ])
-    func anythingButAnObjectWithAnIDWithinTheCapIsRefused(_ body: String) async throws {
+    @Test(arguments: ["[]", #"{"title":"no id"}"#, #"{"id":42}"#, "not json"])
+    func anythingButAnObjectWithAnIDIsRefused(_ body: String) async throws {
         let session = MockURLSession(responses: [.json(body)])
         await #expect(throws: UnsplashError.self) {
             try await makeRepository(session).object(of: .collection("1"))
         }
+    }
+
+    @Test func anObjectOverTheCapIsRefused() async throws {
+        let padding = String(repeating: "x", count: SourceObject.maxBytes)
+        let session = MockURLSession(responses: [.json(#"{"id":"big","pad":""# + padding + #""}"#)])
+        await #expect(throws: UnsplashError.self) {
+            try await makeRepository(session).object(of: .collection("1"))
+        }
+        let fits = #"{"id":"big","pad":""# + String(padding.dropFirst(64)) + #""}"#
+        let answer = try await makeRepository(MockURLSession(responses: [.json(fits)])).object(of: .collection("1"))
+        #expect(answer?.object.id == "big")
     }
 
     @Test func anUnknownCollectionIsA404WithItsMessage() async throws {
