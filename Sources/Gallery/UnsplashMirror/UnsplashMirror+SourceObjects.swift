@@ -25,8 +25,8 @@ extension UnsplashMirror {
         let ids = ([cover] + previews.map(Self.photoID)).compactMap { $0 }
         let images = try await storedImages(ids)
         if let cover, let photo = object["cover_photo"] {
-            object["cover_photo"] = request.photo.render(photo.encoded, id: cover, storedVariants: images[cover] ?? [])
-                ?? photo
+            let variants = images[cover] ?? []
+            object["cover_photo"] = request.photo.render(photo.encoded, id: cover, storedVariants: variants) ?? photo
         }
         if !previews.isEmpty {
             object["preview_photos"] = .array(
