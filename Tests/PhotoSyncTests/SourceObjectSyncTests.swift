@@ -8,7 +8,7 @@ import UnsplashAPI
 
 /// The objects sources list the photos of (a collection, a topic, a profile), fetched for the
 /// mirror: once, again after a day, and never at the cost of the run.
-@Suite struct SourceObjectSyncTests {
+@Suite(.timeLimit(.minutes(1))) struct SourceObjectSyncTests {
     @Test func anObjectIsFetchedOnceThenAgainAfterADayAndAProfileOncePerUsername() async throws {
         // GIVEN a collection and a user whose photos and likes are both synced
         let harness = try SyncHarness(photos: 5)
@@ -84,5 +84,37 @@ import UnsplashAPI
         // THEN its pages were fetched and the object left for a later poll
         #expect(try await harness.store.catalog.statistics().photos == 5)
         #expect(harness.fake.objectRequests.isEmpty)
+    }
+
+    @Test func aDaemonFetchesAtTheHeadPollAfterAFailureAndAgainOnceADayHasPassed() async throws {
+        // GIVEN a daemon polling every 12 hours, whose first fetch of the collection fails
+        let harness = try SyncHarness(photos: 5)
+        defer { harness.removeDirectory() }
+        harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
+        let engine = harness.engineWithWallClockFollowingItsClock {
+            $0.sources = [.collection("42")]
+            $0.pollInterval = .seconds(12 * 3600)
+        }
+
+        // WHEN it polls four times: at 0, 12, 24 and 36 hours
+        let daemon = Task { try await engine.run() }
+        var polls = 0
+        for await delay in harness.clock.sleepStarted where delay == .seconds(12 * 3600) {
+            polls += 1
+            if polls == 1 { harness.fake.state.withLock { $0.missing = [:] } }
+            if polls == 4 { break }
+        }
+        daemon.cancel()
+        let ended = await daemon.result
+
+        // THEN the failure ended nothing, and the object was fetched at 0 (failed), at 12 (stored)
+        // and at 36 hours, a day after it was stored
+        guard case .failure(SyncError.cancelled) = ended else {
+            Issue.record("the daemon ended with \(ended)")
+            return
+        }
+        #expect(harness.fake.objectRequests.count == 3)
+        #expect(harness.log.output.filter { $0.contains("could not be fetched") }.count == 1)
+        #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) != nil)
     }
 }
