@@ -364,6 +364,17 @@ enum Schema {
                     DROP INDEX photo_source_order;
                     """)
         }
+        migrator.registerMigration("v14 source objects") { db in
+            // The collection, topic or profile a source lists the photos of, as Unsplash describes
+            // it (`GET /collections/:id`...), for the mirror to serve; NULL until the sync fetched
+            // it. TEXT, as photo.json is, so that SQLite's JSON functions can read it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE source ADD COLUMN object_json TEXT
+                        CHECK (object_json IS NULL OR json_valid(object_json));
+                    ALTER TABLE source ADD COLUMN object_fetched_at TEXT;
+                    """)
+        }
         return migrator
     }
 }

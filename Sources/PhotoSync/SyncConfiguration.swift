@@ -61,6 +61,9 @@ public struct SyncConfiguration: Sendable {
     public var minFreeDisk: FreeDiskReserve
     /// How often paused downloads look at the free space again.
     public var diskRecheckInterval: Duration
+    /// How old the stored object of a source (its collection, topic or profile) may get before
+    /// a poll fetches it again.
+    public var sourceObjectMaxAge: Duration = .seconds(24 * 3600)
 
     public init(
         sources: [PhotoSource] = [.feed],

@@ -213,18 +213,10 @@ public final class SyncEngine: Sendable {
         // Each stage's task returns nil, except a walk that met an outage: it returns that.
         let walkFailure = try await withThrowingTaskGroup(of: SyncError?.self) { group in
             group.addTask {
-                defer { pipeline.feed.walkFinished() }
-                do {
-                    let report = try await pipeline.walker.walkSources(maxPages: maxPages)
-                    if let contradiction = report.contradiction { return .inconsistentPage(contradiction) }
-                    return report.notFound.isEmpty ? nil : .sourcesNotFound(report.notFound)
-                } catch let error as SyncError {
-                    switch error {
-                    case .apiUnavailable, .inconsistentPage: return error
-                    case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound, .cancelled, .unexpected:
-                        throw error
-                    }
-                }
+                let failure = try await Self.walk(pipeline, maxPages: maxPages)
+                // After the walk, so that pages go first; not in an outage, which it would wait out.
+                if case .apiUnavailable? = failure {} else { try await pipeline.objects.refresh() }
+                return failure
             }
             group.addTask {
                 try await pipeline.feed.run()
@@ -255,6 +247,22 @@ public final class SyncEngine: Sendable {
         try Task.checkCancellation()
         if let walkFailure {
             throw walkFailure
+        }
+    }
+
+    /// The walk of one round; it returns, rather than throws, an outage or a refused page.
+    private static func walk(_ pipeline: Pipeline, maxPages: Int?) async throws -> SyncError? {
+        defer { pipeline.feed.walkFinished() }
+        do {
+            let report = try await pipeline.walker.walkSources(maxPages: maxPages)
+            if let contradiction = report.contradiction { return .inconsistentPage(contradiction) }
+            return report.notFound.isEmpty ? nil : .sourcesNotFound(report.notFound)
+        } catch let error as SyncError {
+            switch error {
+            case .apiUnavailable, .inconsistentPage: return error
+            case .accessKeyRejected, .store, .spool, .sourceNotFound, .sourcesNotFound, .cancelled, .unexpected:
+                throw error
+            }
         }
     }
 
@@ -293,8 +301,11 @@ public final class SyncEngine: Sendable {
                 imagesSettled.signal()
                 if stored > 0 { tracker?.imagesStored() }
             })
+        let objects = SourceObjectRefresh(
+            repository: repository, store: store, budget: budget, configuration: configuration,
+            progress: progressTracker, now: now, logger: logger, backoff: sourceBackoff)
         return Pipeline(
-            walker: walker, feed: feed,
+            walker: walker, objects: objects, feed: feed,
             fetcher: ImageFetcher(
                 repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
             // As many fetched images may wait for the writer as are being fetched: a kill -9 then
@@ -431,6 +442,7 @@ public final class SyncEngine: Sendable {
 /// The stages of one round, wired together.
 private struct Pipeline: Sendable {
     let walker: PageWalker
+    let objects: SourceObjectRefresh
     let feed: ImageJobFeed
     let fetcher: ImageFetcher
     let outcomes: BoundedQueue<ImageOutcome>

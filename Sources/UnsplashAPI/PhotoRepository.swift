@@ -111,7 +111,7 @@ public struct PhotoRepository: Sendable {
     /// The provider for API requests: an answer that reports no request left is not retried,
     /// since the retry would be over the rate limit, and every retry and every redirect hop
     /// (which carries the key, so it is on the API's origin) is admitted by ``admitsRetry`` first.
-    private var apiProvider: Provider {
+    var apiProvider: Provider {
         var provider = provider
         provider.retryPolicy.refusesRetry = { failure in RateLimit(headers: failure.headers)?.remaining == 0 }
         let admitsRetry = admitsRetry
@@ -159,7 +159,7 @@ public struct PhotoRepository: Sendable {
             rateLimit: RateLimit(headers: response.headers))
     }
 
-    private func mapped<T>(_ body: () async throws(NetworkError) -> T) async throws(UnsplashError) -> T {
+    func mapped<T>(_ body: () async throws(NetworkError) -> T) async throws(UnsplashError) -> T {
         do {
             return try await body()
         } catch {

@@ -93,7 +93,7 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
         Endpoint(url: location, headers: headers, credential: credential)
     }
 
-    private var headers: [String: String] {
+    var headers: [String: String] {
         ["Accept-Version": "v1"]
     }
 
@@ -105,7 +105,7 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
 
     /// The key, bound to the API's origin. Without a valid base URL there is no origin to bind it
     /// to: the endpoints then fail to build (``NetworkError/invalidURL(_:)``) before anything is sent.
-    private var credential: Credential? {
+    var credential: Credential? {
         Origin(baseURL).map { Credential(origin: $0, headerValue: "Client-ID \(accessKey)") }
     }
 }

@@ -117,6 +117,27 @@ public actor UnsplashStub {
         return try? catalog.photos(ofSource: kind, value).get().map(\.id)
     }
 
+    /// The JSON the stub answers for the object of a source (`user:ann`, `likes:ann`,
+    /// `collection:3773378`, `topic:wallpapers`); nil for the feed, a search, and one it does not
+    /// have.
+    public func sourceObject(_ source: String) -> String? {
+        guard let colon = source.firstIndex(of: ":") else { return nil }
+        let catalog = SourceCatalog(
+            feed: feed,
+            renderer: PhotoRenderer(
+                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
+            seed: configuration.seed)
+        let value = String(source[source.index(after: colon)...])
+        let path: [String]? =
+            switch source[..<colon] {
+            case "user", "likes": ["users", value]
+            case "collection": ["collections", value]
+            case "topic": ["topics", value]
+            default: nil
+            }
+        return path.flatMap { try? catalog.object(path: $0).get().serialized }
+    }
+
     /// The ids of the Unsplash+ photos (in likes, topics and search; never in the feed).
     public func premiumPhotoIDs() -> [String] {
         feed.premium.map(\.id)

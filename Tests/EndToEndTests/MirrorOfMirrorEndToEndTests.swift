@@ -55,6 +55,21 @@ extension EndToEnd {
                     let got = try await secondStore.catalog.photos(matching: PhotoQuery(source: source))
                     #expect(Set(got.map(\.id)) == Set(expected.map(\.id)), "\(source)")
                 }
+                // AND the collection and the user as the first mirror stored them: its title, their name
+                for source in ["collection:3773378", "user:\(user)"] {
+                    let original = try #require(try await firstStore.catalog.sourceObject(ofAny: [source]), "\(source)")
+                    let copied = try #require(try await secondStore.catalog.sourceObject(ofAny: [source]), "\(source)")
+                    let originalObject = try JSONSerialization.jsonObject(with: original) as? [String: Any]
+                    let copiedObject = try JSONSerialization.jsonObject(with: copied) as? [String: Any]
+                    let name = source.hasPrefix("user:") ? "name" : "title"
+                    #expect(copiedObject?[name] as? String == originalObject?[name] as? String, "\(source)")
+                    #expect(copiedObject?["id"] as? String == originalObject?["id"] as? String, "\(source)")
+                    let links = copiedObject?["links"] as? [String: String]
+                    #expect(links?["self"]?.hasPrefix(apiBase) == true, "\(links ?? [:])")
+                }
+                let collection = try #require(await world.stub.sourceObject("collection:3773378"))
+                #expect(collection.contains(#""title":"Neon Signage""#))
+
                 // AND the same images, byte for byte, from Unsplash's (the stub's) URLs
                 let premium = Set(await world.stub.premiumPhotoIDs())
                 for id in firstIDs.subtracting(premium) {

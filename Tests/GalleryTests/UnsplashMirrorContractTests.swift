@@ -266,3 +266,63 @@ import Testing
         .object(["errors": .array([.string("Couldn't find \(kind)")])])
     }
 }
+
+/// `/unsplash/collections/:id`, `/topics/:slug` and `/users/:username` once the sync stored the
+/// objects themselves: Unsplash's object, its API links on the mirror, attribution untouched.
+@Suite(.timeLimit(.minutes(1))) struct UnsplashMirrorSourceObjectTests {
+    @Test func storedObjectsAreServedWithTheirTitleOwnerAndAPILinksOnTheMirror() async throws {
+        // GIVEN the recorded collection, topic and (the collection's owner as) a profile, stored
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
+        let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
+        let owner = try #require(recordedCollection["user"])
+        let username = try #require(owner["username"]?.text)
+        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
+        try fixture.writer.ledger.storeSourceObject(
+            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
+        try fixture.writer.ledger.storeSourceObject(try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
+        try fixture.writer.ledger.storeSourceObject(owner.data, sources: ["likes:\(username)"], at: fetched)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN each is asked for
+            let collection = try await client.get("/unsplash/collections/3773378")
+            let topic = try await client.get("/unsplash/topics/wallpapers")
+            let user = try await client.get("/unsplash/users/\(username)")
+
+            // THEN each has the recording's shape and its stored title and owner
+            #expect(collection.status == .ok)
+            #expect(JSONShape.mismatches(expected: recordedCollection, actual: collection.json) == [])
+            #expect(collection.json["title"] == recordedCollection["title"])
+            #expect(collection.json["user"] == owner)
+            #expect(collection.json["total_photos"] == recordedCollection["total_photos"])
+            #expect(topic.status == .ok)
+            #expect(JSONShape.mismatches(expected: recordedTopic, actual: topic.json) == [])
+            #expect(topic.json["title"] == .string("Wallpapers"))
+            #expect(topic.json["owners"] == recordedTopic["owners"])
+            #expect(user.status == .ok)
+            #expect(JSONShape.mismatches(expected: owner, actual: user.json) == [])
+            #expect(user.json["name"] == owner["name"])
+
+            // AND API links point at the mirror, the pages on unsplash.com stay Unsplash's
+            let links = try #require(collection.json["links"])
+            let base = try #require(links["self"]?.text)
+            #expect(base.hasPrefix("http://") && base.hasSuffix("/unsplash/collections/3773378"))
+            #expect(links["photos"]?.text == base + "/photos")
+            #expect(links["related"]?.text == base + "/related")
+            #expect(links["html"] == recordedCollection["links"]?["html"])
+            #expect(topic.json["links"]?["self"]?.text?.hasSuffix("/unsplash/topics/wallpapers") == true)
+            #expect(topic.json["links"]?["html"] == recordedTopic["links"]?["html"])
+            let userLinks = try #require(user.json["links"])
+            #expect(userLinks["likes"]?.text?.hasSuffix("/unsplash/users/\(username)/likes") == true)
+            #expect(userLinks["portfolio"]?.text?.hasSuffix("/unsplash/users/\(username)/portfolio") == true)
+            #expect(userLinks["html"] == owner["links"]?["html"])
+            // AND the embedded cover photo tracks downloads through the mirror
+            let cover = try #require(collection.json["cover_photo"]?["links"]?["download_location"]?.text)
+            #expect(cover.hasSuffix("/unsplash/photos/32Kch97sX1A/download"))
+            #expect(collection.json["cover_photo"]?["user"] == recordedCollection["cover_photo"]?["user"])
+        }
+    }
+}

@@ -76,6 +76,13 @@ final class FakeUnsplash: Sendable {
 
     var apiRequests: [URL] { state.withLock { $0.apiRequests } }
     var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
+    /// The paths of the requests for the objects lists belong to (`/collections/42`).
+    var objectRequests: [String] {
+        apiRequests.map(\.path).filter { path in
+            let parts = path.split(separator: "/")
+            return parts.count == 2 && ["users", "collections", "topics"].contains(parts[0])
+        }
+    }
     var trackingRequests: Int { state.withLock { $0.tracked.values.reduce(0, +) } }
     func imageRequests(_ id: String) -> Int { state.withLock { $0.imageRequests[id] ?? 0 } }
     var totalImageRequests: Int { state.withLock { $0.imageRequests.values.reduce(0, +) } }
@@ -141,6 +148,12 @@ final class FakeUnsplash: Sendable {
                     #"{"errors":["\#(message)"]}"#)
             }
             let parts = url.path.split(separator: "/")
+            if parts.count == 2, ["users", "collections", "topics"].contains(parts[0]) {
+                // The object a list belongs to: a user's profile, a collection, a topic.
+                let object: JSONValue = .object(["id": .string(String(parts[1])), "title": .string("\(parts[1])")])
+                let body = String(decoding: try! JSONEncoder().encode(object), as: UTF8.self)
+                return Self.http(url, 200, budget.merging(["Content-Type": "application/json"]) { $1 }, body)
+            }
             if parts.count == 3, parts[2] == "download", state.failingTrackings > 0 {
                 state.failingTrackings -= 1
                 return Self.http(url, 503, budget, #"{"errors":["Service Unavailable"]}"#)

@@ -8,9 +8,11 @@ import UnsplashAPI
 
 /// Several sources in one engine, against a FakeUnsplash whose every list holds the same photos.
 @Suite struct SourcesSyncTests {
-    /// The page requests, as `path?query`, without download tracking.
+    /// The page requests, as `path?query`, without download tracking and the sources' objects.
     static func pages(_ harness: SyncHarness) -> [String] {
-        harness.fake.apiRequests.filter { !$0.path.hasSuffix("/download") }.map { "\($0.path)?\($0.query ?? "")" }
+        let objects = Set(harness.fake.objectRequests)
+        return harness.fake.apiRequests.filter { !$0.path.hasSuffix("/download") && !objects.contains($0.path) }
+            .map { "\($0.path)?\($0.query ?? "")" }
     }
 
     @Test func sourcesTakeTurnsPageByPageAndShareEachPhoto() async throws {

@@ -109,4 +109,46 @@ import UnsplashStub
             #expect(try await client.get(stub, "/search/photos?query=lake").status == 403)
         }
     }
+
+    @Test func theObjectsListsBelongToHaveTheRecordingsKeysAndCountAgainstTheRateLimit() async throws {
+        try await withStub(photoCount: 60, accessKey: "stub-key", rateLimit: 4) { stub, client in
+            let user = stub.usernames[0]
+            // The top-level keys of the recordings collection.json and topic.json, and of a profile.
+            let collectionKeys: Set = [
+                "id", "title", "description", "published_at", "last_collected_at", "updated_at", "featured",
+                "total_photos", "private", "share_key", "tags", "links", "user", "cover_photo", "preview_photos",
+                "meta",
+            ]
+            let topicKeys: Set = [
+                "id", "slug", "title", "description", "published_at", "updated_at", "starts_at", "ends_at",
+                "only_submissions_after", "visibility", "featured", "total_photos", "current_user_contributions",
+                "total_current_user_submissions", "links", "media_types", "status", "owners", "top_contributors",
+                "cover_photo", "preview_photos",
+            ]
+            let collection = try await client.get(stub, "/collections/3773378")
+            let body = try #require(try JSONSerialization.jsonObject(with: collection.body) as? [String: Any])
+            #expect(Set(body.keys) == collectionKeys)
+            #expect(body["title"] as? String == "Neon Signage")
+            #expect(body["total_photos"] as? Int == (await stub.photoIDs(ofSource: "collection:3773378"))?.count)
+            #expect(collection.header("X-Ratelimit-Remaining") == "3")
+            let stored = try #require(await stub.sourceObject("collection:3773378"))
+            #expect(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? NSDictionary == body as NSDictionary)
+
+            let topic = try await client.get(stub, "/topics/wallpapers")
+            let topicBody = try #require(try JSONSerialization.jsonObject(with: topic.body) as? [String: Any])
+            #expect(Set(topicBody.keys) == topicKeys)
+            #expect(topicBody["slug"] as? String == "wallpapers")
+
+            let profile = try await client.get(stub, "/users/\(user)")
+            let profileBody = try #require(try JSONSerialization.jsonObject(with: profile.body) as? [String: Any])
+            #expect(profileBody["username"] as? String == user)
+            #expect((profileBody["links"] as? [String: String])?["html"] == "https://unsplash.com/@\(user)")
+
+            let missing = try await client.get(stub, "/collections/999999")
+            #expect(missing.status == 404)
+            let errors = try #require(try JSONSerialization.jsonObject(with: missing.body) as? [String: [String]])
+            #expect(errors["errors"] == ["Couldn't find Collection"])
+            #expect(try await client.get(stub, "/topics/wallpapers").status == 403, "the fifth request is over")
+        }
+    }
 }

@@ -227,6 +227,10 @@ public struct UnsplashMirror: Sendable {
     }
 
     private func user(_ username: String, _ request: MirrorRequest) async throws -> Response {
+        let path = "/users/" + Attribution.pathSegment(username)
+        if let stored = try await storedObject(of: ["user:" + username, "likes:" + username], path: path, request) {
+            return MirrorAnswer.json(.ok, stored)
+        }
         let newest = try await store.catalog.photos(matching: PhotoQuery(username: username, sort: .newest, limit: 1))
         guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
             let user = JSONValue.parse(json)?["user"], case .object = user
@@ -236,6 +240,10 @@ public struct UnsplashMirror: Sendable {
 
     private func collection(_ id: String, _ request: MirrorRequest) async throws -> Response {
         let source = "collection:" + id
+        let path = "/collections/" + Attribution.pathSegment(id)
+        if let stored = try await storedObject(of: [source], path: path, request) {
+            return MirrorAnswer.json(.ok, stored)
+        }
         guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Collection") }
         var object = try await sourceObject(source, request)
         object["id"] = .string(id)
@@ -258,6 +266,10 @@ public struct UnsplashMirror: Sendable {
 
     private func topic(_ slug: String, _ request: MirrorRequest) async throws -> Response {
         let source = "topic:" + slug
+        let path = "/topics/" + Attribution.pathSegment(slug)
+        if let stored = try await storedObject(of: [source], path: path, request) {
+            return MirrorAnswer.json(.ok, stored)
+        }
         guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Topic") }
         var object = try await sourceObject(source, request)
         object["id"] = .string(slug)
@@ -283,8 +295,9 @@ public struct UnsplashMirror: Sendable {
         return MirrorAnswer.json(.ok, object.encoded)
     }
 
-    /// What the mirror knows of a collection or topic: its photo count, its first photo as the
-    /// cover and its first four as previews. Its title and owner were never synced: null.
+    /// What the mirror knows of a collection or topic synced before its object was (see
+    /// ``storedObject(of:path:_:)``): its photo count, its first photo as the cover and its first
+    /// four as previews. Its title and owner are unknown: null.
     private func sourceObject(_ source: String, _ request: MirrorRequest) async throws -> JSONValue {
         var query = PhotoQuery(source: source, sort: .newest, limit: 4)
         query.inSourceOrder = true
@@ -329,7 +342,7 @@ public struct UnsplashMirror: Sendable {
     }
 
     /// The stored images of `ids`, read only when the answer points at them.
-    private func storedImages(_ ids: [String]) async throws -> [String: [StoredImage]] {
+    func storedImages(_ ids: [String]) async throws -> [String: [StoredImage]] {
         guard configuration.imageURLs == .local else { return [:] }
         return try await store.archive.storedImages(photoIDs: ids)
     }

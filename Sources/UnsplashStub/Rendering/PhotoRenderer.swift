@@ -131,7 +131,7 @@ struct PhotoRenderer: Sendable {
         ]
     }
 
-    private func userObject(_ user: Photographer) -> JSONValue {
+    func userObject(_ user: Photographer) -> JSONValue {
         let api = baseURL.absoluteString + "/users/" + user.username
         let profileImage =
             baseURL.absoluteString + "/images/profile-" + user.id

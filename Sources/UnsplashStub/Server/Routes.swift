@@ -74,6 +74,8 @@ extension UnsplashStub {
                 [403, 429].contains(failure.status)
                 ? .rateLimitExceeded(failure.status) : .errors(failure.status, StubResponse.phrase(failure.status))
             if let retryAfter = failure.retryAfter { response.setHeader("Retry-After", String(retryAfter)) }
+        } else if segments.count == 2, ["users", "collections", "topics"].contains(segments[0]) {
+            response = showSourceObject(path: segments)
         } else if segments.first != "photos" {
             response = listSource(path: segments, query: request.query)
         } else {
@@ -174,6 +176,15 @@ extension UnsplashStub {
             response.setHeader("Link", link)
         }
         return response
+    }
+
+    /// `GET /users/:username`, `/collections/:id`, `/topics/:slug`: the object a list belongs to;
+    /// an unknown one answers 404 with Unsplash's message.
+    private func showSourceObject(path segments: [String]) -> StubResponse {
+        switch SourceCatalog(feed: feed, renderer: renderer, seed: configuration.seed).object(path: segments) {
+        case .failure(let missing): .errors(404, missing.message)
+        case .success(let object): .json(200, object)
+        }
     }
 
     /// `GET /photos/:id`, where Unsplash also accepts the slug, which ends in the id.

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+@testable import PhotoStore
+
+@Suite("The objects sources list the photos of")
+struct SourceObjectStoreTests {
+    @Test("an object is kept per source with when it was fetched; the newest of several is read")
+    func storedPerSourceNewestRead() async throws {
+        try await withStore { store, _ throws in
+            // GIVEN ann's profile stored for both her sources, then a newer one for her likes only
+            try store.ledger.storeSourceObject(
+                Data(#"{"id":"u1","name":"Ann"}"#.utf8), sources: ["user:ann", "likes:ann"], at: Instant.t0)
+            try store.ledger.storeSourceObject(
+                Data(#"{"id":"u1","name":"Ann B."}"#.utf8), sources: ["likes:ann"], at: Instant.t(1))
+
+            // THEN each source knows when its object was fetched; a source without one is absent
+            let fetched = try await store.ledger.sourceObjectsFetched(sources: ["user:ann", "likes:ann", "feed"])
+            #expect(fetched == ["user:ann": Instant.t0, "likes:ann": Instant.t(1)])
+            // AND the newest of the two is the one served, the text as it was given
+            let newest = try await store.catalog.sourceObject(ofAny: ["user:ann", "likes:ann"])
+            #expect(newest == Data(#"{"id":"u1","name":"Ann B."}"#.utf8))
+            #expect(try await store.catalog.sourceObject(ofAny: ["collection:1"]) == nil)
+        }
+    }
+
+    @Test("text that is not JSON is refused and changes nothing")
+    func notJSONIsRefused() async throws {
+        try await withStore { store, _ throws in
+            #expect(throws: StoreError.self) {
+                try store.ledger.storeSourceObject(Data("{not json".utf8), sources: ["collection:1"], at: Instant.t0)
+            }
+            #expect(try await store.ledger.sourceObjectsFetched(sources: ["collection:1"]).isEmpty)
+        }
+    }
+}
