@@ -65,7 +65,15 @@ public final class PhotoStore: Sendable {
             let photosToIndex = try Self.photosToIndex(pool)
             if photosToIndex > 0 { onProgress?(.indexingForSearch(photos: photosToIndex)) }
             let start = ContinuousClock.now
+            let migrated = try pool.read { try Schema.migrator.hasCompletedMigrations($0) }
             try Schema.migrator.migrate(pool)
+            if !migrated {
+                // The migrations' pages go into the database file now, not into the log the first
+                // page is written after: a new database starts with an empty log. Best effort: a
+                // reader in another process may hold the log, and the automatic checkpoint will
+                // copy it later.
+                _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            }
             if photosToIndex > 0 {
                 onProgress?(.indexedForSearch(photos: photosToIndex, duration: ContinuousClock.now - start))
             }
