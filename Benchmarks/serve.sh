@@ -50,6 +50,16 @@ if [[ ! -f $database ]]; then
 print(f'sync: {n:,} photos, metadata only, in {s:.0f} s ({n / s:,.0f} photos/s)')" "$start" "$end" "$photos"
 fi
 stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
+# A source in an order of its own for the Unsplash API's source routes (/collections/ID/photos
+# walks a source's positions, not the photos' dates): every tenth photo, added by SQL to the
+# file this benchmark owns, as a collection sync would have listed them.
+sqlite3 "$database" "INSERT INTO source (name) SELECT 'collection:bench'
+        WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
+    INSERT OR IGNORE INTO photo_source (photo_id, source_id, first_seen_at, position)
+        SELECT id, (SELECT id FROM source WHERE name = 'collection:bench'), first_seen_at, sequence
+        FROM photo WHERE sequence % 10 = 0;"
+members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
+    WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
 echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
 
 # photosync serve, on a free port it names on stderr.
@@ -89,6 +99,10 @@ ranked() {
 from photo_search join photo on photo.sequence = photo_search.rowid
 where photo_search match :q order by rank limit 30"
 }
+# The same page of the collection in its own order, each photo's JSON, through Datasette's SQL page.
+collection_sql=$(urlencode "select photo.json from photo_source join photo on photo.id = photo_source.photo_id
+where photo_source.source_id = (select id from source where name = 'collection:bench')
+order by photo_source.position limit 30")
 # Datasette's table page counts the rows and suggests facets unless told not to: 2 s a page at
 # a million photos, so it is asked for the page alone, its quickest answer.
 table="$theirs/$db/photo.json?_size=30&_sort_desc=created_at&_nocount=1&_nofacet=1&_nosuggest=1"
@@ -110,12 +124,17 @@ requests=(
     "search, a rare phrase|/api/photos?limit=30&q=$(urlencode "$rare")|$theirs/$db.json?sql=$(ranked)&q=$(urlencode "$rare")"
     "gallery search, every photo|/?q=$common|"
     "one photo's page|/photos/$photo|$theirs/$db/photo/$photo"
-    "Unsplash API, feed, first page|/unsplash/photos?per_page=30|"
-    "Unsplash API, feed, last page|/unsplash/photos?per_page=30&page=$(( (stored + 29) / 30 ))|"
+    "Unsplash API, feed, first page|/unsplash/photos?per_page=30|$table"
+    "Unsplash API, feed, last page|/unsplash/photos?per_page=30&page=$(( (stored + 29) / 30 ))|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
     "Unsplash API, one photo|/unsplash/photos/$photo|$theirs/$db/photo/$photo.json"
     "Unsplash API, random photo|/unsplash/photos/random|"
-    "Unsplash API, search, every photo|/unsplash/search/photos?query=$common&per_page=30|"
-    "Unsplash API, search, rare|/unsplash/search/photos?query=kyoto&per_page=30|"
+    "Unsplash API, 30 random photos|/unsplash/photos/random?count=30|"
+    "Unsplash API, search, every photo|/unsplash/search/photos?query=$common&per_page=30|$theirs/$db.json?sql=$(ranked)&q=$common"
+    "Unsplash API, search, rare|/unsplash/search/photos?query=kyoto&per_page=30|$theirs/$db.json?sql=$(ranked)&q=kyoto"
+    "Unsplash API, search, colour|/unsplash/search/photos?query=$common&color=blue&per_page=30|"
+    "Unsplash API, collection|/unsplash/collections/bench|"
+    "Unsplash API, collection, first page|/unsplash/collections/bench/photos?per_page=30|$theirs/$db.json?sql=$collection_sql"
+    "Unsplash API, collection, last page|/unsplash/collections/bench/photos?per_page=30&page=$(( (members + 29) / 30 ))|"
 )
 
 # load URL: prints "requests/s p99-ms non-2xx"

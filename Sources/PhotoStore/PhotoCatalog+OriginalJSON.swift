@@ -63,21 +63,6 @@ extension PhotoCatalog {
         return try listingResult(result, query, operation: "listing photos")
     }
 
-    /// The value of a listing's read, or its failure as a `StoreError`.
-    private func listingResult<T>(
-        _ result: Result<T, any Error>, _ query: PhotoQuery, operation: String
-    ) throws(StoreError) -> T {
-        switch result {
-        case .success(let value):
-            return value
-        case .failure(let error as DatabaseError)
-        where query.text != nil && error.resultCode == .SQLITE_ERROR && !(error.message ?? "").hasPrefix("no such"):
-            throw .invalidSearch(query.text ?? "")
-        case .failure(let error):
-            throw StoreError(error, path: database.path, operation: operation)
-        }
-    }
-
     /// The count of ``count(matching:)``, kept in `anchors` until the database changes: a
     /// client paging through a list asks for the same count on every page.
     private static func count(_ db: Database, _ query: PhotoQuery, anchors: ListingAnchors) throws -> Int {

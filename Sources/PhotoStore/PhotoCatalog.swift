@@ -149,16 +149,23 @@ public struct PhotoCatalog: Sendable {
             let listing = PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
             return try Self.summaries(db, rowIDs: try listing.pageRowIDs())
         }
+        return try listingResult(result, query, operation: "listing photos")
+    }
+
+    /// The value of a listing's read, or its failure as a `StoreError`.
+    func listingResult<T>(_ result: Result<T, any Error>, _ query: PhotoQuery, operation: String) throws(StoreError)
+        -> T
+    {
         switch result {
-        case .success(let photos):
-            return photos
+        case .success(let value):
+            return value
         case .failure(let error as DatabaseError)
         where query.text != nil && error.resultCode == .SQLITE_ERROR && !(error.message ?? "").hasPrefix("no such"):
             // The statements themselves are fixed and tested: an SQL error with a search in it
             // is FTS5 refusing the search text ("fts5: syntax error near", "unterminated string").
             throw .invalidSearch(query.text ?? "")
         case .failure(let error):
-            throw StoreError(error, path: path, operation: "listing photos")
+            throw StoreError(error, path: database.path, operation: operation)
         }
     }
 

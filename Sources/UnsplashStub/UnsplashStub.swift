@@ -101,17 +101,22 @@ public actor UnsplashStub {
         (0..<feed.count).map { feed.newest(at: $0).id }
     }
 
+    /// The users, collections and topics the stub serves, over its feed.
+    private var sourceCatalog: SourceCatalog {
+        SourceCatalog(
+            feed: feed,
+            renderer: PhotoRenderer(
+                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
+            seed: configuration.seed)
+    }
+
     /// The ids a source lists (`user:ann`, `likes:ann`, `collection:3773378`, `topic:wallpapers`,
     /// `search:lake`, or `feed`), newest first, as every page of it together holds them; nil for
     /// a user, collection or topic the stub does not have (the API answers 404).
     public func photoIDs(ofSource source: String) -> [String]? {
         if source == "feed" { return photoIDs() }
         guard let colon = source.firstIndex(of: ":") else { return nil }
-        let catalog = SourceCatalog(
-            feed: feed,
-            renderer: PhotoRenderer(
-                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
-            seed: configuration.seed)
+        let catalog = sourceCatalog
         let kind = String(source[..<colon])
         let value = String(source[source.index(after: colon)...])
         return try? catalog.photos(ofSource: kind, value).get().map(\.id)
@@ -122,11 +127,7 @@ public actor UnsplashStub {
     /// have.
     public func sourceObject(_ source: String) -> String? {
         guard let colon = source.firstIndex(of: ":") else { return nil }
-        let catalog = SourceCatalog(
-            feed: feed,
-            renderer: PhotoRenderer(
-                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
-            seed: configuration.seed)
+        let catalog = sourceCatalog
         let value = String(source[source.index(after: colon)...])
         let path: [String]? =
             switch source[..<colon] {
