@@ -42,25 +42,36 @@ extension PhotoCatalog {
     /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
     ///   `.interrupted` when the task was cancelled.
     public func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage {
+        try await originalJSONPages(matching: [query])[0]
+    }
+
+    /// The pages of ``originalJSONPage(matching:)`` for each of `queries`, in their order, from
+    /// one snapshot and one trip to a reader: a random draw of many photos is as many one-photo
+    /// pages.
+    /// - Throws: as ``originalJSONPage(matching:)``.
+    public func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
         let (path, anchors, limits) = (database.path, anchors, limits)
         let result = await database.interruptibleReadResult { db in
-            let total = try Self.count(db, query, anchors: anchors)
-            guard query.offset < total else { return OriginalJSONPage(total: total, photos: []) }
-            let rowIDs = try PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
-                .pageRowIDs()
-            let page = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT photo.id, CAST(photo.json AS BLOB) AS json
-                    FROM json_each(?) AS page CROSS JOIN photo ON photo.rowid = page.value
-                    ORDER BY page.key
-                    """)
-            let photos = try Row.fetchAll(statement, arguments: [page]).map { row in
-                OriginalJSONPage.Photo(id: row["id"], json: row["json"])
+            try queries.map { query in
+                let total = try Self.count(db, query, anchors: anchors)
+                guard query.offset < total else { return OriginalJSONPage(total: total, photos: []) }
+                let rowIDs = try PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
+                    .pageRowIDs()
+                let page = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
+                let statement = try db.cachedStatement(
+                    sql: """
+                        SELECT photo.id, CAST(photo.json AS BLOB) AS json
+                        FROM json_each(?) AS page CROSS JOIN photo ON photo.rowid = page.value
+                        ORDER BY page.key
+                        """)
+                let photos = try Row.fetchAll(statement, arguments: [page]).map { row in
+                    OriginalJSONPage.Photo(id: row["id"], json: row["json"])
+                }
+                return OriginalJSONPage(total: total, photos: photos)
             }
-            return OriginalJSONPage(total: total, photos: photos)
         }
-        return try listingResult(result, query, operation: "listing photos")
+        // A search that FTS5 refuses is the same text in every query.
+        return try listingResult(result, queries.first { $0.text != nil } ?? PhotoQuery(), operation: "listing photos")
     }
 
     /// The count of ``count(matching:)``, kept in `anchors` until the database changes: a

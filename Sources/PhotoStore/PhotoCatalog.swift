@@ -193,7 +193,8 @@ public struct PhotoCatalog: Sendable {
     }
 
     private static func summaries(_ rows: [Row]) throws -> [PhotoSummary] {
-        try rows.map { row in
+        let decoder = JSONDecoder()
+        return try rows.map { row in
             let variant: String? = try row.decode(forColumn: "variant")
             var summary = PhotoSummary(
                 id: try row.decode(forColumn: "id"),
@@ -215,7 +216,7 @@ public struct PhotoCatalog: Sendable {
                         fetchedAt: try row.decodeDate(forColumn: "fetched_at"))
                 })
             let sources: String = row["sources"] ?? "[]"
-            summary.sources = (try? JSONDecoder().decode([String].self, from: Data(sources.utf8))) ?? []
+            summary.sources = (try? decoder.decode([String].self, from: Data(sources.utf8))) ?? []
             return summary
         }
     }

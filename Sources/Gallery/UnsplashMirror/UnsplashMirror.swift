@@ -171,20 +171,21 @@ public struct UnsplashMirror: Sendable {
             let draw = Int.random(in: 0..<total)
             if drawn.insert(draw).inserted || drawn.count == total { draws.append(draw) }
         }
-        var drawnPhotos: [OriginalJSONPage.Photo] = []
-        for draw in draws {
+        // Each draw is a one-photo page of the selection it falls in, all read in one trip.
+        let pages = draws.compactMap { draw -> PhotoQuery? in
             var index = draw
             for (query, size) in queries {
                 guard index >= size else {
                     var one = query
                     one.limit = 1
                     one.offset = index
-                    drawnPhotos += try await store.catalog.originalJSONPage(matching: one).photos
-                    break
+                    return one
                 }
                 index -= size
             }
+            return nil
         }
+        let drawnPhotos = try await store.catalog.originalJSONPages(matching: pages).flatMap(\.photos)
         let photos = try await rendered(drawnPhotos, request)
         guard count != nil else {
             guard let first = photos.first else { throw MirrorFailure.notFound("Photo") }
