@@ -31,6 +31,8 @@ struct PhotoListing {
         var arguments: SQLValues = []
         /// The selection is empty whatever else it says (an unknown source).
         var empty = false
+        /// The column that is a listed photo's row id.
+        var rowID = "photo.rowid"
 
         mutating func add(_ condition: String, _ values: (any DatabaseValueConvertible)?...) {
             conditions.append(condition)
@@ -175,7 +177,13 @@ struct PhotoListing {
                 db.cachedStatement(
                     sql: "SELECT count(*) FROM (SELECT 1 FROM photo_source WHERE source_id = ? LIMIT ?)"),
                 arguments: [sourceID, limits.smallSource + 1]) ?? 0
-        if inSourceOrder || (members <= limits.smallSource && query.text == nil) {
+        if inSourceOrder && selection.from == "photo" && selection.conditions.isEmpty {
+            // The source's own order and nothing else: a range of its memberships, whose photos
+            // are looked up only for the page, not for every membership a deep page skips.
+            selection.from = "photo_source"
+            selection.add("photo_source.source_id = ?", sourceID)
+            selection.rowID = "(SELECT photo.rowid FROM photo WHERE photo.id = photo_source.photo_id)"
+        } else if inSourceOrder || (members <= limits.smallSource && query.text == nil) {
             // Few photos: read them from the memberships and sort them.
             selection.from = "photo_source CROSS JOIN photo ON photo.id = photo_source.photo_id"
             selection.add("photo_source.source_id = ?", sourceID)
@@ -215,8 +223,8 @@ struct PhotoListing {
         }
         let rowIDs = try walk(
             selection, order, from: start, reversed: reversed, offset: offset, limit: query.limit,
-            columns: "photo.rowid"
-        ).map { $0[0] as Int64 }
+            columns: selection.rowID
+        ).compactMap { $0[0] as Int64? }
         return reversed ? rowIDs.reversed() : rowIDs
     }
 
