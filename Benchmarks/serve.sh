@@ -158,6 +158,18 @@ print(f"{rate:.0f} {p99:.1f}{notes}")
 PY
 }
 
+# Datasette goes on running the SQL of requests wrk gave up on (up to its 60 s limit); the next
+# measurement waits until it has stopped using the CPU, so that it does not measure its leftovers.
+settle() {
+    local before after
+    for _ in $(seq 120); do
+        before=$(awk '{print $14 + $15}' "/proc/$datasette_pid/stat")
+        sleep 0.5
+        after=$(awk '{print $14 + $15}' "/proc/$datasette_pid/stat")
+        (( after - before < 5 )) && return
+    done
+}
+
 printf '%-34s %22s %22s %8s\n' "request" "photosync req/s, p99" "Datasette req/s, p99" "ratio"
 for request in "${requests[@]}"; do
     IFS='|' read -r name path other <<< "$request"
@@ -166,6 +178,7 @@ for request in "${requests[@]}"; do
     if [[ -n $other ]]; then
         curl -fs -o /dev/null "$other" || echo "serve.sh: Datasette's $other answered an error" >&2
         read -r their_rate their_p99 their_notes <<< "$(load "$other")"
+        settle
         ratio=$(python3 -c "print(f'{$our_rate / max($their_rate, 1):.1f}x')")
         printf '%-34s %14s, %5s ms %14s, %5s ms %8s %s\n' "$name" "$our_rate" "$our_p99" "$their_rate" "$their_p99" \
             "$ratio" "$our_notes$their_notes"

@@ -74,6 +74,52 @@ extension PhotoCatalog {
         return try listingResult(result, queries.first { $0.text != nil } ?? PhotoQuery(), operation: "listing photos")
     }
 
+    /// `count` photos drawn at random from every stored photo, as their stored JSON; distinct
+    /// while there are enough photos, repeating only once every photo is drawn.
+    ///
+    /// Each draw is the first photo at or after a random number between the lowest and highest
+    /// `sequence`, a lookup in its index: drawing by position in a listing walked up to a
+    /// thousand index entries a photo. Numbers left by removed photos make the photo after them
+    /// likelier; photosync removes none but rejected ones.
+    public func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
+        let anchors = anchors
+        return try await database.read("drawing \(count) photos") { db in
+            guard count > 0,
+                let bounds = try Row.fetchOne(db, sql: Self.sequenceBoundsSQL),
+                let lowest = bounds[0] as Int64?, let highest = bounds[1] as Int64?
+            else { return [] }
+            let stored = try anchors.count(db, signature: "every photo") {
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
+            }
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT id, CAST(json AS BLOB) AS json FROM photo WHERE sequence >= ? ORDER BY sequence LIMIT 1
+                    """)
+            var photos: [OriginalJSONPage.Photo] = []
+            var drawn = Set<String>()
+            // Repeats are taken once every photo is drawn, or after many misses (a few photos
+            // far apart in number): never an endless loop.
+            var misses = 0
+            while photos.count < count {
+                // Within one snapshot the highest number always has its photo.
+                guard let row = try Row.fetchOne(statement, arguments: [Int64.random(in: lowest...highest)]) else {
+                    break
+                }
+                let photo = OriginalJSONPage.Photo(id: row["id"], json: row["json"])
+                if drawn.insert(photo.id).inserted || drawn.count >= stored || misses > 100 * count {
+                    photos.append(photo)
+                } else {
+                    misses += 1
+                }
+            }
+            return photos
+        }
+    }
+
+    /// The lowest and highest `sequence`, each in a query of its own: SQLite reads one end of an
+    /// index for a lone min() or max(), and every row for both together.
+    static let sequenceBoundsSQL = "SELECT (SELECT min(sequence) FROM photo), (SELECT max(sequence) FROM photo)"
+
     /// The count of ``count(matching:)``, kept in `anchors` until the database changes: a
     /// client paging through a list asks for the same count on every page.
     private static func count(_ db: Database, _ query: PhotoQuery, anchors: ListingAnchors) throws -> Int {

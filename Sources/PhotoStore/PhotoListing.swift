@@ -39,6 +39,10 @@ struct PhotoListing {
             arguments += values
         }
 
+        /// The arguments as text, for a kept listing's signature. (Interpolating the arguments
+        /// themselves describes each through the runtime's reflection, a cost on every request.)
+        var values: [String] { arguments.map { $0?.databaseValue.description ?? "NULL" } }
+
         func whereClause(_ extra: [String] = []) -> String {
             let all = conditions + extra
             return all.isEmpty ? "" : "WHERE " + all.joined(separator: " AND ")
@@ -210,8 +214,8 @@ struct PhotoListing {
         if let cursor = query.after ?? query.before {
             start = (try key(ofPhoto: cursor, order), false)
         } else if order.anchored && query.text == nil && offset >= 2 * anchorInterval {
-            let values = selection.arguments.map { $0?.databaseValue.description ?? "NULL" }
-            let signature = "\(selection.from) \(selection.whereClause()) \(order.keys) \(query.sort) \(values)"
+            let signature =
+                "\(selection.from) \(selection.whereClause()) \(order.keys) \(query.sort) \(selection.values)"
             let keys = try anchors.keys(db, signature: signature, interval: anchorInterval) {
                 try anchorKeys(selection, order)
             }
@@ -324,7 +328,7 @@ struct PhotoListing {
     /// same search is then a slice of it.
     private func rankedPage(_ selection: Selection) throws -> [Int64] {
         let from = "FROM \(selection.from) \(selection.whereClause())"
-        let ranking = try anchors.ranking(db, signature: "\(rankLimit) \(from) \(selection.arguments)") {
+        let ranking = try anchors.ranking(db, signature: "\(rankLimit) \(from) \(selection.values)") {
             () throws -> [Int64]? in
             let matches =
                 try Int.fetchOne(

@@ -118,3 +118,34 @@ import Testing
         }
     }
 }
+
+@Suite struct RandomDrawTests {
+    @Test func drawsAreDistinctUntilEveryPhotoIsDrawnThenRepeat() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.catalog.randomOriginalJSON(count: 3).isEmpty, "nothing stored: nothing drawn")
+            let photos = (0..<30).map { Sample.photo("p\($0)") }
+            try store.commit(photos)
+
+            let thirty = try await store.catalog.randomOriginalJSON(count: 30)
+            #expect(Set(thirty.map(\.id)) == Set(photos.map(\.id)), "30 draws of 30 photos: each once")
+            #expect(thirty.allSatisfy { drawn in photos.first { $0.id == drawn.id }?.json == drawn.json })
+
+            let forty = try await store.catalog.randomOriginalJSON(count: 40)
+            #expect(forty.count == 40)
+            #expect(Set(forty.map(\.id)).count == 30, "every photo before any repeat")
+            #expect(try await store.catalog.randomOriginalJSON(count: 0).isEmpty)
+        }
+    }
+
+    @Test func aDrawsBoundsAreReadFromTheEndsOfAnIndexNotFromEveryRow() async throws {
+        try await withStore { store, _ in
+            let plan = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PhotoCatalog.sequenceBoundsSQL).map {
+                    $0["detail"] as String
+                }
+            }
+            #expect(plan.filter { $0.hasPrefix("SEARCH photo USING COVERING INDEX") }.count == 2, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN photo") }, "\(plan)")
+        }
+    }
+}

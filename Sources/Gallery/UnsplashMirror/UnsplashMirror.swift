@@ -152,6 +152,12 @@ public struct UnsplashMirror: Sendable {
         }
         let base = PhotoQuery(
             text: text.map(Self.searchText), username: parameters["username"], orientation: orientation)
+        if base == PhotoQuery() && collections.isEmpty && topics.isEmpty {
+            // Any stored photo: drawn by key, not by position in a listing.
+            let photos = try await rendered(store.catalog.randomOriginalJSON(count: count ?? 1), request)
+            guard !photos.isEmpty else { throw MirrorFailure.notFound("Photo") }
+            return try randomAnswer(photos, count: count)
+        }
         var queries: [(query: PhotoQuery, count: Int)] = []
         let sources: [String?] = (collections + topics).isEmpty ? [nil] : collections + topics
         for source in sources {
@@ -186,7 +192,11 @@ public struct UnsplashMirror: Sendable {
             return nil
         }
         let drawnPhotos = try await store.catalog.originalJSONPages(matching: pages).flatMap(\.photos)
-        let photos = try await rendered(drawnPhotos, request)
+        return try await randomAnswer(rendered(drawnPhotos, request), count: count)
+    }
+
+    /// One photo without `count`, as Unsplash answers, an array with it.
+    private func randomAnswer(_ photos: [Data], count: Int?) throws -> Response {
         guard count != nil else {
             guard let first = photos.first else { throw MirrorFailure.notFound("Photo") }
             return MirrorAnswer.json(.ok, first)
