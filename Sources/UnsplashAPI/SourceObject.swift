@@ -34,9 +34,7 @@ public struct SourceObject: BodyDecodable, Sendable, Equatable {
                 .init(codingPath: decoder.codingPath, debugDescription: "not an object with a string id"))
         }
         self.id = id
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        json = try encoder.encode(value)
+        json = try RejectedElement.sortedText(value)
     }
 
     /// What must be there: decoding it also checks that the body is a JSON object.
