@@ -21,6 +21,12 @@ extension PhotoStore {
     /// be checkpointed past that snapshot until the copy ends. The copy is left in rollback
     /// journal mode, one self-contained file; `photosync run` switches it back to WAL.
     ///
+    /// SQLite's backup step opens a read transaction of its own when none is open, and starts
+    /// the copy over when another connection wrote since the last step: beside a `run` that
+    /// commits every few milliseconds, it copied the whole file again and again until the
+    /// writer paused, and slowed it by half. So the snapshot is taken by a read before the
+    /// first step, and every step copies from it.
+    ///
     /// - Parameters:
     ///   - destination: an empty or existing SQLite file, whose content is replaced.
     ///   - progress: called after each step.
@@ -40,11 +46,16 @@ extension PhotoStore {
         defer { try? copy.close() }
         do {
             try withoutActuallyEscaping(progress) { progress in
-                try pool.backup(to: copy, pagesPerStep: pagesPerStep) { step in
-                    progress(
-                        BackupProgress(
-                            pagesCopied: step.totalPageCount - step.remainingPageCount,
-                            pagesTotal: step.totalPageCount))
+                try copy.writeWithoutTransaction { destination in
+                    try pool.read { source in
+                        _ = try Int.fetchOne(source, sql: "SELECT count(*) FROM sqlite_schema")
+                        try source.backup(to: destination, pagesPerStep: pagesPerStep) { step in
+                            progress(
+                                BackupProgress(
+                                    pagesCopied: step.totalPageCount - step.remainingPageCount,
+                                    pagesTotal: step.totalPageCount))
+                        }
+                    }
                 }
             }
         } catch {

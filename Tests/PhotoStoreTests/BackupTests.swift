@@ -43,22 +43,30 @@ struct BackupTests {
         }
     }
 
+    /// `photosync backup` reads through a read-only connection of its own (``PhotoStore/openExisting(path:readers:mapped:forSmallWrites:)``),
+    /// `run` writes through another: SQLite restarts a backup whose source another connection
+    /// wrote to, unless the backup's snapshot is held.
     @Test("a backup does not wait for a writer, and copies the snapshot of its first step")
     func writerGoesOnDuringTheBackup() async throws {
         try await withStore { store, directory in
             try storeImages(store, count: 10)
             let copyPath = directory.appendingPathComponent("copy.sqlite").path
+            let reader = try PhotoStore.openExisting(path: store.path)
             var wroteDuringBackup = false
+            var steps: [BackupProgress] = []
 
-            // WHEN a photo is committed between two steps of the backup
-            try store.backup(to: copyPath, pagesPerStep: 4) { step in
+            // WHEN another connection commits a photo between two steps of the backup
+            try reader.backup(to: copyPath, pagesPerStep: 4) { step in
+                steps.append(step)
                 guard !wroteDuringBackup, step.pagesCopied < step.pagesTotal else { return }
                 _ = try? store.commit([Sample.photo("late")])
                 wroteDuringBackup = true
             }
 
-            // THEN the write committed at once, and the copy is the consistent state before it
+            // THEN the write committed at once, the copy went on from where it was (it did not
+            // start over) and is the consistent state before the write
             #expect(wroteDuringBackup)
+            #expect(steps.map(\.pagesCopied) == steps.indices.map { min(4 * ($0 + 1), steps[0].pagesTotal) })
             #expect(try await store.catalog.statistics().photos == 11)
             let copy = try PhotoStore.openExisting(path: copyPath)
             #expect(try await copy.catalog.statistics().photos == 10)
