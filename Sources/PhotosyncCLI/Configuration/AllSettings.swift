@@ -28,8 +28,7 @@ struct AllSettings: Sendable {
     /// Every declaration with the name of its property (`perPage`), in the order of the properties.
     static let properties: [(property: String, declaration: SettingDeclaration)] =
         Mirror(reflecting: declared).children.compactMap { child in
-            let declaration = Mirror(reflecting: child.value).children.first?.value as? SettingDeclaration
-            return declaration.map { (child.label ?? "", $0) }
+            (child.value as? SettingDeclaration).map { (child.label ?? "", $0) }
         }
     static let list = properties.map(\.declaration)
 

@@ -4,7 +4,13 @@ import Foundation
 /// One setting, declared once in ``AllSettings``: its names in each source, how its value is
 /// read and checked, its default and its help. The flag, the help, the resolver, ``Settings``'
 /// field and the README's row are all derived from it.
-struct SettingDeclaration: Sendable {
+///
+/// A class, whose subclass ``Setting`` puts no requirement on its value's type, so that
+/// ``AllSettings/properties`` finds the declarations with class casts. Asking a struct, or a
+/// type with requirements, for a conformance scans all of the binary's 10,000 conformance
+/// records the first time (about 20 µs each): 25 such scans were a tenth of every command's start.
+/// Immutable: its properties are constants, and ``Setting`` adds none.
+class SettingDeclaration: @unchecked Sendable {
     /// The key in the configuration file and in messages: `per_page`.
     let name: String
     /// The command-line flag: `--per-page`.
@@ -21,6 +27,16 @@ struct SettingDeclaration: Sendable {
     let read: @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable
     /// The default, checked by the same rule, for an environment (`STATE_DIRECTORY`).
     let standard: @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
+
+    fileprivate init(
+        name: String, flag: String, type: SettingType, summary: String, valueName: String, defaultText: String,
+        completion: CompletionKind?,
+        read: @escaping @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable,
+        standard: @escaping @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
+    ) {
+        (self.name, self.flag, self.type, self.summary, self.valueName) = (name, flag, type, summary, valueName)
+        (self.defaultText, self.completion, self.read, self.standard) = (defaultText, completion, read, standard)
+    }
 
     var environmentVariable: String { "PHOTOSYNC_" + name.uppercased() }
 
@@ -46,9 +62,7 @@ struct SettingDeclaration: Sendable {
 }
 
 /// A ``SettingDeclaration`` whose checked value is a `Value`: what ``Settings``' fields are typed by.
-struct Setting<Value: Sendable & Equatable>: Sendable {
-    let declaration: SettingDeclaration
-
+final class Setting<Value>: SettingDeclaration, @unchecked Sendable {
     /// `default` and every value given go through `rule`, so a default that breaks it is caught
     /// by the first test that resolves the settings. `defaultText` is how `--help` and the README
     /// say the default; without it, the default without an environment, as `type` shows it.
@@ -57,8 +71,8 @@ struct Setting<Value: Sendable & Equatable>: Sendable {
         summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
         defaultText: String? = nil, completion: CompletionKind? = nil,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
-    ) {
-        declaration = SettingDeclaration(
+    ) where Value: Sendable & Equatable {
+        super.init(
             name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
             defaultText: defaultText ?? type.show(`default`([:])), completion: completion,
             read: { input throws(SettingProblem) in try rule(type.decode(input)) },

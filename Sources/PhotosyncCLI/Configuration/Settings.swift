@@ -12,7 +12,7 @@ struct Settings: Sendable, Equatable {
 
     subscript<Value>(dynamicMember declaration: KeyPath<AllSettings, Setting<Value>>) -> Value {
         // The resolver holds a value of its declared type for every setting.
-        values[AllSettings.declared[keyPath: declaration].declaration.name] as! Value
+        values[AllSettings.declared[keyPath: declaration].name] as! Value
     }
 
     static func == (lhs: Settings, rhs: Settings) -> Bool {
@@ -61,7 +61,7 @@ struct SettingsResolver: Sendable {
     func resolve<Value>(
         _ declaration: KeyPath<AllSettings, Setting<Value>>, flags: [String: SettingInput], configPath: String?
     ) throws(ConfigurationError) -> Value {
-        let setting = AllSettings.declared[keyPath: declaration].declaration
+        let setting = AllSettings.declared[keyPath: declaration]
         // A declaration's rule returns its `Value`.
         return try value(of: setting, flag: flags[setting.name], file: configurationFile(named: configPath)) as! Value
     }

@@ -97,14 +97,14 @@ func check(flagsOf options: some ParsableArguments) throws {
 extension Option {
     /// The flag of a setting that takes one value.
     init<Given>(_ declaration: KeyPath<AllSettings, Setting<Given>>) where Value == String? {
-        let setting = AllSettings.declared[keyPath: declaration].declaration
+        let setting = AllSettings.declared[keyPath: declaration]
         self.init(
             name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help, completion: setting.completion)
     }
 
     /// The flag of a list setting, repeated for several values.
     init<Given>(wrappedValue: [String], _ declaration: KeyPath<AllSettings, Setting<Given>>) where Value == [String] {
-        let setting = AllSettings.declared[keyPath: declaration].declaration
+        let setting = AllSettings.declared[keyPath: declaration]
         self.init(
             wrappedValue: wrappedValue, name: .customLong(String(setting.flag.dropFirst(2))), help: setting.help,
             completion: setting.completion)
@@ -114,7 +114,7 @@ extension Option {
 extension Flag where Value == Bool? {
     /// The `--NAME` / `--no-NAME` pair of a boolean setting.
     init(_ declaration: KeyPath<AllSettings, Setting<Bool>>) {
-        let setting = AllSettings.declared[keyPath: declaration].declaration
+        let setting = AllSettings.declared[keyPath: declaration]
         self.init(name: .customLong(String(setting.flag.dropFirst(2))), inversion: .prefixedNo, help: setting.help)
     }
 }
