@@ -12,7 +12,7 @@ extension PhotoStore {
     }
 
     /// Whether freed pages can be given back to the file system (`auto_vacuum = INCREMENTAL`).
-    /// Databases created by this version are; older ones until ``enableIncrementalVacuum(freeDisk:)``.
+    /// Databases created by this version are; older ones until ``enableIncrementalVacuum(freeDisk:largest:)``.
     public func hasIncrementalVacuum() async throws(StoreError) -> Bool {
         do {
             return try await pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 }
@@ -21,27 +21,41 @@ extension PhotoStore {
         }
     }
 
+    /// What ``enableIncrementalVacuum(freeDisk:largest:)`` did.
+    public enum IncrementalVacuumConversion: Sendable, Equatable {
+        /// The database already had it: nothing to do.
+        case alreadyIncremental
+        /// Converted, in this long.
+        case converted(Duration)
+        /// Not converted: the free disk does not hold twice the file, which a `VACUUM` needs.
+        case tooLittleFreeDisk
+        /// Not converted: the file is larger than `largest`, and its `VACUUM` would hold the
+        /// writer for longer than a start may take.
+        case tooLarge
+    }
+
     /// Converts a database from before incremental vacuum, once: sets `auto_vacuum =
     /// INCREMENTAL` and rewrites the file with `VACUUM`, which holds the writer until it is done
     /// (about a second per 100 MB here) and needs room for a copy of the file. So it is meant
-    /// for the start of `run`, before any writer stage starts, and it is skipped, returning nil,
-    /// when `freeDisk` (the bytes free beside the file) is less than twice the file.
-    ///
-    /// - Returns: how long the conversion took; `.zero` when there was nothing to convert; nil
-    ///   when skipped for want of room.
-    public func enableIncrementalVacuum(freeDisk: Int64) throws(StoreError) -> Duration? {
+    /// for the start of `run`, before any writer stage starts, and it is skipped when `freeDisk`
+    /// (the bytes free beside the file) is less than twice the file, or the file (with its log)
+    /// is larger than `largest`.
+    public func enableIncrementalVacuum(freeDisk: Int64, largest: Int64) throws(StoreError)
+        -> IncrementalVacuumConversion
+    {
         do {
             let mode = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
-            guard mode != 2 else { return .zero }
+            guard mode != 2 else { return .alreadyIncremental }
             let sizes = fileSizes
-            guard freeDisk > 2 * (sizes.database + sizes.wal) else { return nil }
+            guard sizes.database + sizes.wal <= largest else { return .tooLarge }
+            guard freeDisk > 2 * (sizes.database + sizes.wal) else { return .tooLittleFreeDisk }
             let start = ContinuousClock.now
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
                 try db.execute(sql: "VACUUM")
                 _ = try db.checkpoint(.truncate)
             }
-            return ContinuousClock.now - start
+            return .converted(ContinuousClock.now - start)
         } catch {
             throw StoreError(error, path: path, operation: "converting to incremental vacuum")
         }

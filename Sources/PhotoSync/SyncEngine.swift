@@ -355,27 +355,36 @@ public final class SyncEngine: Sendable {
 
     /// A database from before incremental vacuum never gives pruned pages back to the file
     /// system: it is converted once, here, before any stage writes (``PhotoStore``'s
-    /// `enableIncrementalVacuum(freeDisk:)` says what it costs).
+    /// `enableIncrementalVacuum(freeDisk:largest:)` says what it costs), when that takes seconds.
     private func convertForIncrementalVacuum() throws {
         let free = disk.probe()?.available ?? 0
         let sizes = store.fileSizes
-        if sizes.database > 64 << 20 {
+        if sizes.database > 64 << 20 && sizes.database <= Self.largestConversion {
             logger.notice(
                 "converting the database to incremental vacuum (once), so that pruned images free disk space",
                 metadata: ["bytes": "\(sizes.database)"])
         }
-        guard let duration = try storing({ try store.enableIncrementalVacuum(freeDisk: free) }) else {
-            // Pruned images' pages are still reused: the file stops growing, but does not shrink.
+        // Either way pruned images' pages are still reused: the file stops growing, but does not shrink.
+        switch try storing({ try store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) }) {
+        case .alreadyIncremental:
+            break
+        case .converted(let duration):
+            logger.notice("converted to incremental vacuum", metadata: ["ms": "\(Int(duration / .milliseconds(1)))"])
+        case .tooLittleFreeDisk:
             logger.warning(
                 "not converted to incremental vacuum: too little free disk for a copy of the database",
                 metadata: ["free_bytes": "\(free)", "database_bytes": "\(sizes.database)"])
-            return
-        }
-        if duration > .zero {
-            logger.notice(
-                "converted to incremental vacuum", metadata: ["ms": "\(Int(duration / .milliseconds(1)))"])
+        case .tooLarge:
+            let offline = "stop photosync, then: sqlite3 \(store.path) 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'"
+            logger.warning(
+                "not converted to incremental vacuum: the database is too large to rewrite at a start",
+                metadata: ["database_bytes": "\(sizes.database)", "to_convert": "\(offline)"])
         }
     }
+
+    /// The largest database converted at a start: 2 GiB, about 20 s of `VACUUM` on this
+    /// project's machine. A larger one would hold the writer, and the daemon's start, for minutes.
+    static let largestConversion: Int64 = 2 << 30
 
     /// Gives the pages of pruned images back to the file system, a few at a time, so that the
     /// file shrinks toward the budget.

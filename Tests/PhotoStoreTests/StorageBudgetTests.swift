@@ -153,9 +153,16 @@ struct StorageBudgetTests {
             try store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
 
             // WHEN it is converted: THEN it is, and nothing is lost; a second time does nothing
-            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40) != nil)
+            // (not when it is larger than allowed)
+            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) == .tooLarge)
+            #expect(try await !store.hasIncrementalVacuum())
+            let conversion = try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30)
+            guard case .converted = conversion else {
+                Issue.record("not converted: \(conversion)")
+                return
+            }
             #expect(try await store.hasIncrementalVacuum())
-            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40) == .zero)
+            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) == .alreadyIncremental)
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Sample.bytes(count: 50_000))
             // AND without room for a copy it is left alone
             let other = directory.appendingPathComponent("other.sqlite").path
@@ -164,7 +171,9 @@ struct StorageBudgetTests {
                 try Schema.migrator.migrate(queue, upTo: "v7 an index of Unsplash+ photos")
                 try queue.close()
             }
-            #expect(try PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10) == nil)
+            #expect(
+                try PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30)
+                    == .tooLittleFreeDisk)
         }
     }
 
