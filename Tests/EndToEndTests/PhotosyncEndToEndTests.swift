@@ -47,10 +47,14 @@ extension EndToEnd {
             }
 
             /// `run` as a daemon, telling `socket` what it would tell systemd.
-            func daemon(_ extra: [String] = [], notifying socket: NotifySocket) async throws -> PhotosyncProcess {
+            func daemon(
+                _ extra: [String] = [], environment: [String: String] = [:], notifying socket: NotifySocket
+            ) async throws -> PhotosyncProcess {
                 try PhotosyncProcess(
                     await daemonArguments(extra),
-                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path])
+                    environment: environment.merging([
+                        "UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key, "NOTIFY_SOCKET": socket.path,
+                    ]) { $1 })
             }
 
             func sync(_ extra: [String] = [], key: String = PhotosyncEndToEndTests.key) async throws

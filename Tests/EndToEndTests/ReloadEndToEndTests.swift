@@ -93,5 +93,49 @@ extension EndToEnd {
                 #expect(loaded["reload"] as? Bool == true)
             }
         }
+
+        @Test func aSIGHUPRereadsTheEnvironmentFile() async throws {
+            // GIVEN a daemon whose environment file sets its concurrency
+            let world = try await World.start(photos: 60)
+            try await withTeardown(await world.stop()) {
+                try Self.write("per_page: 30\nsources:\n  - feed\npoll_interval: 10\n", to: world)
+                let file = world.config + ".environment"
+                try "# the unit's environment\nPHOTOSYNC_CONCURRENCY=2\n".write(
+                    toFile: file, atomically: true, encoding: .utf8)
+                let socket = try NotifySocket()
+                defer { socket.close() }
+                let daemon = try await world.daemon(
+                    environment: ["PHOTOSYNC_ENVIRONMENT_FILE": file], notifying: socket)
+                var stopped = false
+                defer { if !stopped { daemon.signal(SIGKILL) } }
+                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+
+                // WHEN the file changes (written anew and renamed into place) and the daemon is told
+                try "PHOTOSYNC_CONCURRENCY=3\nPHOTOSYNC_POLL_INTERVAL='20'\n".write(
+                    toFile: file, atomically: true, encoding: .utf8)
+                daemon.signal(SIGHUP)
+                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
+                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                // AND then it is broken, and the daemon told again
+                try "PHOTOSYNC_CONCURRENCY=4\nthis is not an assignment\n".write(
+                    toFile: file, atomically: true, encoding: .utf8)
+                daemon.signal(SIGHUP)
+                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
+                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                daemon.signal(SIGTERM)
+                let result = await daemon.result()
+                stopped = true
+
+                // THEN the first reload took the file's new values, the second kept them and named the line
+                #expect(result.status == 0, "\(result.stderr)")
+                let reloaded = result.stderr.split(separator: "\n").filter { $0.contains("configuration reloaded") }
+                #expect(reloaded.count == 1, "\(result.stderr)")
+                #expect(reloaded.first?.contains("concurrency=3") == true, "\(reloaded)")
+                #expect(reloaded.first?.contains("poll_interval_s=20") == true, "\(reloaded)")
+                let errors = Self.lines(result.stderr, level: "error")
+                #expect(errors.count == 1, "\(errors)")
+                #expect(errors.first?.contains("\(file): line 2 is not NAME=VALUE") == true, "\(errors)")
+            }
+        }
     }
 }

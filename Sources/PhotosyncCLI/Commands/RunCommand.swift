@@ -42,8 +42,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
+            let environment = try EnvironmentFile.environment(ProcessInfo.processInfo.environment)
             let settings = try self.settings.resolve(environment: environment)
             let interactive = isatty(STDOUT_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             // In a terminal the progress line replaces the per-page info lines.
@@ -173,7 +173,9 @@ struct RunCommand: AsyncParsableCommand {
                 hangups: await UnixSignalsSequence(trapping: .sighup), settings: settings, key: key, engine: engine,
                 loads: loads, makeRepository: makeRepository, notifier: notifier, logger: logger,
                 load: {
-                    (
+                    // The environment file is read again; the process's own variables are as at the start.
+                    let environment = try EnvironmentFile.environment(ProcessInfo.processInfo.environment)
+                    return (
                         try options.settings.resolve(environment: environment),
                         try options.key.resolve(environment: environment)
                     )
