@@ -14,6 +14,13 @@ extension EndToEnd {
             try text.write(toFile: world.config, atomically: true, encoding: .utf8)
         }
 
+        /// Sends SIGHUP and waits for the reload to end, as systemd hears it.
+        static func reload(_ daemon: PhotosyncProcess, _ socket: NotifySocket) async throws {
+            daemon.signal(SIGHUP)
+            try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
+            try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+        }
+
         /// Lines of the daemon's log at `level` (the plain format: time, level, message).
         static func lines(_ stderr: String, level: String) -> [String] {
             stderr.split(separator: "\n").map(String.init).filter {
@@ -39,9 +46,7 @@ extension EndToEnd {
                 try Self.write(
                     "per_page: 30\nsources:\n  - feed\n  - \(Self.collection)\nconcurrency: 4\npoll_interval: 10\n",
                     to: world)
-                daemon.signal(SIGHUP)
-                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
-                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                try await Self.reload(daemon, socket)
                 let beforeReload = socket.received.prefix { !$0.hasPrefix("RELOADING=1") }
                 #expect(!beforeReload.contains { $0.hasPrefix("STATUS=idle") }, "the reload came after the backfill")
 
@@ -62,9 +67,7 @@ extension EndToEnd {
 
                 // WHEN the file is broken and the daemon told again
                 try Self.write("per_page: 30\nsources: [feed\n", to: world)
-                daemon.signal(SIGHUP)
-                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
-                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                try await Self.reload(daemon, socket)
                 daemon.signal(SIGTERM)
                 let result = await daemon.result()
                 stopped = true
@@ -113,15 +116,11 @@ extension EndToEnd {
                 // WHEN the file changes (written anew and renamed into place) and the daemon is told
                 try "PHOTOSYNC_CONCURRENCY=3\nPHOTOSYNC_POLL_INTERVAL='20'\n".write(
                     toFile: file, atomically: true, encoding: .utf8)
-                daemon.signal(SIGHUP)
-                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
-                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                try await Self.reload(daemon, socket)
                 // AND then it is broken, and the daemon told again
                 try "PHOTOSYNC_CONCURRENCY=4\nthis is not an assignment\n".write(
                     toFile: file, atomically: true, encoding: .utf8)
-                daemon.signal(SIGHUP)
-                try #require(await socket.awaitMessage { $0.hasPrefix("RELOADING=1") } != nil)
-                try #require(await socket.awaitMessage { $0 == "READY=1" } != nil)
+                try await Self.reload(daemon, socket)
                 daemon.signal(SIGTERM)
                 let result = await daemon.result()
                 stopped = true
