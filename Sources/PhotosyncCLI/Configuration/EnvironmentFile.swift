@@ -1,3 +1,5 @@
+import Foundation
+
 /// The file of `NAME=VALUE` lines that `PHOTOSYNC_ENVIRONMENT_FILE` names: variables `run` adds
 /// to its environment at its start and again at each reload (SIGHUP), where systemd's own
 /// `EnvironmentFile=` is read only when the service starts.
