@@ -40,15 +40,19 @@ extension PhotoStore {
     /// for the start of `run`, before any writer stage starts, and it is skipped when `freeDisk`
     /// (the bytes free beside the file) is less than twice the file, or the file (with its log)
     /// is larger than `largest`.
-    public func enableIncrementalVacuum(freeDisk: Int64, largest: Int64) throws(StoreError)
-        -> IncrementalVacuumConversion
-    {
+    ///
+    /// - Parameter starting: called with the file's size (with its log) just before the `VACUUM`,
+    ///   only when there is one: for a person waiting on it.
+    public func enableIncrementalVacuum(
+        freeDisk: Int64, largest: Int64, starting: (Int64) -> Void = { _ in }
+    ) throws(StoreError) -> IncrementalVacuumConversion {
         do {
             let mode = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
             guard mode != 2 else { return .alreadyIncremental }
             let sizes = fileSizes
             guard sizes.database + sizes.wal <= largest else { return .tooLarge }
             guard freeDisk > 2 * (sizes.database + sizes.wal) else { return .tooLittleFreeDisk }
+            starting(sizes.database + sizes.wal)
             let start = ContinuousClock.now
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")

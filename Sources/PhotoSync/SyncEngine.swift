@@ -359,13 +359,15 @@ public final class SyncEngine: Sendable {
     private func convertForIncrementalVacuum() throws {
         let free = disk.probe()?.available ?? 0
         let sizes = store.fileSizes
-        if sizes.database > 64 << 20 && sizes.database <= Self.largestConversion {
-            logger.notice(
-                "converting the database to incremental vacuum (once), so that pruned images free disk space",
-                metadata: ["bytes": "\(sizes.database)"])
+        let conversion = try storing {
+            try store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
+                logger.notice(
+                    "converting the database to incremental vacuum (once), so that pruned images free disk space",
+                    metadata: ["bytes": "\(bytes)"])
+            }
         }
         // Either way pruned images' pages are still reused: the file stops growing, but does not shrink.
-        switch try storing({ try store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) }) {
+        switch conversion {
         case .alreadyIncremental:
             break
         case .converted(let duration):

@@ -25,16 +25,18 @@ final class PhotosyncProcess: Sendable {
     /// Starts `photosync arguments...` with only `environment` (plus PATH) set. With `journal`,
     /// stderr looks like journald's stream to it: `JOURNAL_STREAM` names the pipe. A `launcher`
     /// (a program and its arguments, such as `prlimit --fsize=N`) runs photosync in its stead,
-    /// so `pid` is the launcher's, which these launchers replace with photosync by exec.
-    init(_ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = [])
-        throws
-    {
+    /// so `pid` is the launcher's, which these launchers replace with photosync by exec. `program`
+    /// runs another program instead of photosync, such as a script the package ships.
+    init(
+        _ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = [],
+        program: URL = PhotosyncProcess.executable
+    ) throws {
         let process = Process()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = launcher.dropFirst() + [Self.executable.path] + arguments
+        if let launcherProgram = launcher.first {
+            process.executableURL = URL(fileURLWithPath: launcherProgram)
+            process.arguments = launcher.dropFirst() + [program.path] + arguments
         } else {
-            process.executableURL = Self.executable
+            process.executableURL = program
             process.arguments = arguments
         }
         process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
@@ -71,11 +73,13 @@ final class PhotosyncProcess: Sendable {
         try process.run()
     }
 
-    /// Runs `photosync arguments...` to the end.
+    /// Runs `photosync arguments...` (or `program arguments...`) to the end.
     static func run(
-        _ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = []
+        _ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = [],
+        program: URL = PhotosyncProcess.executable
     ) async throws -> Result {
-        let process = try PhotosyncProcess(arguments, environment: environment, journal: journal, launcher: launcher)
+        let process = try PhotosyncProcess(
+            arguments, environment: environment, journal: journal, launcher: launcher, program: program)
         return await process.result()
     }
 

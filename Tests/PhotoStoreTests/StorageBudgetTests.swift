@@ -153,16 +153,24 @@ struct StorageBudgetTests {
             try store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
 
             // WHEN it is converted: THEN it is, and nothing is lost; a second time does nothing
-            // (not when it is larger than allowed)
-            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) == .tooLarge)
+            // (not when it is larger than allowed). Only a conversion that happens is announced.
+            var announced: [Int64] = []
+            #expect(
+                try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) { announced.append($0) }
+                    == .tooLarge)
             #expect(try await !store.hasIncrementalVacuum())
-            let conversion = try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30)
+            let conversion = try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+                announced.append($0)
+            }
             guard case .converted = conversion else {
                 Issue.record("not converted: \(conversion)")
                 return
             }
             #expect(try await store.hasIncrementalVacuum())
-            #expect(try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) == .alreadyIncremental)
+            #expect(
+                try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) { announced.append($0) }
+                    == .alreadyIncremental)
+            #expect(announced.count == 1 && announced[0] > 0, "\(announced)")
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Sample.bytes(count: 50_000))
             // AND without room for a copy it is left alone
             let other = directory.appendingPathComponent("other.sqlite").path

@@ -35,8 +35,15 @@ class SettingDeclaration: @unchecked Sendable {
         read: @escaping @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable,
         standard: @escaping @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
     ) {
-        (self.name, self.flag, self.type, self.summary, self.valueName) = (name, flag, type, summary, valueName)
-        (self.defaultText, self.completion, self.read, self.standard) = (defaultText, completion, read, standard)
+        self.name = name
+        self.flag = flag
+        self.type = type
+        self.summary = summary
+        self.valueName = valueName
+        self.defaultText = defaultText
+        self.completion = completion
+        self.read = read
+        self.standard = standard
     }
 
     var environmentVariable: String { "PHOTOSYNC_" + name.uppercased() }
