@@ -148,6 +148,17 @@ let package = Package(
         ),
         // Benchmarks/transport.sh: photosync's transport fetching and hashing a list of URLs.
         .executableTarget(name: "transport-bench", dependencies: ["Networking"], path: "Benchmarks/TransportBench"),
+        // Benchmarks/query.sh: `query --id`'s work on photosync's libraries, without photosync.
+        .executableTarget(
+            name: "start-floor",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Benchmarks/StartFloor"
+        ),
 
         // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock, and
         // URLSession's conformance to URLSessionable (FoundationNetworking stays out of Sources).
