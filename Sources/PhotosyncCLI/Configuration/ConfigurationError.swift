@@ -7,26 +7,23 @@ import Foundation
 /// and the problem, e.g. `/etc/photosync/photosync.yaml: per_page must be between 1 and 30 (got 50)`.
 /// It never contains the access key.
 public struct ConfigurationError: Error, LocalizedError, CustomStringConvertible, Equatable, Sendable {
-    /// What went wrong, for choosing an exit code and for tests. New kinds may be added.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        public let description: String
-
-        private init(_ description: String) { self.description = description }
-
+    /// What went wrong, for choosing an exit code (``exitCode`` switches over every kind, so a
+    /// new one does not compile until it has its code) and for tests.
+    public enum Kind: Hashable, Sendable {
         /// A setting has a value of the wrong type, out of range, or not among the allowed values.
-        public static let invalidValue = Kind("invalid value")
+        case invalidValue
         /// The configuration file names a setting photosync does not know.
-        public static let unknownSetting = Kind("unknown setting")
+        case unknownSetting
         /// The configuration file is not valid YAML or not a mapping of settings.
-        public static let malformedFile = Kind("malformed file")
+        case malformedFile
         /// A file named by `--config`, `PHOTOSYNC_CONFIG` or `--access-key-file` does not exist.
-        public static let missingFile = Kind("missing file")
+        case missingFile
         /// A file exists but cannot be read (permissions, a directory, too large, not UTF-8).
-        public static let unreadableFile = Kind("unreadable file")
+        case unreadableFile
         /// No access key was given anywhere: a usage error.
-        public static let missingAccessKey = Kind("missing access key")
+        case missingAccessKey
         /// An access key was given but is empty or not a single token.
-        public static let invalidAccessKey = Kind("invalid access key")
+        case invalidAccessKey
     }
 
     public var kind: Kind
@@ -51,6 +48,9 @@ public struct ConfigurationError: Error, LocalizedError, CustomStringConvertible
 
     /// `usage` (64) when the access key is missing altogether, `config` (78) for everything else.
     public var exitCode: PhotosyncExitCode {
-        kind == .missingAccessKey ? .usage : .config
+        switch kind {
+        case .missingAccessKey: .usage
+        case .invalidValue, .unknownSetting, .malformedFile, .missingFile, .unreadableFile, .invalidAccessKey: .config
+        }
     }
 }
