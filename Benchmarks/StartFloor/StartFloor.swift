@@ -1,10 +1,13 @@
 // The start floor (Benchmarks/query.sh): `photosync query --id`'s work on the libraries it is
 // built on, with none of photosync's own code. It parses its arguments with
-// swift-argument-parser (as an async command, as photosync's are), reads the YAML configuration
-// file with Yams' basic resolver, opens the database read-only and checks its application id,
-// then looks the photo up either through GRDB (`--read grdb`: a read-only DatabaseQueue and a
-// Codable record, as photosync reads) or through SQLite's C API alone (`--read sqlite`), and
-// prints one line. Whatever it takes, photosync's query cannot take less on the same stack.
+// swift-argument-parser, reads the YAML configuration file with Yams' basic resolver, opens the
+// database read-only and checks its application id, then looks the photo up either through
+// GRDB (`--read grdb`: a read-only DatabaseQueue and a Codable record, as photosync reads) or
+// through SQLite's C API alone (`--read sqlite`), and prints one line. Whatever it takes,
+// photosync's query cannot take less on the same stack. Its commands are synchronous, which
+// photosync's are not (`run` and `serve` need an async `main`, and the store reads with
+// `await`): an async `main` starts Swift's concurrency runtime and libdispatch's threads before
+// parsing, about 1 ms more here.
 import ArgumentParser
 import Foundation
 import GRDB
@@ -12,13 +15,13 @@ import GRDBSQLite
 import Yams
 
 @main
-struct StartFloor: AsyncParsableCommand {
+struct StartFloor: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "start-floor", abstract: "photosync query's work with none of photosync's code.",
         version: "1", subcommands: [Query.self])
 }
 
-struct Query: AsyncParsableCommand {
+struct Query: ParsableCommand {
     enum Reader: String, ExpressibleByArgument { case grdb, sqlite }
 
     struct Photo: Codable, FetchableRecord {
@@ -40,7 +43,7 @@ struct Query: AsyncParsableCommand {
     @Option(help: "A YAML configuration file, read as photosync reads one.") var config: String?
     @Option(help: "grdb or sqlite.") var read: Reader = .grdb
 
-    func run() async throws {
+    func run() throws {
         if let config {
             let text = try String(contentsOfFile: config, encoding: .utf8)
             _ = try Parser(yaml: text, resolver: .basic).singleRoot()?.mapping?["per_page"]?.string
