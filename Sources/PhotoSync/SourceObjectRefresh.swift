@@ -14,7 +14,8 @@ import UnsplashAPI
 ///   object never makes the next poll's pages wait for the rate limit. Each request holds a
 ///   permit of the same ``RateLimitBudget`` as pages and tracking.
 /// - A failure never ends the round: it is logged once, as a warning, and the object is tried
-///   again at a later poll. Only cancellation is thrown.
+///   again at the next poll, then after waits that double, up to six hours
+///   (``ObjectRetries``). Only cancellation is thrown.
 struct SourceObjectRefresh: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -25,6 +26,8 @@ struct SourceObjectRefresh: Sendable {
     let logger: Logger
     /// Sources that answered 404 and are being left alone.
     let backoff: SourceBackoff
+    /// Objects whose last fetch failed, and when each is due again.
+    let retries: ObjectRetries
 
     /// Fetches and stores every object that is due (see the type's contract).
     /// - Throws: `CancellationError` only.
@@ -43,7 +46,7 @@ struct SourceObjectRefresh: Sendable {
                 logger.debug("source objects left for a later poll: the rate limit is low")
                 return
             }
-            try await fetch(object.source, storingFor: object.sources)
+            try await fetch(object.source, segments: object.segments, storingFor: object.sources)
         }
     }
 
@@ -60,7 +63,7 @@ struct SourceObjectRefresh: Sendable {
         var objects: [(segments: [String], sources: [String], source: PhotoSource)] = []
         for source in configuration.sources {
             guard let segments = source.objectSegments,
-                backoff.failure(of: source.description, now: now()) == nil
+                backoff.failure(of: source.description, now: now()) == nil, retries.isDue(segments, now: now())
             else { continue }
             if let index = objects.firstIndex(where: { $0.segments == segments }) {
                 objects[index].sources.append(source.description)
@@ -75,7 +78,9 @@ struct SourceObjectRefresh: Sendable {
         }
     }
 
-    private func fetch(_ source: PhotoSource, storingFor sources: [String]) async throws(CancellationError) {
+    private func fetch(_ source: PhotoSource, segments: [String], storingFor sources: [String])
+        async throws(CancellationError)
+    {
         let repository = repository
         let progress = progress
         do {
@@ -84,16 +89,19 @@ struct SourceObjectRefresh: Sendable {
                 report: { $0?.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
             guard let object = answer?.object else { return }
             try store.ledger.storeSourceObject(object.json, sources: sources, at: now())
+            retries.succeeded(segments)
             logger.info("source object stored", metadata: ["source": "\(source)", "bytes": "\(object.json.count)"])
         } catch is CancellationError {
             throw CancellationError()
         } catch UnsplashError.cancelled {
             throw CancellationError()
         } catch {
+            let wait = retries.failed(segments, now: now(), pollInterval: configuration.pollInterval.timeInterval)
             logger.warning(
                 "the object of a source could not be fetched; it is tried again at a later poll",
                 metadata: [
                     "source": "\(source)", "error": "\((error as? LocalizedError)?.errorDescription ?? "\(error)")",
+                    "wait_s": "\(Int(wait))",
                 ])
         }
     }

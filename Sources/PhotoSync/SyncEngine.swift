@@ -32,6 +32,7 @@ public final class SyncEngine: Sendable {
     let hostPolicy: ImageHostPolicy
     let spool: BodySpool
     let sourceBackoff = SourceBackoff()
+    let objectRetries = ObjectRetries()
     /// A number in 0..<1 for the jitter of each image backoff.
     let imageBackoffRandom: @Sendable () -> Double
     let disk: DiskReserveWatch
@@ -303,7 +304,7 @@ public final class SyncEngine: Sendable {
             })
         let objects = SourceObjectRefresh(
             repository: repository, store: store, budget: budget, configuration: configuration,
-            progress: progressTracker, now: now, logger: logger, backoff: sourceBackoff)
+            progress: progressTracker, now: now, logger: logger, backoff: sourceBackoff, retries: objectRetries)
         return Pipeline(
             walker: walker, objects: objects, feed: feed,
             fetcher: ImageFetcher(

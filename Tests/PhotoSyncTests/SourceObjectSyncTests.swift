@@ -58,13 +58,64 @@ import UnsplashAPI
         #expect(harness.log.output.filter { $0.contains("could not be fetched") }.count == 1)
         #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) == nil)
 
-        // WHEN the API answers again, at the next run
+        // WHEN the API answers again, at the next poll
         harness.fake.state.withLock { $0.missing = [:] }
+        harness.wallClock.advance(by: 300)
         try await engine.runOnce()
 
         // THEN the object is stored
         #expect(harness.fake.objectRequests == ["/collections/42", "/collections/42"])
         #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) != nil)
+    }
+
+    @Test func anObjectThatKeepsFailingWaitsTwiceAsLongAfterEachFailureAndIsForgivenOnceStored() async throws {
+        // GIVEN a collection whose object the API keeps failing on, polled every 5 minutes
+        let harness = try SyncHarness(photos: 5)
+        defer { harness.removeDirectory() }
+        harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
+        let engine = harness.engine {
+            $0.sources = [.collection("42")]
+            $0.pollInterval = .seconds(300)
+        }
+
+        // WHEN it polls 16 times, 5 minutes apart
+        var triedAt: [Int] = []
+        for poll in 0..<16 {
+            let before = harness.fake.objectRequests.count
+            try await engine.runOnce()
+            if harness.fake.objectRequests.count > before { triedAt.append(poll) }
+            harness.wallClock.advance(by: 300)
+        }
+
+        // THEN it was tried at the first poll, the next one, then 2, 4 and 8 polls later,
+        // each failure warned about with its wait
+        #expect(triedAt == [0, 1, 3, 7, 15])
+        let warnings = harness.log.output.filter { $0.contains("could not be fetched") }
+        #expect(warnings.count == 5)
+        #expect(warnings.last?.contains("wait_s=4800") == true)
+
+        // WHEN the API answers again and the wait has passed
+        harness.fake.state.withLock { $0.missing = [:] }
+        harness.wallClock.advance(by: 4800)
+        try await engine.runOnce()
+        // THEN it is stored
+        #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) != nil)
+    }
+
+    @Test func theWaitStopsDoublingAtSixHoursAndStartsOverAfterASuccess() {
+        let retries = ObjectRetries()
+        let object = ["collections", "42"]
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let waits = (0..<40).map { _ in retries.failed(object, now: start, pollInterval: 300) }
+        #expect(waits.prefix(4) == [300, 600, 1200, 2400])
+        #expect(waits.last == 21_600.0)
+        #expect(!retries.isDue(object, now: start.addingTimeInterval(6 * 3600 - 1)))
+        #expect(retries.isDue(object, now: start.addingTimeInterval(6 * 3600)))
+        #expect(retries.isDue(["collections", "43"], now: start))
+
+        retries.succeeded(object)
+        #expect(retries.isDue(object, now: start))
+        #expect(retries.failed(object, now: start, pollInterval: 300) == 300)
     }
 
     @Test func objectsWaitWhileTheRateLimitIsLowSoThatPagesGoFirst() async throws {
