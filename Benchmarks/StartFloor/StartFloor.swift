@@ -67,17 +67,18 @@ struct Query: ParsableCommand {
         var db: OpaquePointer?
         defer { sqlite3_close(db) }
         guard sqlite3_open_v2(database, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw ExitCode(2) }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &statement, nil) == SQLITE_OK,
-            sqlite3_step(statement) == SQLITE_ROW, sqlite3_column_int(statement, 0) != 0
+        var identity: OpaquePointer?
+        defer { sqlite3_finalize(identity) }
+        guard sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &identity, nil) == SQLITE_OK,
+            sqlite3_step(identity) == SQLITE_ROW, sqlite3_column_int(identity, 0) != 0
         else { throw ExitCode(2) }
-        sqlite3_finalize(statement)
-        guard sqlite3_prepare_v2(db, Self.sql, -1, &statement, nil) == SQLITE_OK else { throw ExitCode(2) }
-        sqlite3_bind_text(statement, 1, id, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
-        let text = { (column: Int32) in sqlite3_column_text(statement, column).map { String(cString: $0) } }
-        let number = { (column: Int32) in Int(sqlite3_column_int64(statement, column)) }
+        var lookup: OpaquePointer?
+        defer { sqlite3_finalize(lookup) }
+        guard sqlite3_prepare_v2(db, Self.sql, -1, &lookup, nil) == SQLITE_OK else { throw ExitCode(2) }
+        sqlite3_bind_text(lookup, 1, id, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        guard sqlite3_step(lookup) == SQLITE_ROW else { return nil }
+        let text = { (column: Int32) in sqlite3_column_text(lookup, column).map { String(cString: $0) } }
+        let number = { (column: Int32) in Int(sqlite3_column_int64(lookup, column)) }
         return Photo(
             id: text(0) ?? "", createdAt: text(1), width: number(2), height: number(3), userUsername: text(4),
             description: text(5))

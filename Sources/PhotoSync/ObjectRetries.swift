@@ -2,12 +2,11 @@ import Foundation
 import Synchronization
 
 /// The objects (a collection, a topic, a profile) whose fetch failed, and when each may be tried
-/// again. It lives as long as the engine. The wait starts at one poll interval, so the first
-/// retry is the next poll, and the wait doubles with each failure in a row, up to
-/// ``maxDelay``: an object the API keeps failing on costs a request and a warning a few times a
-/// day, not at every poll. A fetch that succeeds forgets the object.
+/// again, after ``SyncConfiguration``'s `sourceObjectRetryDelay(afterFailures:)`: the next poll,
+/// then waits that double up to six hours, so an object the API keeps failing on costs a request
+/// and a warning a few times a day, not at every poll. It lives as long as the engine; a fetch
+/// that succeeds forgets the object.
 final class ObjectRetries: Sendable {
-    static let maxDelay: TimeInterval = 6 * 3600
     private let failures = Mutex<[[String]: (count: Int, until: Date)]>([:])
 
     /// Whether the object at `segments` may be fetched at `now`.
@@ -16,12 +15,12 @@ final class ObjectRetries: Sendable {
     }
 
     /// Records a failure at `now`; returns the wait before the next try.
-    func failed(_ segments: [String], now: Date, pollInterval: TimeInterval) -> TimeInterval {
+    func failed(_ segments: [String], now: Date, configuration: SyncConfiguration) -> Duration {
         failures.withLock { failures in
             let count = (failures[segments]?.count ?? 0) + 1
-            let delay = min(pollInterval * pow(2, Double(min(count - 1, 30))), Self.maxDelay)
-            failures[segments] = (count, now.addingTimeInterval(delay))
-            return delay
+            let wait = configuration.sourceObjectRetryDelay(afterFailures: count)
+            failures[segments] = (count, now.addingTimeInterval(wait.timeInterval))
+            return wait
         }
     }
 

@@ -14,8 +14,8 @@ import UnsplashAPI
 ///   object never makes the next poll's pages wait for the rate limit. Each request holds a
 ///   permit of the same ``RateLimitBudget`` as pages and tracking.
 /// - A failure never ends the round: it is logged once, as a warning, and the object is tried
-///   again at the next poll, then after waits that double, up to six hours
-///   (``ObjectRetries``). Only cancellation is thrown.
+///   again at the next poll, then after waits that double, up to
+///   ``SyncConfiguration/sourceRetryDelay`` (``ObjectRetries``). Only cancellation is thrown.
 struct SourceObjectRefresh: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -96,12 +96,12 @@ struct SourceObjectRefresh: Sendable {
         } catch UnsplashError.cancelled {
             throw CancellationError()
         } catch {
-            let wait = retries.failed(segments, now: now(), pollInterval: configuration.pollInterval.timeInterval)
+            let wait = retries.failed(segments, now: now(), configuration: configuration)
             logger.warning(
                 "the object of a source could not be fetched; it is tried again at a later poll",
                 metadata: [
                     "source": "\(source)", "error": "\((error as? LocalizedError)?.errorDescription ?? "\(error)")",
-                    "wait_s": "\(Int(wait))",
+                    "wait_s": "\(wait.components.seconds)",
                 ])
         }
     }

@@ -123,13 +123,25 @@ public struct SyncConfiguration: Sendable {
 
     /// Within a run, the wait after an image's `attempts`-th failure in that run.
     func imageRetryDelay(afterAttempts attempts: Int) -> Duration {
-        min(imageRetryDelay * (1 << min(max(0, attempts - 1), 20)), maxImageRetryDelay)
+        Self.doubling(imageRetryDelay, afterFailures: attempts, upTo: maxImageRetryDelay)
     }
 
     /// The backoff after an image's `attempts`-th failure (all runs together), less the jitter's
     /// share of it scaled by `random` (0..<1).
     func imageBackoff(afterAttempts attempts: Int, random: Double) -> Duration {
-        let full = min(imageBackoff * (1 << min(max(0, attempts - 1), 20)), maxImageBackoff)
+        let full = Self.doubling(imageBackoff, afterFailures: attempts, upTo: maxImageBackoff)
         return full * (1 - imageBackoffJitter * min(max(0, random), 1))
+    }
+
+    /// The wait after a source's object failed `failures` times in a row: one poll interval,
+    /// so the first retry is the next poll, then twice as long after each failure, up to
+    /// ``sourceRetryDelay``, as long as a source that answered 404 is left alone.
+    func sourceObjectRetryDelay(afterFailures failures: Int) -> Duration {
+        Self.doubling(pollInterval, afterFailures: failures, upTo: sourceRetryDelay)
+    }
+
+    /// `first` after one failure, doubling with each further one, never more than `longest`.
+    private static func doubling(_ first: Duration, afterFailures failures: Int, upTo longest: Duration) -> Duration {
+        min(first * (1 << min(max(0, failures - 1), 20)), longest)
     }
 }

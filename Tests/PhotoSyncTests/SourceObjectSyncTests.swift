@@ -47,7 +47,10 @@ import UnsplashAPI
         let harness = try SyncHarness(photos: 5)
         defer { harness.removeDirectory() }
         harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
-        let engine = harness.engine { $0.sources = [.collection("42")] }
+        let engine = harness.engine {
+            $0.sources = [.collection("42")]
+            $0.pollInterval = .seconds(300)
+        }
 
         // WHEN the sync runs
         let progress = try await engine.runOnce()
@@ -68,7 +71,7 @@ import UnsplashAPI
         #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) != nil)
     }
 
-    @Test func anObjectThatKeepsFailingWaitsTwiceAsLongAfterEachFailureAndIsForgivenOnceStored() async throws {
+    @Test func anObjectThatKeepsFailingWaitsTwiceAsLongAfterEachFailureAndIsStoredOnceTheAPIAnswers() async throws {
         // GIVEN a collection whose object the API keeps failing on, polled every 5 minutes
         let harness = try SyncHarness(photos: 5)
         defer { harness.removeDirectory() }
@@ -102,20 +105,21 @@ import UnsplashAPI
         #expect(try await harness.store.catalog.sourceObject(ofAny: ["collection:42"]) != nil)
     }
 
-    @Test func theWaitStopsDoublingAtSixHoursAndStartsOverAfterASuccess() {
+    @Test func theWaitStopsDoublingAtTheSourceRetryDelayAndStartsOverAfterASuccess() {
         let retries = ObjectRetries()
         let object = ["collections", "42"]
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let waits = (0..<40).map { _ in retries.failed(object, now: start, pollInterval: 300) }
-        #expect(waits.prefix(4) == [300, 600, 1200, 2400])
-        #expect(waits.last == 21_600.0)
+        let configuration = SyncConfiguration(sourceRetryDelay: .seconds(6 * 3600), pollInterval: .seconds(300))
+        let waits = (0..<40).map { _ in retries.failed(object, now: start, configuration: configuration) }
+        #expect(waits.prefix(4) == [.seconds(300), .seconds(600), .seconds(1200), .seconds(2400)])
+        #expect(waits.last == .seconds(6 * 3600))
         #expect(!retries.isDue(object, now: start.addingTimeInterval(6 * 3600 - 1)))
         #expect(retries.isDue(object, now: start.addingTimeInterval(6 * 3600)))
         #expect(retries.isDue(["collections", "43"], now: start))
 
         retries.succeeded(object)
         #expect(retries.isDue(object, now: start))
-        #expect(retries.failed(object, now: start, pollInterval: 300) == 300)
+        #expect(retries.failed(object, now: start, configuration: configuration) == .seconds(300))
     }
 
     @Test func objectsWaitWhileTheRateLimitIsLowSoThatPagesGoFirst() async throws {
