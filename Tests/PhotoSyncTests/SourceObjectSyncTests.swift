@@ -9,6 +9,16 @@ import UnsplashAPI
 /// The objects sources list the photos of (a collection, a topic, a profile), fetched for the
 /// mirror: once, again after a day, and never at the cost of the run.
 @Suite(.timeLimit(.minutes(1))) struct SourceObjectSyncTests {
+    /// An engine polling every 5 minutes for `collection:42`, whose object the API answers 404
+    /// (until the test clears `missing`) though it lists its photos.
+    static func engineFailingOnCollection42(_ harness: SyncHarness) -> SyncEngine {
+        harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
+        return harness.engine {
+            $0.sources = [.collection("42")]
+            $0.pollInterval = .seconds(300)
+        }
+    }
+
     @Test func anObjectIsFetchedOnceThenAgainAfterADayAndAProfileOncePerUsername() async throws {
         // GIVEN a collection and a user whose photos and likes are both synced
         let harness = try SyncHarness(photos: 5)
@@ -46,11 +56,7 @@ import UnsplashAPI
         // GIVEN a collection whose object the API cannot answer, though its photos it can
         let harness = try SyncHarness(photos: 5)
         defer { harness.removeDirectory() }
-        harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
-        let engine = harness.engine {
-            $0.sources = [.collection("42")]
-            $0.pollInterval = .seconds(300)
-        }
+        let engine = Self.engineFailingOnCollection42(harness)
 
         // WHEN the sync runs
         let progress = try await engine.runOnce()
@@ -75,11 +81,7 @@ import UnsplashAPI
         // GIVEN a collection whose object the API keeps failing on, polled every 5 minutes
         let harness = try SyncHarness(photos: 5)
         defer { harness.removeDirectory() }
-        harness.fake.state.withLock { $0.missing["/collections/42"] = "Couldn't find Collection" }
-        let engine = harness.engine {
-            $0.sources = [.collection("42")]
-            $0.pollInterval = .seconds(300)
-        }
+        let engine = Self.engineFailingOnCollection42(harness)
 
         // WHEN it polls 16 times, 5 minutes apart
         var triedAt: [Int] = []
