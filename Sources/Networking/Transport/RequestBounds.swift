@@ -85,7 +85,7 @@ private final class BoundedBodyReader: @unchecked Sendable {
             throw mapError(error)
         }
         guard let buffer else { return nil }
-        let chunk = Data(buffer.readableBytesView)
+        let chunk = buffer.withUnsafeReadableBytes { Data($0) }
         received += Int64(chunk.count)
         if var watch {
             if let shortfall = watch.received(chunk.count, at: .now - headAt) {
