@@ -24,8 +24,13 @@ public struct Endpoint<Response>: Sendable {
     public var body: (any Encodable & Sendable)?
     /// A canned response body, for previews and stubs.
     public var sampleData: Data?
-    /// How long the request may wait for data before it fails with a timeout.
-    public var timeout: TimeInterval?
+    /// The total deadline of each attempt: its whole answer, head and body, must have arrived
+    /// this long after it was sent (``TransportRequest/timeout``), or it fails with
+    /// ``TransportError/Code/timedOut``. nil leaves it to ``minimumRate``, or to the transport's
+    /// default.
+    public var timeout: Duration?
+    /// For a body of any size: the slowest it may arrive (``TransportRequest/minimumRate``).
+    public var minimumRate: MinimumRate?
     /// A secret header for one origin, attached by ``Provider`` to this request and its redirect
     /// hops only while they stay on that origin (see ``Credential``).
     public var credential: Credential?
@@ -40,7 +45,8 @@ public struct Endpoint<Response>: Sendable {
         headers: [String: String] = [:],
         body: (any Encodable & Sendable)? = nil,
         sampleData: Data? = nil,
-        timeout: TimeInterval? = nil,
+        timeout: Duration? = nil,
+        minimumRate: MinimumRate? = nil,
         credential: Credential? = nil,
         redirects: RedirectPolicy? = nil
     ) {
@@ -52,6 +58,7 @@ public struct Endpoint<Response>: Sendable {
         self.body = body
         self.sampleData = sampleData
         self.timeout = timeout
+        self.minimumRate = minimumRate
         self.credential = credential
         self.redirects = redirects
     }
@@ -95,7 +102,7 @@ public struct Endpoint<Response>: Sendable {
     /// The request this endpoint describes.
     public func request(encoder: JSONEncoder = JSONEncoder()) throws(NetworkError) -> TransportRequest {
         let url = try url()
-        var request = TransportRequest(url: url, method: method, timeout: timeout.map { .seconds($0) })
+        var request = TransportRequest(url: url, method: method, timeout: timeout, minimumRate: minimumRate)
         request.headers["Accept"] = "application/json"
         if let body {
             do {
@@ -115,10 +122,12 @@ public struct Endpoint<Response>: Sendable {
 extension Endpoint {
     /// An endpoint for an absolute URL as given, such as a `Link: rel="next"` target.
     public init(
-        url: URL, method: HTTPMethod = .get, headers: [String: String] = [:],
-        credential: Credential? = nil, redirects: RedirectPolicy? = nil
+        url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], timeout: Duration? = nil,
+        minimumRate: MinimumRate? = nil, credential: Credential? = nil, redirects: RedirectPolicy? = nil
     ) {
-        self.init(baseURL: url, method: method, headers: headers, credential: credential, redirects: redirects)
+        self.init(
+            baseURL: url, method: method, headers: headers, timeout: timeout, minimumRate: minimumRate,
+            credential: credential, redirects: redirects)
     }
 }
 

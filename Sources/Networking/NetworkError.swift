@@ -75,6 +75,10 @@ public enum NetworkError: Error, LocalizedError, Sendable {
             return "invalid URL: \(reason)"
         case .invalidRequest(let reason):
             return "invalid request: \(reason)"
+        case .transport(let error, let url) where error.code == .tooSlow:
+            return "\(url) answered too slowly: \(error.shortfall.map(\.description) ?? "\(error)")"
+        case .transport(let error, let url) where error.shortfall != nil:
+            return "\(url) did not answer in time: \(error)"
         case .transport(let error, let url):
             return "\(url) could not be reached: \(error)"
         case .unacceptableStatus(let failure):

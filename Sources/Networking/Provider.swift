@@ -109,13 +109,18 @@ public struct Provider: Sendable {
     ///
     /// When the body is in a file, the caller owns it and must ``SpooledBody/remove()`` it. Every
     /// failed attempt's file is removed here, whatever ended it.
-    /// - Parameter redirects: which hops to follow; nil follows up to 5 on the URL's own origin.
+    /// - Parameters:
+    ///   - redirects: which hops to follow; nil follows up to 5 on the URL's own origin.
+    ///   - minimumRate: the slowest the body may arrive (``TransportRequest/minimumRate``); nil
+    ///     leaves it to the transport's default.
     /// - Throws: a ``NetworkError``: ``NetworkError/spool(_:)`` for a body that cannot be
     ///   written locally.
     public func download(
-        _ url: URL, headers: [String: String] = [:], redirects: RedirectPolicy? = nil, into spool: BodySpool
+        _ url: URL, headers: [String: String] = [:], redirects: RedirectPolicy? = nil,
+        minimumRate: MinimumRate? = nil, into spool: BodySpool
     ) async throws(NetworkError) -> Response<SpooledBody> {
-        let outbound = try Outbound(Endpoint<Data>(url: url, headers: headers, redirects: redirects), encoder: encoder)
+        let endpoint = Endpoint<Data>(url: url, headers: headers, minimumRate: minimumRate, redirects: redirects)
+        let outbound = try Outbound(endpoint, encoder: encoder)
         return try await perform(outbound) { body, headers, url throws(NetworkError) in
             let declared = headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             return try await spool.receive(body, declaredLength: declared, url: url())

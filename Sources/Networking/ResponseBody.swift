@@ -37,6 +37,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
     }
 
+    /// A body read by the closures `makeNext` makes: one per iteration, each called until it
+    /// returns nil.
+    public init(makeNext: @escaping @Sendable () -> (() async throws -> Data?)) {
+        makeIterator = { AsyncIterator(nextChunk: makeNext()) }
+    }
+
     /// A body that is already in memory, as one chunk (none when empty).
     public init(_ data: Data) {
         makeIterator = {

@@ -42,7 +42,7 @@ public struct RetryPolicy: Sendable {
         jitter: Double = 0.2,
         retryableStatusCodes: Set<Int> = Set([408, 429]).union(500...599),
         retryableTransportErrors: Set<TransportError.Code> = [
-            .timedOut, .connectionRefused, .hostNotFound, .cannotConnect, .connectionLost, .tlsFailed,
+            .timedOut, .tooSlow, .connectionRefused, .hostNotFound, .cannotConnect, .connectionLost, .tlsFailed,
             .proxyFailed, .invalidResponse,
         ],
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }

@@ -5,8 +5,13 @@
 /// failed. A detail never holds a secret (a proxy is named by host and port only).
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: Sendable, Hashable, CaseIterable {
-        /// No connection opened, or no byte arrived, in the transport's time.
+        /// No connection opened, or no byte arrived, in the transport's time; or the answer,
+        /// head and body, was not complete by the request's deadline (``shortfall`` says how far
+        /// it got).
         case timedOut
+        /// The body arrived slower than the request's ``MinimumRate`` (``shortfall`` says how
+        /// slow).
+        case tooSlow
         /// The host answered the connection attempt with a refusal (nothing listens there).
         case connectionRefused
         /// The host name did not resolve.
@@ -33,16 +38,20 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var code: Code
     public var detail: String?
+    /// For ``Code/timedOut`` past a deadline and ``Code/tooSlow``: how much arrived, in how long.
+    public var shortfall: Shortfall?
 
-    public init(_ code: Code, detail: String? = nil) {
+    public init(_ code: Code, detail: String? = nil, shortfall: Shortfall? = nil) {
         self.code = code
         self.detail = detail
+        self.shortfall = shortfall
     }
 
     public var description: String {
         let summary =
             switch code {
             case .timedOut: "the request timed out"
+            case .tooSlow: "the answer came too slowly"
             case .connectionRefused: "the connection was refused"
             case .hostNotFound: "the host name could not be resolved"
             case .cannotConnect: "no connection could be opened"
@@ -54,6 +63,7 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
             case .cancelled: "the request was cancelled"
             case .other: "the transport failed"
             }
-        return detail.map { "\(summary) (\($0))" } ?? summary
+        let details = [detail, shortfall?.description].compactMap { $0 }
+        return details.isEmpty ? summary : "\(summary) (\(details.joined(separator: "; ")))"
     }
 }

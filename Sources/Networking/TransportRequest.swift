@@ -14,17 +14,26 @@ public struct TransportRequest: Sendable, Equatable {
     /// Field names compare case-insensitively; setting a field replaces it.
     public var headers: HTTPHeaders
     public var body: Data?
-    /// How long the request may wait for data before it fails; nil leaves it to the transport.
+    /// The total deadline: the whole answer, head and body, must have arrived this long after
+    /// the request was sent, or it fails with ``TransportError/Code/timedOut``.
     public var timeout: Duration?
+    /// For a body of any size (an image): the slowest it may arrive once the head is in, or it
+    /// fails with ``TransportError/Code/tooSlow``. Its head must still come within the
+    /// transport's connect and read timeouts.
+    ///
+    /// A request with neither ``timeout`` nor a minimum rate gets the transport's default one:
+    /// no request waits without a bound.
+    public var minimumRate: MinimumRate?
 
     public init(
         url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil, minimumRate: MinimumRate? = nil
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.minimumRate = minimumRate
     }
 }

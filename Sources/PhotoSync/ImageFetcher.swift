@@ -11,11 +11,17 @@ import UnsplashAPI
 /// It never writes to the database: a failure is an ``ImageOutcome/failed(_:reason:permanent:)``
 /// that the writer records with the rest of its batch. Image hosts are not the API, so fetches
 /// spend nothing of the rate limit.
+///
+/// Each download's head must come within the transport's connect and read timeouts, and its
+/// body at ``minimumRate`` at least: a host that trickles is cut off, its slot freed at once,
+/// and the image tried again later as after any transient failure.
 struct ImageFetcher: Sendable {
     let repository: PhotoRepository
     let hostPolicy: ImageHostPolicy
     let spool: BodySpool
     let concurrency: Int
+    var minimumRate: MinimumRate = .standard
+    var logger = Logger(label: "photosync.images")
 
     /// Fetches jobs until `jobs` is finished and drained, sending each outcome to `outcomes`.
     /// Throws ``SyncError/spool(_:)`` when a body cannot be spooled, or `CancellationError`.
@@ -50,12 +56,14 @@ struct ImageFetcher: Sendable {
         }
         let image: FetchedImage
         do throws(UnsplashError) {
-            image = try await repository.image(at: url, redirects: hostPolicy.redirects, into: spool)
+            image = try await repository.image(
+                at: url, redirects: hostPolicy.redirects, minimumRate: minimumRate, into: spool)
         } catch .cancelled {
             throw CancellationError()
         } catch .spool(let error) {
             throw SyncError.spool(error)
         } catch {
+            logIfTooSlow(error, job: job, url: url)
             return .failed(job, reason: error.errorDescription ?? "\(error)", permanent: Self.isPermanent(error))
         }
         let body = image.body
@@ -74,6 +82,18 @@ struct ImageFetcher: Sendable {
             // the same URL again gets the same answer.
             return .failed(job, reason: mismatch.description, permanent: true)
         }
+    }
+
+    /// Says which host was too slow, and how slow, when `error` is a missed deadline or rate.
+    private func logIfTooSlow(_ error: UnsplashError, job: ImageJob, url: URL) {
+        guard case .network(.transport(let failure, _)) = error, let shortfall = failure.shortfall else { return }
+        var metadata: Logger.Metadata = [
+            "photo": "\(job.photoID)", "host": "\(url.host ?? "?")", "bytes": "\(shortfall.bytes)",
+            "seconds": "\((shortfall.seconds * 10).rounded() / 10)",
+            "bytes_per_second": "\(Int(shortfall.bytesPerSecond.rounded()))",
+        ]
+        if let required = shortfall.required { metadata["minimum"] = "\(required)" }
+        logger.notice("image host too slow; the image will be tried again", metadata: metadata)
     }
 
     /// Answers that another try cannot change: gone (404, 410), not ours to download (401, 403:

@@ -1,4 +1,5 @@
 import Foundation
+import Networking
 import UnsplashAPI
 
 /// What a sync does and how hard it may push.
@@ -28,6 +29,9 @@ public struct SyncConfiguration: Sendable {
     public var pollInterval: Duration
     /// Hosts images may come from (https; plain http only for loopback addresses).
     public var allowedImageHosts: Set<String>
+    /// The slowest an image may arrive once its head is in: below it, the download fails as a
+    /// transient failure and is tried again later.
+    public var imageMinimumRate: MinimumRate
     /// Whether to send Unsplash's download-tracking request once per stored image.
     public var downloadTracking: Bool
     /// API requests kept in reserve: with this few left, the sync waits instead of spending them.
@@ -76,6 +80,7 @@ public struct SyncConfiguration: Sendable {
         pagesAhead: Int = 4,
         pollInterval: Duration = .seconds(300),
         allowedImageHosts: Set<String> = [UnsplashAPI.imageHost],
+        imageMinimumRate: MinimumRate = .standard,
         downloadTracking: Bool = true,
         rateLimitReserve: Int = 10,
         rateLimitPause: Duration = .seconds(600),
@@ -102,6 +107,7 @@ public struct SyncConfiguration: Sendable {
         self.pagesAhead = max(1, pagesAhead)
         self.pollInterval = pollInterval
         self.allowedImageHosts = Set(allowedImageHosts.map { $0.lowercased() })
+        self.imageMinimumRate = imageMinimumRate
         self.downloadTracking = downloadTracking
         self.rateLimitReserve = max(0, rateLimitReserve)
         self.rateLimitPause = rateLimitPause

@@ -308,7 +308,8 @@ public final class SyncEngine: Sendable {
         return Pipeline(
             walker: walker, objects: objects, feed: feed,
             fetcher: ImageFetcher(
-                repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency),
+                repository: repository, hostPolicy: hostPolicy, spool: spool, concurrency: configuration.concurrency,
+                minimumRate: configuration.imageMinimumRate, logger: logger),
             // As many fetched images may wait for the writer as are being fetched: a kill -9 then
             // loses at most 4 x concurrency downloads (fetching, waiting, and the batch being written).
             outcomes: BoundedQueue(capacity: configuration.concurrency), writer: writer, tracker: tracker)

@@ -84,16 +84,19 @@ public struct PhotoRepository: Sendable {
     /// Image URLs are the CDN's, not the API's: no key is sent. A failed download is not
     /// retried here: the caller's image queue retries it with its own backoff, so that one bad
     /// image never holds a download slot through a series of retries.
-    /// - Parameter redirects: the hops to follow, each checked as the first URL was.
+    /// - Parameters:
+    ///   - redirects: the hops to follow, each checked as the first URL was.
+    ///   - minimumRate: the slowest the body may arrive (its head must come within the
+    ///     transport's connect and read timeouts); nil leaves it to the transport's default.
     /// - Throws: ``UnsplashError``: ``UnsplashError/spool(_:)`` for a local problem such as a full
     ///   disk.
     public func image(
-        at url: URL, redirects: RedirectPolicy, into spool: BodySpool
+        at url: URL, redirects: RedirectPolicy, minimumRate: MinimumRate? = nil, into spool: BodySpool
     ) async throws(UnsplashError) -> FetchedImage {
         var provider = provider
         provider.retryPolicy = .none
         let response = try await mapped { () throws(NetworkError) in
-            try await provider.download(url, redirects: redirects, into: spool)
+            try await provider.download(url, redirects: redirects, minimumRate: minimumRate, into: spool)
         }
         return FetchedImage(body: response.value, contentType: response.headers["Content-Type"])
     }

@@ -62,7 +62,8 @@ extension UnsplashAPI {
     /// for a source that has none.
     public func object(of source: PhotoSource) -> Endpoint<SourceObject>? {
         guard let segments = source.objectSegments else { return nil }
-        var endpoint = Endpoint<SourceObject>(baseURL: baseURL, headers: headers, credential: credential)
+        var endpoint = Endpoint<SourceObject>(
+            baseURL: baseURL, headers: headers, timeout: Self.requestTimeout, credential: credential)
         endpoint.segments = segments
         return endpoint
     }

@@ -17,6 +17,10 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     public static let imageHost = "images.unsplash.com"
     /// Where Unsplash+ images are, which a free key may not download.
     public static let plusImageHost = "plus.unsplash.com"
+    /// The deadline of every API request, each attempt and redirect hop on its own: its whole
+    /// answer, head and body, within 30 s. Unsplash answers in well under a second; a page of 30
+    /// photos is about 100 KB.
+    public static let requestTimeout = Duration.seconds(30)
 
     public var baseURL: URL
     private var accessKey: String
@@ -54,7 +58,8 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
         case .feed, .collection: break
         }
         query += [("page", "1"), ("per_page", String(min(max(1, perPage), Self.maxPerPage)))]
-        var endpoint = Endpoint<Body>(baseURL: baseURL, query: query, headers: headers, credential: credential)
+        var endpoint = Endpoint<Body>(
+            baseURL: baseURL, query: query, headers: headers, timeout: Self.requestTimeout, credential: credential)
         endpoint.segments = segments
         return endpoint
     }
@@ -70,7 +75,7 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
             throw .foreignURL(cursor, expected: baseURL.absoluteString)
         }
         try requireSameOrigin(url)
-        return Endpoint(url: url, headers: headers, credential: credential)
+        return Endpoint(url: url, headers: headers, timeout: Self.requestTimeout, credential: credential)
     }
 
     /// What to store of a URL the API gave (a `Link: rel="next"` target) to fetch it later: its
@@ -90,7 +95,7 @@ public struct UnsplashAPI: Sendable, CustomStringConvertible {
     /// The download-tracking request for a photo's `links.download_location` (its query kept).
     /// Sending it to another origin fails with ``UnsplashError/foreignURL(_:expected:)``.
     public func trackDownload(_ location: URL) -> Endpoint<DownloadLink> {
-        Endpoint(url: location, headers: headers, credential: credential)
+        Endpoint(url: location, headers: headers, timeout: Self.requestTimeout, credential: credential)
     }
 
     var headers: [String: String] {

@@ -31,6 +31,12 @@ struct FaultOptions: ParsableArguments {
     @Option(help: "Hold every image answer this many milliseconds.")
     var delayImages: Int?
 
+    @Option(help: "Send this photo's image one byte every --trickle-interval milliseconds, always (repeatable).")
+    var trickleImage: [String] = []
+
+    @Option(help: "See --trickle-image.")
+    var trickleInterval = 2_000
+
     @Option(help: "Answer this page with '200 []' and its usual Link header, once (repeatable).")
     var emptyPage: [Int] = []
 
@@ -63,7 +69,9 @@ struct FaultOptions: ParsableArguments {
         if !(100...599).contains(failStatus) {
             throw ValidationError("fail-status must be an HTTP status, got \(failStatus)")
         }
-        for (name, value) in [("delay-api", delayAPI), ("delay-images", delayImages)] {
+        for (name, value) in [
+            ("delay-api", delayAPI), ("delay-images", delayImages), ("trickle-interval", trickleInterval),
+        ] {
             if let value, value < 0 { throw ValidationError("\(name) must not be negative, got \(value)") }
         }
         for page in emptyPage + malformedPage + photoWithoutIDOnPage where page < 1 {
@@ -85,6 +93,9 @@ struct FaultOptions: ParsableArguments {
         if let rate = failTrackingRate { await stub.failTrackingRequests(rate: rate, seed: faultSeed ?? seed) }
         if let delay = delayAPI { await stub.delayAPIRequests(by: .milliseconds(delay)) }
         if let delay = delayImages { await stub.delayImages(by: .milliseconds(delay)) }
+        for photoID in trickleImage {
+            await stub.trickleImage(photoID: photoID, every: .milliseconds(trickleInterval))
+        }
         for page in emptyPage { await stub.serveEmptyPage(page) }
         for page in malformedPage { await stub.serveMalformedJSON(onPage: page) }
         for page in photoWithoutIDOnPage { await stub.damagePhoto(onPage: page, .missingID) }

@@ -64,7 +64,7 @@ import Testing
         struct Body: Encodable, Sendable { let name: String }
         let endpoint = Endpoint<Data>(
             baseURL: base, path: "items", method: .post,
-            headers: ["X-Trace": "1"], body: Body(name: "ü"), timeout: 12)
+            headers: ["X-Trace": "1"], body: Body(name: "ü"), timeout: .seconds(12))
         let request = try endpoint.request()
         #expect(request.method == .post)
         #expect(request.headers["X-Trace"] == "1")

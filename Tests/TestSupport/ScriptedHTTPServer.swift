@@ -31,6 +31,10 @@ public final class ScriptedHTTPServer: Sendable {
         /// `chunk`, `times` times over, each write awaited, so the server never holds more than
         /// one chunk.
         case repeating(Data, times: Int)
+        /// `data` one byte at a time, `interval` apart: a host that trickles (a failing CDN node,
+        /// a proxy with a full buffer), whose every byte resets a read timeout. Trickles a head
+        /// when given ``ScriptedHTTPServer/headBytes(status:headers:)``.
+        case trickle(Data, every: Duration)
         /// Waits before the next action.
         case pause(Duration)
         /// Writes nothing more and keeps the connection open until the client gives up.
@@ -45,6 +49,9 @@ public final class ScriptedHTTPServer: Sendable {
     private let channel: any Channel
     private let responder: Responder
     private let recorded = Mutex<[Request]>([])
+    /// The answers being written, cancelled by ``stop()`` so that none writes after it.
+    private let answering = Mutex<[Int: Task<Void, Never>]>([:])
+    private let answerCount = Atomic<Int>(0)
 
     /// The port bound on 127.0.0.1.
     public let port: Int
@@ -77,15 +84,40 @@ public final class ScriptedHTTPServer: Sendable {
     /// Every request received, in order.
     public var requests: [Request] { recorded.withLock { $0 } }
 
+    /// `HTTP/1.1 <status> <reason>`, the headers and the blank line, as ``Action/head(status:headers:)``
+    /// writes them.
+    public static func headBytes(status: Int, headers: [(String, String)]) -> Data {
+        let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
+        var text = "HTTP/1.1 \(status) \(reason)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
     /// Answers `status` with `headers` and `body`, with its `Content-Length`.
     public static func respond(_ status: Int = 200, headers: [(String, String)] = [], body: Data = Data()) -> [Action] {
         [.head(status: status, headers: headers + [("Content-Length", "\(body.count)")]), .write(body)]
     }
 
-    /// Closes the listener and every connection.
+    /// Closes the listener and every connection; answers still being written (a trickle, a
+    /// pause) end there.
     public func stop() async {
         try? await channel.close()
+        for task in answering.withLock({ Array($0.values) }) {
+            task.cancel()
+        }
         try? await group.shutdownGracefully()
+    }
+
+    /// Writes the answer to `request` in a task of its own, which ``stop()`` cancels.
+    fileprivate func startAnswering(_ request: Request, on channel: any Channel) {
+        let id = answerCount.add(1, ordering: .relaxed).newValue
+        answering.withLock { tasks in
+            tasks[id] = Task {
+                await self.answer(request, on: channel)
+                _ = self.answering.withLock { $0.removeValue(forKey: id) }
+            }
+        }
     }
 
     fileprivate func record(_ request: Request) {
@@ -98,17 +130,20 @@ public final class ScriptedHTTPServer: Sendable {
             do {
                 switch action {
                 case .head(let status, let headers):
-                    let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
-                    var text = "HTTP/1.1 \(status) \(reason)\r\n"
-                    for (name, value) in headers { text += "\(name): \(value)\r\n" }
-                    text += "\r\n"
-                    try await channel.writeAndFlush(ByteBuffer(string: text)).get()
+                    let head = Self.headBytes(status: status, headers: headers)
+                    try await channel.writeAndFlush(ByteBuffer(bytes: head)).get()
                 case .write(let data):
                     try await channel.writeAndFlush(ByteBuffer(bytes: data)).get()
                 case .repeating(let chunk, let times):
                     let buffer = ByteBuffer(bytes: chunk)
                     for _ in 0..<times {
                         try await channel.writeAndFlush(buffer).get()
+                    }
+                case .trickle(let data, let interval):
+                    for byte in data {
+                        try Task.checkCancellation()
+                        try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
+                        try await Task.sleep(for: interval)
                     }
                 case .pause(let duration):
                     try await Task.sleep(for: duration)
@@ -169,7 +204,7 @@ public final class ScriptedHTTPServer: Sendable {
                 channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil)
                 return
             }
-            Task { await server.answer(request, on: channel) }
+            server.startAnswering(request, on: channel)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

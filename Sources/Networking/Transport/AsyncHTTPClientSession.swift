@@ -16,6 +16,11 @@ import NIOSSL
 /// - fails a connection that does not open within ``Configuration/connectTimeout``, and an
 ///   answer that sends nothing for ``Configuration/readTimeout``, so a stalled server cannot
 ///   stall the caller; a connection refused, or a TLS handshake that fails, fails at once;
+/// - bounds every request in time, however slowly a host sends (see ``RequestBounds``): a
+///   request's ``TransportRequest/timeout`` is a deadline for its whole answer, head and body;
+///   without one, the head must come within the connect and read timeouts together, and the body
+///   must keep the request's ``TransportRequest/minimumRate`` (by default
+///   ``Configuration/minimumRate``);
 /// - says what failed with a ``TransportError``, told by the error's type (never its name);
 /// - goes through the proxies of ``ProxySettings``.
 ///
@@ -30,16 +35,21 @@ public final class AsyncHTTPClientSession: URLSessionable {
         /// Sent as `User-Agent` unless a request sets its own.
         public var userAgent: String?
         public var proxies: ProxySettings
+        /// The slowest a body may arrive, for a request that sets neither a timeout nor a
+        /// minimum rate of its own.
+        public var minimumRate: MinimumRate
 
         public init(
             connectTimeout: Duration = .seconds(10),
             readTimeout: Duration = .seconds(30),
             maxConnectionsPerHost: Int = 8,
             userAgent: String? = nil,
-            proxies: ProxySettings = ProxySettings()
+            proxies: ProxySettings = ProxySettings(),
+            minimumRate: MinimumRate = .standard
         ) {
             self.connectTimeout = connectTimeout
             self.readTimeout = readTimeout
+            self.minimumRate = minimumRate
             self.maxConnectionsPerHost = max(1, maxConnectionsPerHost)
             self.userAgent = userAgent
             self.proxies = proxies
@@ -82,10 +92,15 @@ public final class AsyncHTTPClientSession: URLSessionable {
         let proxy = configuration.proxies.proxy(for: url)
         let client = proxy.flatMap { proxied[$0] } ?? direct
 
+        let bounds = RequestBounds(request, configuration: configuration)
+        let sentAt = ContinuousClock.now
         let response: HTTPClientResponse
         do {
-            // The deadline covers only the wait for the head; the read timeout bounds silences.
-            response = try await client.execute(outgoing, deadline: .distantFuture)
+            // AsyncHTTPClient's deadline covers only the wait for the head: the body's reads
+            // are bounded by `bounds`.
+            response = try await client.execute(outgoing, deadline: .now() + .init(bounds.headTimeout))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw bounds.missedHead(sentAt: sentAt)
         } catch {
             throw Self.transportError(for: error, through: proxy)
         }
@@ -93,10 +108,7 @@ public final class AsyncHTTPClientSession: URLSessionable {
         for (name, value) in response.headers {
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        let body = ResponseBody(
-            response.body,
-            chunk: { buffer in buffer.withUnsafeReadableBytes { Data($0) } },
-            mapError: { Self.transportError(for: $0, through: nil) })
+        let body = bounds.body(response.body, sentAt: sentAt) { Self.transportError(for: $0, through: nil) }
         return (ResponseHead(statusCode: Int(response.status.code), headers: headers, url: url), body)
     }
 

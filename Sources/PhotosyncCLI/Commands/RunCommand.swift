@@ -268,6 +268,7 @@ extension SyncConfiguration {
             concurrency: settings.concurrency,
             pollInterval: settings.pollInterval,
             allowedImageHosts: Set(settings.allowedImageHosts),
+            imageMinimumRate: settings.imageMinRate,
             downloadTracking: settings.downloadTracking,
             rateLimitReserve: settings.rateLimitReserve,
             imageRetryDelay: once ? .milliseconds(500) : .seconds(60),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Networking
 import PhotoSync
 import UnsplashAPI
 
@@ -31,6 +32,13 @@ struct AllSettings: Sendable {
             (child.value as? SettingDeclaration).map { (child.label ?? "", $0) }
         }
     static let list = properties.map(\.declaration)
+
+    /// `32KiB/s over 30s`, as ``SettingRules/imageMinimumRate(_:)`` reads it.
+    private static func rateText(_ rate: MinimumRate) -> String {
+        let bytes = rate.bytesPerSecond
+        let amount = bytes % 1024 == 0 ? "\(bytes / 1024)KiB" : "\(bytes)B"
+        return "\(amount)/s over \(rate.window.components.seconds)s"
+    }
 
     let databasePath = Setting(
         "database", flag: "--database", .text, summary: "SQLite database file.",
@@ -77,6 +85,13 @@ struct AllSettings: Sendable {
         "allowed_image_hosts", flag: "--allowed-image-host", .list(of: "a list of host names"),
         summary: "Host images may be downloaded from; repeat for several.", valueName: "host",
         default: { _ in engine.allowedImageHosts.sorted() }, rule: SettingRules.imageHosts)
+
+    let imageMinRate = Setting(
+        "image_min_rate", flag: "--image-min-rate", .text,
+        summary: "The slowest an image may arrive once its headers are in, as RATE/s over SECONDS; "
+            + "a slower host is cut off and the image tried again later.",
+        valueName: "rate", default: { _ in Self.rateText(engine.imageMinimumRate) },
+        rule: SettingRules.imageMinimumRate)
 
     let downloadTracking = Setting(
         "download_tracking", flag: "--download-tracking", .boolean,

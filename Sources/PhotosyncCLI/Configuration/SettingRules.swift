@@ -143,6 +143,31 @@ enum SettingRules {
         return .bytes(try byteSize(text))
     }
 
+    /// The slowest an image may arrive: `RATE/s over WINDOW`, such as `32KiB/s over 30s`; the
+    /// window may be left out (30 s). A rate of 1 B/s to 100 MiB/s, a window of 1 to 600 seconds:
+    /// a faster minimum would fail most hosts, a longer window would let a trickle hold a
+    /// download slot for ten minutes.
+    static func imageMinimumRate(_ text: String) throws(SettingProblem) -> MinimumRate {
+        let parts = text.lowercased().components(separatedBy: "over")
+        let rate = parts[0].trimmingCharacters(in: .whitespaces)
+        guard parts.count <= 2, rate.hasSuffix("/s") else {
+            throw SettingProblem("must be a rate and a window such as 32KiB/s over 30s (got \(quoted(text)))")
+        }
+        let bytesPerSecond = try byteSize(String(rate.dropLast(2)))
+        guard (1...(100 << 20)).contains(bytesPerSecond) else {
+            throw SettingProblem("must be a rate of 1B/s to 100MiB/s (got \(quoted(text)))")
+        }
+        var window = 30
+        if parts.count == 2 {
+            let seconds = parts[1].trimmingCharacters(in: .whitespaces)
+            guard let number = Int(seconds.hasSuffix("s") ? String(seconds.dropLast()) : seconds),
+                (1...600).contains(number)
+            else { throw SettingProblem("must have a window of 1 to 600 seconds, such as 30s (got \(quoted(text)))") }
+            window = number
+        }
+        return MinimumRate(bytesPerSecond: bytesPerSecond, window: .seconds(window))
+    }
+
     /// "1-30", for a summary.
     static func clientKeys(_ keys: [String]) throws(SettingProblem) -> [String] {
         for key in keys where key.isEmpty || key.contains(where: { $0.isWhitespace || $0 == "," }) {

@@ -34,6 +34,7 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.concurrency) var concurrency: String?
     @Option(\.pollInterval) var pollInterval: String?
     @Option(\.allowedImageHosts) var allowedImageHosts: [String] = []
+    @Option(\.imageMinRate) var imageMinRate: String?
     @Flag(\.downloadTracking) var downloadTracking: Bool?
     @Option(\.rateLimitReserve) var rateLimitReserve: String?
     @Option(\.maxImageMiB) var maxImageMiB: String?

@@ -49,6 +49,8 @@ struct Faults: Sendable {
     var oversizedImages: [String: (oversize: ImageOversize, remaining: Int)] = [:]
     var imageRedirects: [String: Redirect] = [:]
     var imageDelay: Duration?
+    /// Images sent one byte at a time, this far apart.
+    var trickledImages: [String: Duration] = [:]
     /// Any image, after the failures set for that image.
     var periodicImages: PeriodicFailure?
 

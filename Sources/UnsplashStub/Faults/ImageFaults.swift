@@ -44,6 +44,14 @@ extension UnsplashStub {
             : nil
     }
 
+    /// Answers every request for this photo's image (any rendition) with its head at once and
+    /// then its body one byte every `interval`, as a failing CDN node or a proxy with a full
+    /// buffer does: each byte resets a client's read timeout, so only a deadline or a minimum
+    /// rate ends the download. Until `clearFaults()`, or a call with nil.
+    public func trickleImage(photoID: String, every interval: Duration? = .seconds(2)) {
+        faults.trickledImages[photoID] = interval
+    }
+
     /// Holds every image response for `delay` before answering; nil stops delaying.
     public func delayImages(by delay: Duration?) {
         faults.imageDelay = delay

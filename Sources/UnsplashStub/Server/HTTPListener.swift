@@ -110,11 +110,13 @@ final class HTTPListener: Sendable {
             headers.append(HTTPField(name: fieldName, value: value))
         }
         let status = HTTPResponse.Status(code: answer.status, reasonPhrase: StubResponse.phrase(answer.status))
-        let responseBody = body(answer.body, headers: &headers)
+        let responseBody = body(answer.body, headers: &headers, channel: channel, heldAnswers: heldAnswers)
         return Response(status: status, headers: headers, body: responseBody)
     }
 
-    private static func body(_ body: StubResponse.Body, headers: inout HTTPFields) -> ResponseBody {
+    private static func body(
+        _ body: StubResponse.Body, headers: inout HTTPFields, channel: any Channel, heldAnswers: HeldAnswers
+    ) -> ResponseBody {
         switch body {
         case .complete(let data):
             return ResponseBody(byteBuffer: ByteBuffer(bytes: data))
@@ -137,6 +139,15 @@ final class HTTPListener: Sendable {
                     written += chunk.readableBytes
                     try await writer.write(chunk)
                     chunk.clear()
+                }
+                try await writer.finish(nil)
+            }
+        case .trickled(let data, let interval):
+            return ResponseBody(contentLength: data.count) { writer in
+                for byte in data {
+                    try await writer.write(ByteBuffer(bytes: [byte]))
+                    // Held as a delay is, so that stopping the stub cuts the trickle off.
+                    try await heldAnswers.hold(for: interval, on: channel)
                 }
                 try await writer.finish(nil)
             }

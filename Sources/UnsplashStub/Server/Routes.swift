@@ -231,7 +231,9 @@ extension UnsplashStub {
             status: 200,
             headers: [("Content-Type", "image/jpeg"), ("Last-Modified", Timestamps.httpDate(lastModified))],
             body: .complete(bytes))
-        if faults.nextImageTruncation(name: name) {
+        if let interval = faults.trickledImages[name] {
+            response.body = .trickled(bytes, every: interval)
+        } else if faults.nextImageTruncation(name: name) {
             response.body = .mismatched(bytes.prefix(bytes.count / 2), declaredLength: bytes.count)
         } else if let oversize = faults.nextImageOversize(name: name) {
             switch oversize {

@@ -51,6 +51,9 @@ struct StubResponse: Sendable {
         /// so that a body of any size costs no memory. Without `declaresLength`, the body is
         /// sent chunked, with no `Content-Length` at all.
         case generated(prefix: Data, filler: Data, count: Int, declaresLength: Bool)
+        /// Exactly these bytes, with a matching `Content-Length`, one byte every `interval`
+        /// after the head: a host that trickles.
+        case trickled(Data, every: Duration)
     }
 
     var status: Int
