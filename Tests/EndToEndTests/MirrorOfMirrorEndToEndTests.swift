@@ -139,9 +139,31 @@ extension EndToEnd {
                     seen += photos.compactMap { $0["id"] as? String }
                     next = http.value(forHTTPHeaderField: "Link").flatMap(Self.nextLink)
                 }
+                // AND an Unsplash+ photo's download is answered, neither recorded nor tracked
+                let premium = try #require(await world.stub.premiumPhotoIDs().first { all.contains($0) })
+                var download = URLRequest(
+                    url: try #require(URL(string: gallery + "unsplash/photos/\(premium)/download")))
+                download.setValue("Client-ID any-key", forHTTPHeaderField: "Authorization")
+                let (_, downloaded) = try await URLSession.shared.data(for: download)
+                let downloadAnswer = try #require(downloaded as? HTTPURLResponse)
+                #expect(downloadAnswer.statusCode == 200)
+                #expect(
+                    downloadAnswer.value(forHTTPHeaderField: "X-Photosync-Download-Tracking")
+                        == "not-tracked-unsplash-plus")
                 serve.signal(SIGINT)
                 #expect(await serve.result().status == 0)
                 served = true
+                let requests = try DownloadRequests(path: world.database)
+                #expect(try await requests.requested().isEmpty)
+                try requests.close()
+                // AND query says its image is not downloaded, for it is an Unsplash+ photo
+                let shown = try await world.query(["--id", premium])
+                #expect(shown.stdout.contains("image       not downloaded: an Unsplash+ photo"), "\(shown.stdout)")
+                let output = try await world.query([
+                    "--id", premium, "--output", world.directory.appending(path: "p").path,
+                ])
+                #expect(output.status == 1)
+                #expect(output.stderr.contains("photo \(premium) is an Unsplash+ photo"), "\(output.stderr)")
 
                 // THEN it gets the feed's photos only, page 1 the feed's first 30, in the API's order
                 #expect(seen.count == feed.count)
