@@ -125,6 +125,12 @@ import UnsplashAPI
                 #expect(listed.json.elements.map { $0["id"] } == photos.map { $0["id"] }, "\(segment)")
             }
             #expect(try await client.get("/unsplash/topics/nature").json == UnsplashMirrorContractTests.errors("Topic"))
+            // AND a random photo of the topic, named by its id as Unsplash's `topics` takes it
+            let random = try await client.get("/unsplash/photos/random?topics=bo8jQKTaE0Y&count=3")
+            #expect(random.status == .ok)
+            let ids = Set(photos.compactMap { $0["id"]?.text })
+            #expect(random.json.elements.count == 3)
+            #expect(random.json.elements.allSatisfy { ids.contains($0["id"]?.text ?? "") })
         }
     }
 

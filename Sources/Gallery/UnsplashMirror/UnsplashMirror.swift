@@ -156,7 +156,9 @@ public struct UnsplashMirror: Sendable {
             .flatMap(PhotoQuery.Orientation.init(rawValue:))
         _ = try parameters.choice("content_filter", in: ["low", "high"])
         let collections = Self.list(parameters["collections"]).map { "collection:" + $0 }
-        let topics = Self.list(parameters["topics"]).map { "topic:" + $0 }
+        // Unsplash takes topic ids here; the mirror also the slugs its sources may name them by.
+        var topics: [String] = []
+        for topic in Self.list(parameters["topics"]) { topics.append(try await topicSource(topic)) }
         let text = parameters["query"]
         if text != nil && !(collections.isEmpty && topics.isEmpty) {
             throw MirrorFailure.badRequest("You can't use the collections or topics filtering with the query parameter")
