@@ -180,6 +180,14 @@ extension PhotoCatalog {
                 ?? false
         }
     }
+
+    /// Whether a photo `id` is stored; by its key, reading no JSON.
+    public func hasPhoto(id: String) async throws(StoreError) -> Bool {
+        try await database.read("looking up photo \(id)") { db in
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)"), arguments: [id]) ?? false
+        }
+    }
 }
 
 /// A page of photos as the JSON Unsplash sent, and how many photos the whole listing holds.

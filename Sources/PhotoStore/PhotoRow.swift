@@ -81,12 +81,14 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
 
     /// The photo as lookups return it, with the stored image asked for.
     func stored(image: StoredImage?) -> StoredPhoto {
-        StoredPhoto(
+        var stored = StoredPhoto(
             id: id, sequence: sequence, createdAt: createdAt?.date, updatedAt: updatedAt?.date, width: width,
             height: height, color: color, blurHash: blurHash, description: description,
             altDescription: altDescription, userUsername: userUsername, userName: userName, likes: likes,
             isSponsored: isSponsored, downloadLocation: downloadLocation, downloadTrackedAt: downloadTrackedAt?.date,
             json: json.data, firstSeenAt: firstSeenAt.date, lastSeenAt: lastSeenAt.date, image: image)
+        stored.isPlus = isPlus
+        return stored
     }
 }
 

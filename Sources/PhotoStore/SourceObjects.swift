@@ -57,4 +57,22 @@ extension PhotoCatalog {
                 arguments: StatementArguments(sources))
         }
     }
+
+    /// The source whose name starts with `prefix` (`topic:`) and whose stored object has `key` as
+    /// its `id` or `slug`, newest fetched first: a topic synced by its slug, asked for by its id
+    /// (or the other way round). Nil when none has.
+    public func sourceName(prefix: String, objectIDOrSlug key: String) async throws(StoreError) -> String? {
+        try await database.read("looking up the source of object \(key)") { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT name FROM source
+                    WHERE substr(name, 1, length(:prefix)) = :prefix AND object_json IS NOT NULL
+                      AND (CAST(json_extract(object_json, '$.id') AS TEXT) = :key
+                           OR CAST(json_extract(object_json, '$.slug') AS TEXT) = :key)
+                    ORDER BY object_fetched_at DESC LIMIT 1
+                    """,
+                arguments: ["prefix": prefix, "key": key])
+        }
+    }
 }

@@ -45,6 +45,9 @@ public struct StoredPhoto: Sendable, Equatable {
     public var lastSeenAt: Date
     /// The stored image of the requested variant, or of any variant when none was requested.
     public var image: StoredImage?
+    /// An Unsplash+ photo (its image URLs on `plus.unsplash.com`), whose image needs a paid
+    /// licence and is never downloaded.
+    public var isPlus = false
 
     public init(
         id: String, sequence: Int64, createdAt: Date?, updatedAt: Date?, width: Int?, height: Int?,

@@ -4,6 +4,10 @@ import TestSupport
 import Testing
 import UnsplashStub
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// photosync syncs from photosync: a first mirror synced from the stub, `serve` on it, and a
 /// second `run --once` whose API base is the first one's `/unsplash`.
 extension EndToEnd {
@@ -97,6 +101,84 @@ extension EndToEnd {
                     #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
                 }
             }
+        }
+
+        @Test func photosIsTheStubsFeedInItsOrderThoughOtherSourcesAreMirroredToo() async throws {
+            // GIVEN the feed (300 photos), a user, a collection, a search and a topic mirrored from
+            // the stub (the topic lists Unsplash+ photos the feed does not)
+            let world = try await World.start(photos: 300)
+            try await withTeardown(await world.stop()) {
+                let user = world.stub.usernames[0]
+                let sources = ["feed", "user:\(user)", "collection:3773378", "search:lake", "topic:wallpapers"]
+                let synced = try await world.sync(sources.flatMap { ["--source", $0] } + ["--variant", "none"])
+                #expect(synced.status == 0, "\(synced.stderr)")
+                let feed = await world.stub.photoIDs()
+                let all = try await world.store().catalog.photoIDs()
+                #expect(all.count > feed.count, "the other sources hold photos the feed does not")
+                let serve = try PhotosyncProcess([
+                    "serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config,
+                ])
+                var served = false
+                defer { if !served { serve.signal(SIGKILL) } }
+                let gallery = try #require(
+                    await GalleryEndToEndTests.galleryURL(of: serve), "serve never said where it listens")
+
+                // WHEN a client pages /photos, 30 a page, following Link as python-unsplash does
+                var seen: [String] = []
+                var next: URL? = URL(string: gallery + "unsplash/photos?per_page=30")
+                var pages = 0
+                while let url = next, pages < 20 {
+                    pages += 1
+                    var request = URLRequest(url: url)
+                    request.setValue("Client-ID any-key", forHTTPHeaderField: "Authorization")
+                    let (body, response) = try await URLSession.shared.data(for: request)
+                    let http = try #require(response as? HTTPURLResponse)
+                    #expect(http.statusCode == 200)
+                    #expect(http.value(forHTTPHeaderField: "X-Total") == String(feed.count))
+                    let photos = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+                    seen += photos.compactMap { $0["id"] as? String }
+                    next = http.value(forHTTPHeaderField: "Link").flatMap(Self.nextLink)
+                }
+                // AND an Unsplash+ photo's download is answered, neither recorded nor tracked
+                let premium = try #require(await world.stub.premiumPhotoIDs().first { all.contains($0) })
+                var download = URLRequest(
+                    url: try #require(URL(string: gallery + "unsplash/photos/\(premium)/download")))
+                download.setValue("Client-ID any-key", forHTTPHeaderField: "Authorization")
+                let (_, downloaded) = try await URLSession.shared.data(for: download)
+                let downloadAnswer = try #require(downloaded as? HTTPURLResponse)
+                #expect(downloadAnswer.statusCode == 200)
+                #expect(
+                    downloadAnswer.value(forHTTPHeaderField: "X-Photosync-Download-Tracking")
+                        == "not-tracked-unsplash-plus")
+                serve.signal(SIGINT)
+                #expect(await serve.result().status == 0)
+                served = true
+                let requests = try DownloadRequests(path: world.database)
+                #expect(try await requests.requested().isEmpty)
+                try requests.close()
+                // AND query says its image is not downloaded, for it is an Unsplash+ photo
+                let shown = try await world.query(["--id", premium])
+                #expect(shown.stdout.contains("image       not downloaded: an Unsplash+ photo"), "\(shown.stdout)")
+                let output = try await world.query([
+                    "--id", premium, "--output", world.directory.appending(path: "p").path,
+                ])
+                #expect(output.status == 1)
+                #expect(output.stderr.contains("photo \(premium) is an Unsplash+ photo"), "\(output.stderr)")
+
+                // THEN it gets the feed's photos only, page 1 the feed's first 30, in the API's order
+                #expect(seen.count == feed.count)
+                #expect(Array(seen.prefix(30)) == Array(feed.prefix(30)))
+                #expect(seen == feed)
+            }
+        }
+
+        /// The `rel="next"` target of a `Link` header.
+        static func nextLink(_ header: String) -> URL? {
+            for part in header.split(separator: ",") where part.contains("rel=\"next\"") {
+                guard let start = part.firstIndex(of: "<"), let end = part.firstIndex(of: ">") else { continue }
+                return URL(string: String(part[part.index(after: start)..<end]))
+            }
+            return nil
         }
 
         @Test func withLocalImageURLsTheSecondMirrorCopiesTheFirstOnesImagesByteForByte() async throws {

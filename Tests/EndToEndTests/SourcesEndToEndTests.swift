@@ -204,6 +204,13 @@ extension EndToEnd {
                 let status = try await Self.statusSources(world)
                 #expect(status["user:nobody-here"]?["error"] as? String != nil)
                 #expect(status["feed"]?["backfill_complete"] as? Bool == true)
+                // AND status says the backfill is complete but for that source, not "not started"
+                let text = try await PhotosyncProcess.run([
+                    "status", "--database", world.database, "--config", world.config,
+                ])
+                #expect(
+                    text.stdout.contains("backfill        complete but for 1 failing source: user:nobody-here\n"),
+                    "\(text.stdout)")
             }
         }
 

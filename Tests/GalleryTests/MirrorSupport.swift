@@ -123,6 +123,36 @@ indirect enum JSONShape: Codable, Equatable, Sendable {
     }
 }
 
+extension JSONShape {
+    /// Where `actual` holds another value than `expected` (a recording), field by field: a key
+    /// missing or extra, a value that differs. Paths `rewritten` says the mirror changes (its
+    /// own API links) are left out; each is a path such as `$.links.self` or `$[3].links.download_location`.
+    static func differences(
+        expected: JSONShape, actual: JSONShape, at path: String = "$", rewritten: (String) -> Bool = { _ in false }
+    ) -> [String] {
+        if rewritten(path) { return [] }
+        switch (expected, actual) {
+        case (.object(let wanted), .object(let got)):
+            return Set(wanted.keys).union(got.keys).sorted().flatMap { key -> [String] in
+                let at = "\(path).\(key)"
+                if rewritten(at) { return [] }
+                switch (wanted[key], got[key]) {
+                case (nil, _): return ["\(at) is extra"]
+                case (_, nil): return ["\(at) is missing"]
+                case (let value?, let other?):
+                    return differences(expected: value, actual: other, at: at, rewritten: rewritten)
+                }
+            }
+        case (.array(let wanted), .array(let got)) where wanted.count == got.count:
+            return zip(wanted, got).enumerated().flatMap { index, pair in
+                differences(expected: pair.0, actual: pair.1, at: "\(path)[\(index)]", rewritten: rewritten)
+            }
+        default:
+            return expected == actual ? [] : ["\(path) differs"]
+        }
+    }
+}
+
 /// Headers every list answer of Unsplash's carries, as the recordings show.
 let listContractHeaders = [
     "Content-Type", "Link", "X-Total", "X-Per-Page", "X-Ratelimit-Limit", "X-Ratelimit-Remaining",

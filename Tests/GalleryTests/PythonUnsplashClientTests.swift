@@ -27,11 +27,12 @@ import Testing
         print("search", found["total"], ",".join(photo.id for photo in found["results"]))
         print("random", len(api.photo.random(count=2)))
         print("get", api.photo.get("lake").id)
+        print("slug", api.photo.get("a-street-at-night-Street_00-1").id)
         print("download", api.photo.download("lake")["url"])
         """
 
     @Test func itListsSearchesGetsARandomPhotoAndTriggersADownload() async throws {
-        // GIVEN a mirror of three photos, one of them a lake
+        // GIVEN a mirror of a feed of three photos, one of them a lake, and a user's street photo
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         var lake = Sample.photo(
@@ -39,6 +40,7 @@ import Testing
             json: #", "links": {"download": "https://unsplash.com/photos/lake/download"}"#)
         lake.downloadLocation = "https://api.unsplash.com/photos/lake/download?ixid=L"
         try fixture.commit([lake, Sample.photo("city", day: 2), Sample.photo("road", day: 1)], source: "feed")
+        try fixture.commit([Sample.photo("Street_00-1", day: 9)], source: "user:ann")
         let scriptFile = fixture.directory.appending(path: "client.py")
         try Data(Self.script.utf8).write(to: scriptFile)
         let requests = try DownloadRequests(path: fixture.path)
@@ -53,11 +55,12 @@ import Testing
             #expect(status != 3, "\(output)")
             #expect(status == 0, "\(output)")
             let lines = output.split(separator: "\n").map(String.init)
-            #expect(lines.contains("list lake,city,road"), "\(output)")
+            #expect(lines.contains("list lake,city,road"), "the feed alone, in its order: \(output)")
             #expect(lines.contains("page2 road"), "\(output)")
             #expect(lines.contains("search 1 lake"), "\(output)")
             #expect(lines.contains("random 2"), "\(output)")
             #expect(lines.contains("get lake"), "\(output)")
+            #expect(lines.contains("slug Street_00-1"), "\(output)")
             #expect(lines.contains("download https://unsplash.com/photos/lake/download"), "\(output)")
         }
         #expect(try await requests.requested().keys.sorted() == ["lake"], "the download is queued for Unsplash")

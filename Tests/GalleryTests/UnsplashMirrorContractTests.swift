@@ -42,11 +42,15 @@ import Testing
             // THEN it is the recording's photos, in its order, in its shape, with its headers
             #expect(response.status == .ok)
             let photos = response.json.elements
-            if route.source == "feed" {
-                // The feed is newest first, as Unsplash's has been since order_by was dropped.
-                #expect(Set(photos.compactMap { $0["id"]?.text }) == Set(recorded.compactMap { $0["id"]?.text }))
-            } else {
-                #expect(photos.map { $0["id"] } == recorded.map { $0["id"] }, "the order the API gave them")
+            #expect(photos.map { $0["id"] } == recorded.map { $0["id"] }, "the order the API gave them")
+            // Field by field, each photo is the recording's but its download location, on the mirror
+            #expect(
+                JSONShape.differences(
+                    expected: .array(recorded), actual: .array(Array(photos.prefix(recorded.count))),
+                    rewritten: Self.rewritten) == [])
+            for photo in photos {
+                let id = try #require(photo["id"]?.text)
+                #expect(photo["links"]?["download_location"]?.text?.contains("/unsplash/photos/\(id)/download") == true)
             }
             #expect(JSONShape.mismatches(expected: .array(recorded), actual: response.json) == [])
             let headers = try route.fixture.headers
@@ -77,6 +81,12 @@ import Testing
                 return
             }
             #expect(total >= 1)
+            // Each result, field by field, is the recorded photo of its id but its download location
+            for result in response.json["results"]?.elements ?? [] {
+                let original = try #require(recorded.first { $0["id"] == result["id"] })
+                #expect(JSONShape.differences(expected: original, actual: result, rewritten: Self.rewritten) == [])
+            }
+            #expect(response.json["results"]?.elements.count == 1)
             #expect(response.json["total_pages"] == .number(total), "one a page")
             #expect(response.header("X-Total") == String(Int(total)))
             for name in listContractHeaders where name != "Link" || total > 1 {
@@ -184,29 +194,103 @@ import Testing
         }
     }
 
-    @Test func aCollectionATopicAndAUserHaveTheRecordingsKeys() async throws {
+    /// The members of an object's `links` that are API links, which the mirror moves to itself.
+    static let apiLinks: Set<String> = ["self", "photos", "related", "likes", "portfolio", "following", "followers"]
+
+    /// What the mirror rewrites in a recorded object or photo: its API links and each photo's
+    /// `links.download_location`; everything else is Unsplash's, value for value.
+    static func rewritten(_ path: String) -> Bool {
+        path.hasSuffix(".links.download_location")
+            || apiLinks.contains { path == "$.links.\($0)" }
+    }
+
+    @Test func aCollectionATopicAndAUserAreTheRecordingsFieldByField() async throws {
+        // GIVEN the recorded collection, topic and (the collection's owner as) a profile, stored
+        // as the sync stores them, with their photos
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let photos = try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
         try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
+        let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
+        let owner = try #require(recordedCollection["user"])
+        let username = try #require(owner["username"]?.text)
+        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
+        try fixture.writer.ledger.storeSourceObject(
+            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
+        try fixture.writer.ledger.storeSourceObject(try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
+        try fixture.writer.ledger.storeSourceObject(owner.data, sources: ["user:\(username)"], at: fetched)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
-            let collection = try await client.get("/unsplash/collections/3773378")
-            #expect(collection.status == .ok)
-            let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
-            #expect(JSONShape.mismatches(expected: recordedCollection, actual: collection.json) == [])
-            #expect(collection.json["total_photos"] == .number(Double(photos.count)))
+            for (path, recorded) in [
+                ("/unsplash/collections/3773378", recordedCollection), ("/unsplash/topics/wallpapers", recordedTopic),
+                ("/unsplash/users/\(username)", owner),
+            ] {
+                // WHEN each is asked for
+                let response = try await client.get(path)
 
-            let topic = try await client.get("/unsplash/topics/wallpapers")
-            #expect(topic.status == .ok)
-            let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
-            #expect(JSONShape.mismatches(expected: recordedTopic, actual: topic.json) == [])
+                // THEN every field is the recording's but the API links, which are the mirror's
+                #expect(response.status == .ok, "\(path)")
+                #expect(response.header("Content-Type") == "application/json", "\(path)")
+                #expect(
+                    JSONShape.differences(expected: recorded, actual: response.json, rewritten: Self.rewritten) == [],
+                    "\(path)")
+                let base = try #require(response.json["links"]?["self"]?.text, "\(path)")
+                #expect(base.hasPrefix("http://") && base.hasSuffix(path), "\(base)")
+                let unsplashSelf = try #require(recorded["links"]?["self"]?.text)
+                for name in Self.apiLinks {
+                    guard let url = recorded["links"]?[name]?.text else { continue }
+                    #expect(
+                        response.json["links"]?[name]?.text == base + url.dropFirst(unsplashSelf.count),
+                        "\(path) links.\(name)")
+                }
+            }
+        }
+    }
 
-            let username = try #require(photos.first?["user"]?["username"]?.text)
-            let user = try await client.get("/unsplash/users/\(username)")
-            #expect(user.status == .ok)
-            let recordedUser = try #require(photos.first(where: { $0["user"]?["username"]?.text == username })?["user"])
-            #expect(JSONShape.mismatches(expected: recordedUser, actual: user.json) == [])
+    @Test func aPhotoIsAnsweredByItsRecordedSlugAsByItsID() async throws {
+        // GIVEN the recorded photo, whose links.self names it by its slug, as Unsplash has since 2023
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let recorded = try JSONShape.parse(try Fixture.photo.data)
+        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+        let id = try #require(recorded["id"]?.text)
+        let slug = try #require(recorded["slug"]?.text)
+        #expect(recorded["links"]?["self"]?.text?.hasSuffix("/photos/\(slug)") == true)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN it is asked for by that slug, THEN it is the photo, as by its id
+            let byID = try await client.get("/unsplash/photos/\(id)")
+            let bySlug = try await client.get("/unsplash/photos/\(slug)")
+            #expect(bySlug.status == .ok)
+            #expect(bySlug.json == byID.json)
+            #expect(bySlug.json["id"]?.text == id)
+            let download = try await client.get("/unsplash/photos/\(slug)/download")
+            #expect(download.status == .ok)
+            #expect(download.json["url"] == recorded["urls"]?["full"])
+        }
+    }
+
+    @Test func aRejectedKeyAndASpentLimitAreUnsplashsRecordedErrors() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        let clock = ManualClock()
+
+        let mirror = MirrorConfiguration(clientKeys: ["good"], hourlyLimit: 1, now: { clock.now })
+        try await fixture.serve(mirror: mirror) { client in
+            // 401: the recorded body, as JSON
+            let unauthorized = try await client.get("/unsplash/photos", key: "bad")
+            #expect(unauthorized.status == .unauthorized)
+            #expect(unauthorized.json == (try JSONShape.parse(try Fixture.unauthorized401.data)))
+            #expect(unauthorized.header("Content-Type") == "application/json")
+            // 403: the recorded plain-text body and the limit spent
+            #expect(try await client.get("/unsplash/photos", key: "good").status == .ok)
+            let spent = try await client.get("/unsplash/photos", key: "good")
+            #expect(spent.status == .forbidden)
+            #expect(spent.text == (try Fixture.rateLimit403Body))
+            #expect(spent.header("X-Ratelimit-Remaining") == "0")
+            #expect(spent.header("Content-Type")?.hasPrefix("application/json") != true)
         }
     }
 

@@ -107,4 +107,59 @@ import Testing
             sources[2]["error"] as? String == "Unsplash answered 404 (Couldn't find User)"
                 && sources[2]["last_page_at"] is NSNull)
     }
+
+    /// Every source complete but one the API answers 404 for, as `status` reads them from the store.
+    func statistics(_ sources: [SourceStatistics]) -> StoreStatistics {
+        var stats = StoreStatistics(
+            photos: 70, imagesStored: 70, imagesPending: 0, imagesFailed: 0, bytesStored: 1000, backfillNext: nil,
+            backfillComplete: false, lastPageAt: since)
+        stats.sources = sources
+        return stats
+    }
+
+    func source(_ name: String, _ state: SyncState, failing: Bool = false, active: Bool = true) -> SourceStatistics {
+        SourceStatistics(
+            name: name, active: active, photos: failing ? 0 : 30, state: state,
+            failure: failing ? SourceFailure(message: "Unsplash answered 404 (Couldn't find User)", since: since) : nil)
+    }
+
+    @Test func aSourceAnswering404AmongCompleteOnesLeavesTheBackfillCompleteButForIt() {
+        let complete = SyncState(backfillComplete: true, lastPageAt: since)
+        let stats = statistics([
+            source("feed", complete), source("collection:3773378", complete),
+            source("user:nobody", SyncState(), failing: true),
+        ])
+
+        let text = StatusCommand.text(stats, failures: [])
+
+        #expect(text.contains("backfill        complete but for 1 failing source: user:nobody\n"), "\(text)")
+        #expect(!text.contains("not started\n"))
+    }
+
+    @Test func theBackfillIsNotStartedOnlyWhenNoSourceHasBegun() {
+        let complete = SyncState(backfillComplete: true, lastPageAt: since)
+        let begun = SyncState(backfillNext: URL(string: "/users/ann/photos?page=2"), lastPageAt: since)
+        let cases: [([SourceStatistics], String)] = [
+            ([source("feed", SyncState()), source("user:ann", SyncState())], "not started"),
+            ([source("feed", complete), source("user:ann", begun)], "in progress"),
+            (
+                [
+                    source("feed", complete), source("user:ann", begun),
+                    source("user:nobody", SyncState(), failing: true),
+                ],
+                "in progress"
+            ),
+            ([source("user:nobody", SyncState(), failing: true)], "not started: every source is failing (user:nobody)"),
+            (
+                [
+                    source("feed", complete, active: false), source("likes:ann", complete),
+                    source("user:x", SyncState(), failing: true),
+                ],
+                "complete but for 1 failing source: user:x"
+            ),
+        ]
+        for (sources, expected) in cases {
+            #expect(StatusCommand.backfill(statistics(sources)) == expected, "\(sources.map(\.name))")
+        }
+    }
 }

@@ -20,6 +20,16 @@ public enum Fixture: String, Sendable, CaseIterable {
     case topic = "topic"
     case photosSponsored = "photos-list-sponsored"
     case unauthorized401 = "unauthorized-401-2023"
+    /// `GET /collections/201` in 2019: its `id` is a number.
+    case collection2019 = "collection-2019-numeric-id"
+
+    /// `rate-limit-403.body.txt`: the plain-text body Unsplash sends past the rate limit.
+    public static var rateLimit403Body: String {
+        get throws {
+            let url = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/rate-limit-403.body.txt")
+            return String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        }
+    }
 
     public var data: Data {
         get throws {

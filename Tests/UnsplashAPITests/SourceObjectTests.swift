@@ -43,7 +43,22 @@ import Testing
         #expect(url.absoluteString == "https://api.unsplash.com/users/..%2Fme")
     }
 
-    @Test(arguments: ["[]", #"{"title":"no id"}"#, #"{"id":42}"#, "not json"])
+    @Test func aCollectionOf2019WithANumericIDIsReadAndKeptAsSent() async throws {
+        // GIVEN the API answering as it did in 2019, "id": 201 a number
+        let session = MockURLSession(responses: [.json(try Fixture.collection2019.text)])
+        // WHEN the collection's object is fetched
+        let answer = try #require(try await makeRepository(session).object(of: .collection("201")))
+        // THEN it is read, its id as text, its body kept byte for byte
+        #expect(answer.object.id == "201")
+        #expect(answer.object.json == (try Fixture.collection2019.data))
+        // AND decoded as part of a larger body, too
+        let decoded = try JSONDecoder().decode(SourceObject.self, from: try Fixture.collection2019.data)
+        #expect(decoded.id == "201")
+    }
+
+    @Test(arguments: [
+        "[]", #"{"title":"no id"}"#, #"{"id":4.2}"#, #"{"id":true}"#, #"{"id":null}"#, #"{"id":[1]}"#, "not json",
+    ])
     func anythingButAnObjectWithAnIDIsRefused(_ body: String) async throws {
         let session = MockURLSession(responses: [.json(body)])
         await #expect(throws: UnsplashError.self) {

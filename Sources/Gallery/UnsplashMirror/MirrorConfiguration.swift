@@ -15,7 +15,8 @@ public struct MirrorConfiguration: Sendable {
     }
 
     /// What becomes of a download request (`/unsplash/photos/:id/download`), as the
-    /// `X-Photosync-Download-Tracking` header says.
+    /// `X-Photosync-Download-Tracking` header says. Whatever it is, an Unsplash+ photo's download
+    /// is never recorded: the header says `not-tracked-unsplash-plus`.
     public enum DownloadTracking: String, Sendable {
         /// Recorded in the database; `photosync run` forwards it to Unsplash once per photo.
         case queued

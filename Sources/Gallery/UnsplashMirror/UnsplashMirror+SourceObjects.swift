@@ -6,8 +6,10 @@ import UnsplashAPI
 /// `/users/:username` as Unsplash answered them), served back with their API links on the
 /// mirror.
 extension UnsplashMirror {
-    /// The stored object of the first of `sources` that has one, rewritten for `request`; nil
-    /// when none has one (a source synced before objects were), for the caller to fall back on.
+    /// The stored object of the first of `sources` that has one (the last one the sync fetched),
+    /// rewritten for `request`; nil when none has one (a source synced before objects were, or
+    /// one whose object the API would not give): the caller answers 404 then, or (for a user)
+    /// the `user` object Unsplash sent with a photo, and never makes one up.
     ///
     /// Its API links (every member of `links` under its own `links.self`: `self`, `photos`,
     /// `related`, `likes`, `portfolio`...) move to the mirror's `/unsplash` + `path`, whatever

@@ -9,12 +9,15 @@ import UnsplashAPI
 ///
 /// Routes, each answering as Unsplash does (bodies, `Link`, `X-Total`, `X-Per-Page`,
 /// `X-Ratelimit-Limit`/`-Remaining`, `{"errors": [...]}`):
-/// - `GET /photos`: every stored photo, newest first.
+/// - `GET /photos`: the feed's photos in the order the API gave them when the feed is mirrored;
+///   else every stored photo, newest first.
 /// - `GET /photos/:id`, `/photos/random`, `/photos/:id/download`.
 /// - `GET /search/photos`: the full-text index, `{total, total_pages, results}`.
 /// - `GET /users/:username`, `/users/:username/photos`, `/users/:username/likes`,
 ///   `/collections/:id`, `/collections/:id/photos`, `/topics/:slug`, `/topics/:slug/photos`: the
-///   sources the mirror syncs, in the order the API listed them; any other answers 404.
+///   sources the mirror syncs, in the order the API listed them, and the objects the sync
+///   fetched for them; any other answers 404. A photo may be named by its slug (`...-ID`), a
+///   topic by its id or its slug, as Unsplash takes them.
 ///
 /// Every photo is its stored JSON, see ``MirroredPhoto``. Bad parameters answer 400 and unknown
 /// routes 404, in Unsplash's shape; a database that cannot be read answers 503, never with
@@ -41,12 +44,12 @@ public struct UnsplashMirror: Sendable {
         group.get("photos") { request, _ in await answer(request) { try await feed($0) } }
         group.get("photos/random") { request, _ in await answer(request) { try await random($0) } }
         group.get("photos/:id") { request, context in
-            let id = try context.parameters.require("id")
-            return await answer(request) { try await photo(id: id, $0) }
+            let segment = try context.parameters.require("id")
+            return await answer(request) { try await photo(id: photoID(segment), $0) }
         }
         group.get("photos/:id/download") { request, context in
-            let id = try context.parameters.require("id")
-            return await answer(request) { try await download(id: id, $0) }
+            let segment = try context.parameters.require("id")
+            return await answer(request) { try await download(id: photoID(segment), $0) }
         }
         group.get("search/photos") { request, _ in await answer(request) { try await search($0) } }
         group.get("users/:username") { request, context in
@@ -70,20 +73,28 @@ public struct UnsplashMirror: Sendable {
             return await answer(request) { try await list(source, missing: "Collection", $0) }
         }
         group.get("topics/:slug") { request, context in
-            let slug = try context.parameters.require("slug")
-            return await answer(request) { try await topic(slug, $0) }
+            let segment = try context.parameters.require("slug")
+            return await answer(request) { try await topic(topicSource(segment), path: segment, $0) }
         }
         group.get("topics/:slug/photos") { request, context in
-            let source = "topic:" + (try context.parameters.require("slug"))
-            return await answer(request) { try await list(source, missing: "Topic", $0) }
+            let segment = try context.parameters.require("slug")
+            return await answer(request) { try await list(topicSource(segment), missing: "Topic", $0) }
         }
         group.get("**") { _, _ in MirrorFailure.notFound("the requested resource").response }
     }
 
     // MARK: - Routes
 
+    /// Unsplash's `/photos` is its editorial feed, in the feed's order: the feed source's photos
+    /// as the API listed them when the mirror syncs the feed (or did). Without it, the mirror has
+    /// no feed to be faithful to, and lists what it holds instead: every photo, newest first.
     private func feed(_ request: MirrorRequest) async throws -> Response {
-        try await page(of: PhotoQuery(sort: .newest), request)
+        guard try await store.catalog.hasSource(named: PhotoQuery.feedSource) else {
+            return try await page(of: PhotoQuery(sort: .newest), request)
+        }
+        var query = PhotoQuery(source: PhotoQuery.feedSource, sort: .newest)
+        query.inSourceOrder = true
+        return try await page(of: query, request)
     }
 
     private func list(_ source: String, missing kind: String, _ request: MirrorRequest) async throws -> Response {
@@ -145,7 +156,9 @@ public struct UnsplashMirror: Sendable {
             .flatMap(PhotoQuery.Orientation.init(rawValue:))
         _ = try parameters.choice("content_filter", in: ["low", "high"])
         let collections = Self.list(parameters["collections"]).map { "collection:" + $0 }
-        let topics = Self.list(parameters["topics"]).map { "topic:" + $0 }
+        // Unsplash takes topic ids here; the mirror also the slugs its sources may name them by.
+        var topics: [String] = []
+        for topic in Self.list(parameters["topics"]) { topics.append(try await topicSource(topic)) }
         let text = parameters["query"]
         if text != nil && !(collections.isEmpty && topics.isEmpty) {
             throw MirrorFailure.badRequest("You can't use the collections or topics filtering with the query parameter")
@@ -215,11 +228,16 @@ public struct UnsplashMirror: Sendable {
                 photo["urls"]?["full"]?.string ?? photo["urls"]?["raw"]?.string ?? photo["links"]?["download"]?.string
             }
         var headers: HTTPFields = [:]
-        headers[.xPhotosyncDownloadTracking] = await recordDownload(id)
+        // Unsplash+ photos need a paid licence: their downloads are never tracked (README).
+        let isPlus = (try? Photo(json: json))?.isPlus ?? false
+        headers[.xPhotosyncDownloadTracking] = isPlus ? Self.plusNotTracked : await recordDownload(id)
         if !configuration.storesImages { headers[.xPhotosyncImages] = "none" }
         let body = JSONValue.object(["url": url.map(JSONValue.string) ?? .null]).encoded
         return MirrorAnswer.json(.ok, body, headers: headers)
     }
+
+    /// `X-Photosync-Download-Tracking` of an Unsplash+ photo, whose download is not recorded.
+    static let plusNotTracked = "not-tracked-unsplash-plus"
 
     /// Records the request for the sync to forward; what became of it, for the header.
     private func recordDownload(_ id: String) async -> String {
@@ -249,97 +267,24 @@ public struct UnsplashMirror: Sendable {
         return MirrorAnswer.json(.ok, user.encoded)
     }
 
+    /// The collection's object as the sync last fetched it; 404 as Unsplash says it when the sync
+    /// never could (the mirror makes up no title, owner or count).
     private func collection(_ id: String, _ request: MirrorRequest) async throws -> Response {
-        let source = "collection:" + id
         let path = "/collections/" + Attribution.pathSegment(id)
-        if let stored = try await storedObject(of: [source], path: path, request) {
-            return MirrorAnswer.json(.ok, stored)
+        guard let stored = try await storedObject(of: ["collection:" + id], path: path, request) else {
+            throw MirrorFailure.notFound("Collection")
         }
-        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Collection") }
-        var object = try await sourceObject(source, request)
-        object["id"] = .string(id)
-        object["title"] = .null
-        object["description"] = .null
-        object["published_at"] = .null
-        object["last_collected_at"] = .null
-        object["updated_at"] = .null
-        object["featured"] = .bool(false)
-        object["private"] = .bool(false)
-        object["share_key"] = .null
-        object["tags"] = .array([])
-        object["user"] = .null
-        object["meta"] = .object(["title": .null, "description": .null, "index": .bool(false)])
-        object["links"] = links(
-            api: "/collections/" + Attribution.pathSegment(id), html: "https://unsplash.com/collections/" + id,
-            related: true, request)
-        return MirrorAnswer.json(.ok, object.encoded)
+        return MirrorAnswer.json(.ok, stored)
     }
 
-    private func topic(_ slug: String, _ request: MirrorRequest) async throws -> Response {
-        let source = "topic:" + slug
-        let path = "/topics/" + Attribution.pathSegment(slug)
-        if let stored = try await storedObject(of: [source], path: path, request) {
-            return MirrorAnswer.json(.ok, stored)
+    /// The topic's object as the sync last fetched it, by the slug or id its source names or by
+    /// the other one of the two (Unsplash takes either); 404 when the sync never fetched it.
+    private func topic(_ source: String, path segment: String, _ request: MirrorRequest) async throws -> Response {
+        let path = "/topics/" + Attribution.pathSegment(segment)
+        guard let stored = try await storedObject(of: [source], path: path, request) else {
+            throw MirrorFailure.notFound("Topic")
         }
-        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound("Topic") }
-        var object = try await sourceObject(source, request)
-        object["id"] = .string(slug)
-        object["slug"] = .string(slug)
-        object["title"] = .string(slug)
-        object["description"] = .null
-        object["published_at"] = .null
-        object["updated_at"] = .null
-        object["starts_at"] = .null
-        object["ends_at"] = .null
-        object["only_submissions_after"] = .null
-        object["visibility"] = .string("featured")
-        object["featured"] = .bool(false)
-        object["current_user_contributions"] = .array([])
-        object["total_current_user_submissions"] = .null
-        object["media_types"] = .array([.string("photo")])
-        object["status"] = .string("open")
-        object["owners"] = .array([])
-        object["top_contributors"] = .array([])
-        object["links"] = links(
-            api: "/topics/" + Attribution.pathSegment(slug), html: "https://unsplash.com/t/" + slug, related: false,
-            request)
-        return MirrorAnswer.json(.ok, object.encoded)
-    }
-
-    /// What the mirror knows of a collection or topic synced before its object was (see
-    /// ``storedObject(of:path:_:)``): its photo count, its first photo as the cover and its first
-    /// four as previews. Its title and owner are unknown: null.
-    private func sourceObject(_ source: String, _ request: MirrorRequest) async throws -> JSONValue {
-        var query = PhotoQuery(source: source, sort: .newest, limit: 4)
-        query.inSourceOrder = true
-        let total = try await store.catalog.count(matching: PhotoQuery(source: source))
-        let first = try await store.catalog.photos(matching: query)
-        let json = try await store.catalog.originalJSON(photoIDs: first.map(\.id))
-        let images = try await storedImages(first.map(\.id))
-        let photos = first.compactMap { summary in
-            json[summary.id].flatMap {
-                request.photo.render($0, id: summary.id, storedVariants: images[summary.id] ?? [])
-            }
-        }
-        let previewKeys = ["id", "slug", "created_at", "updated_at", "blur_hash", "asset_type", "urls"]
-        let previews = photos.map { photo -> JSONValue in
-            guard case .object(let members) = photo else { return photo }
-            return .object(members.filter { previewKeys.contains($0.key) })
-        }
-        return .object([
-            "total_photos": .int(Int64(total)), "cover_photo": photos.first ?? .null,
-            "preview_photos": .array(previews),
-        ])
-    }
-
-    /// A collection's or topic's `links`; a collection's also name its `related` collections.
-    private func links(api path: String, html: String, related: Bool, _ request: MirrorRequest) -> JSONValue {
-        let api = request.photo.origin + "/unsplash" + path
-        var links: [String: JSONValue] = [
-            "self": .string(api), "html": .string(html), "photos": .string(api + "/photos"),
-        ]
-        if related { links["related"] = .string(api + "/related") }
-        return .object(links)
+        return MirrorAnswer.json(.ok, stored)
     }
 
     // MARK: - Helpers

@@ -206,7 +206,7 @@ enum PhotoListing {
         }
         return [line(header, "DESCRIPTION")]
             + zip(rows, photos).map { row, photo in
-                line(row, plain(photo.description ?? photo.altDescription ?? ""))
+                line(row, DisplayText.oneLine(photo.description ?? photo.altDescription ?? ""))
             }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Gallery
 import PhotoStore
 import UnsplashAPI
 
@@ -67,9 +68,16 @@ struct QueryCommand: AsyncParsableCommand {
         }
     }
 
-    /// Exit 1 either way: the image is not stored yet, or it was pruned (its bytes freed to stay
+    /// What becomes of an Unsplash+ photo's image.
+    static let plusImage = "is an Unsplash+ photo: its image needs a paid licence and is not downloaded"
+
+    /// Exit 1 either way: the image is not stored yet (or never will be, for an Unsplash+
+    /// photo), or it was pruned (its bytes freed to stay
     /// within `storage_limit`), which the message says with what the image was.
     static func noStoredImage(_ photo: StoredPhoto, store: PhotoStore) async throws -> CommandFailure {
+        if photo.isPlus {
+            return CommandFailure(code: .notFound, message: "photo \(photo.id) \(Self.plusImage)")
+        }
         guard let pruned = try await store.archive.prunedImage(photoID: photo.id, variant: nil) else {
             return CommandFailure(code: .notFound, message: "photo \(photo.id) has no stored image yet")
         }
@@ -98,39 +106,30 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     static func text(_ photo: StoredPhoto) -> String {
-        var lines = [photo.id + (photo.altDescription.map { "  \($0)" } ?? "")]
-        let by = [photo.userName, photo.userUsername.map { "@\($0)" }].compactMap { $0 }.joined(separator: " ")
+        var lines = [
+            DisplayText.oneLine(photo.id) + (photo.altDescription.map { "  " + DisplayText.oneLine($0) } ?? "")
+        ]
+        let by = [photo.userName, photo.userUsername.map { "@\($0)" }].compactMap { $0 }.map(DisplayText.oneLine)
+            .joined(separator: " ")
         if !by.isEmpty { lines.append("  by          \(by)") }
         if let width = photo.width, let height = photo.height { lines.append("  size        \(width) x \(height)") }
         if let color = photo.color { lines.append("  color       \(color)") }
         if let likes = photo.likes { lines.append("  likes       \(likes)") }
         if let created = photo.createdAt { lines.append("  created     \(created.iso8601Text)") }
-        if let description = photo.description { lines.append("  description \(description)") }
-        if let page = PageLink.of(photo) { lines.append("  page        \(page)") }
+        if let description = photo.description.map({ DisplayText.field($0, indent: 14) }), !description.isEmpty {
+            lines.append("  description \(description)")
+        }
+        let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
+        lines.append("  page        \(attribution.photoURL)")
         if photo.isSponsored { lines.append("  sponsored   yes") }
         if let image = photo.image {
             let size = ByteCount.text(image.byteCount)
             lines.append("  image       \(image.variant), \(image.contentType), \(size), sha256 \(image.sha256)")
+        } else if photo.isPlus {
+            lines.append("  image       not downloaded: an Unsplash+ photo, whose image needs a paid licence")
         } else {
             lines.append("  image       not stored yet")
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// The photo's page on Unsplash, `links.html` of its stored JSON.
-///
-/// Only that one field is decoded: decoding the whole JSON as a `JSONValue` took half a
-/// millisecond of `photosync query`, most of it building values nobody reads.
-private struct PageLink: Decodable {
-    struct Links: Decodable {
-        var html: String?
-    }
-
-    var links: Links?
-
-    /// Nil when the JSON has no `links.html` string.
-    static func of(_ photo: StoredPhoto) -> String? {
-        (try? JSONDecoder().decode(PageLink.self, from: photo.json))?.links?.html
     }
 }

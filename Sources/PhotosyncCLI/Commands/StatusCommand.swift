@@ -95,10 +95,7 @@ struct StatusCommand: AsyncParsableCommand {
         _ stats: StoreStatistics, failures: [ImageFailure], rejected: [RejectedPhoto] = [],
         retrying: [ImageFailure] = [], storage: StatusStorage? = nil
     ) -> String {
-        var backfill =
-            stats.backfillComplete
-            ? "complete"
-            : stats.backfillNext.map { "in progress, next \($0.absoluteString)" } ?? "not started"
+        var backfill = Self.backfill(stats)
         if let stall = stats.backfillStall {
             backfill += "; stalled since \(stall.since.iso8601Text), retrying: \(stall.reason)"
         }
@@ -140,6 +137,26 @@ struct StatusCommand: AsyncParsableCommand {
                 "  failed \(failure.photoID) (\(failure.variant), \(failure.attempts) attempts): \(failure.lastError)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The backfill of every active source: complete; complete but for sources the API would
+    /// not list (a 404 among healthy sources, which `sources` details); in progress, with the
+    /// feed's next page when the feed is the one going on; not started only when no source has
+    /// begun.
+    static func backfill(_ stats: StoreStatistics) -> String {
+        if stats.backfillComplete { return "complete" }
+        if let next = stats.backfillNext { return "in progress, next \(next.absoluteString)" }
+        let active = stats.sources.filter(\.active)
+        let unfinished = active.filter { !$0.state.backfillComplete }
+        let failing = unfinished.filter { $0.failure != nil }
+        if !failing.isEmpty && failing.count == unfinished.count {
+            let names = failing.map(\.name).joined(separator: ", ")
+            return active.count == failing.count
+                ? "not started: every source is failing (\(names))"
+                : "complete but for \(failing.count) failing source\(failing.count == 1 ? "" : "s"): \(names)"
+        }
+        let begun = active.contains { $0.state.backfillComplete || $0.state.backfillNext != nil }
+        return begun ? "in progress" : "not started"
     }
 
     /// Of the pending images, those waiting for a retry after a transient failure, and when the
