@@ -10,6 +10,10 @@ import Testing
 /// What the production transport says when no answer comes: each failure by its type, never by
 /// its type's name, and a dead proxy named as the proxy.
 @Suite(.timeLimit(.minutes(2))) struct TransportErrorTests {
+    /// A connect timeout past the suite's time limit: a failure that should come at once and
+    /// instead waits for it fails the suite, with no timing assertion that a busy machine trips.
+    static let unreachedTimeout = Duration.seconds(600)
+
     /// Runs `body` with a port on 127.0.0.1 that refuses connections: bound, never listening,
     /// and held until `body` returns, so no other test's server can take it meanwhile.
     static func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
@@ -49,23 +53,23 @@ import Testing
         let server = try await PlainTextGreeter.start()
         let url = try #require(URL(string: "https://127.0.0.1:\(server.localAddress?.port ?? 0)/photos"))
         // WHEN the transport fetches it
-        let started = ContinuousClock.now
-        let error = try await Self.failure(url, .init(connectTimeout: .seconds(5)))
+        let error = try await Self.failure(url, .init(connectTimeout: Self.unreachedTimeout))
         try await server.close()
-        // THEN the failure is TLS's, says so, and comes at once rather than at the connect timeout
+        // THEN the failure is TLS's and says so: had the handshake been retried until the connect
+        // timeout, it would be a time-out, and past the suite's time limit
         guard case .transport(let failure, _)? = error else {
             Issue.record("got \(String(describing: error))")
             return
         }
         #expect(failure.code == .tlsFailed)
         #expect(error?.errorDescription?.contains("the TLS connection failed") == true)
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test func aRefusedConnectionIsReportedAsRefusedAtOnce() async throws {
-        let started = ContinuousClock.now
+        // A refusal retried until the connect timeout would end as a time-out, past the time limit.
         let error = try await Self.withRefusingPort { port in
-            try await Self.failure(URL(string: "http://127.0.0.1:\(port)/photos")!, .init(connectTimeout: .seconds(5)))
+            try await Self.failure(
+                URL(string: "http://127.0.0.1:\(port)/photos")!, .init(connectTimeout: Self.unreachedTimeout))
         }
         guard case .transport(let failure, _)? = error else {
             Issue.record("got \(String(describing: error))")
@@ -73,7 +77,6 @@ import Testing
         }
         #expect(failure.code == .connectionRefused)
         #expect(error?.errorDescription?.contains("the connection was refused") == true)
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test func aDeadProxyIsNamedAsTheProxy() async throws {
