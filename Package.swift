@@ -52,6 +52,8 @@ let package = Package(
             name: "Networking",
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
+                // `HTTPRequest.Method`, the request method of every request.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -177,6 +179,7 @@ let package = Package(
             name: "NetworkingTests",
             dependencies: [
                 "Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // To build the transport's lower-level errors and check how each is told apart.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

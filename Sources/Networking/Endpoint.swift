@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One request, described as a value, and the type its response body decodes to.
 ///
@@ -16,14 +17,12 @@ public struct Endpoint<Response>: Sendable {
     /// Appended after ``path``, each as exactly one segment: a `/` in one is encoded, and so
     /// is a segment of dots, so that a value such as `../../me` can never change the path.
     public var segments: [String] = []
-    public var method: HTTPMethod
+    public var method: HTTPRequest.Method
     /// Appended, in order, after any query `baseURL` already carries.
     public var query: [(name: String, value: String)]
     public var headers: [String: String]
     /// Encoded as JSON into the request body, with `Content-Type: application/json`.
     public var body: (any Encodable & Sendable)?
-    /// A canned response body, for previews and stubs.
-    public var sampleData: Data?
     /// The total deadline of each attempt: its whole answer, head and body, must have arrived
     /// this long after it was sent (``TransportRequest/timeout``), or it fails with
     /// ``TransportError/Code/timedOut``. nil leaves it to ``minimumRate``, or to the transport's
@@ -40,11 +39,10 @@ public struct Endpoint<Response>: Sendable {
     public init(
         baseURL: URL,
         path: String = "",
-        method: HTTPMethod = .get,
+        method: HTTPRequest.Method = .get,
         query: [(name: String, value: String)] = [],
         headers: [String: String] = [:],
         body: (any Encodable & Sendable)? = nil,
-        sampleData: Data? = nil,
         timeout: Duration? = nil,
         minimumRate: MinimumRate? = nil,
         credential: Credential? = nil,
@@ -56,7 +54,6 @@ public struct Endpoint<Response>: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
-        self.sampleData = sampleData
         self.timeout = timeout
         self.minimumRate = minimumRate
         self.credential = credential
@@ -122,7 +119,7 @@ public struct Endpoint<Response>: Sendable {
 extension Endpoint {
     /// An endpoint for an absolute URL as given, such as a `Link: rel="next"` target.
     public init(
-        url: URL, method: HTTPMethod = .get, headers: [String: String] = [:], timeout: Duration? = nil,
+        url: URL, method: HTTPRequest.Method = .get, headers: [String: String] = [:], timeout: Duration? = nil,
         minimumRate: MinimumRate? = nil, credential: Credential? = nil, redirects: RedirectPolicy? = nil
     ) {
         self.init(

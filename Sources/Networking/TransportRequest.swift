@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One request as a ``URLSessionable`` sends it: what ``Endpoint`` describes, resolved to a URL,
 /// headers and body.
@@ -10,7 +11,7 @@ import Foundation
 /// about `URL`s and their ``Origin``) and carries no body.
 public struct TransportRequest: Sendable, Equatable {
     public var url: URL
-    public var method: HTTPMethod
+    public var method: HTTPRequest.Method
     /// Field names compare case-insensitively; setting a field replaces it.
     public var headers: HTTPHeaders
     public var body: Data?
@@ -26,7 +27,7 @@ public struct TransportRequest: Sendable, Equatable {
     public var minimumRate: MinimumRate?
 
     public init(
-        url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil,
+        url: URL, method: HTTPRequest.Method = .get, headers: HTTPHeaders = [:], body: Data? = nil,
         timeout: Duration? = nil, minimumRate: MinimumRate? = nil
     ) {
         self.url = url

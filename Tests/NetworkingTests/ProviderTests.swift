@@ -50,16 +50,6 @@ func makeProvider(
         #expect(response.headers["LINK"] == "<x>; rel=\"next\"")
     }
 
-    @Test func decodesFromSampleData() async throws {
-        var endpoint = items
-        endpoint.sampleData = Data(itemJSON.utf8)
-        let sample = try #require(endpoint.sampleData)
-        let session = MockURLSession { request in
-            (sample, HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: nil)!)
-        }
-        #expect(try await makeProvider(session).request(endpoint).id == "a1")
-    }
-
     @Test func returnsRawBytesOnTheDataPath() async throws {
         let bytes = Data([0xFF, 0xD8, 0xFF, 0x00, 0x01])
         let session = MockURLSession(responses: [
