@@ -28,6 +28,11 @@ public struct PhotoDetailsStore: Sendable {
         /// The text the API sent.
         public var json: Data
         public var fetchedAt: Date?
+
+        public init(json: Data, fetchedAt: Date?) {
+            self.json = json
+            self.fetchedAt = fetchedAt
+        }
     }
 
     /// The ids of at most `limit` photos whose details are wanted and not stored, those a

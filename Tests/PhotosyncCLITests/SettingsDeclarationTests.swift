@@ -17,12 +17,12 @@ import Testing
         "download_tracking": [], "rate_limit_reserve": ["5"], "max_image_mib": ["7"],
         "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"],
         "storage_limit": ["5GB"], "min_free_disk": ["2GiB"], "mirror_client_keys": ["k1"],
-        "mirror_rate_limit": ["50"], "mirror_image_urls": ["local"],
+        "mirror_rate_limit": ["50"], "mirror_image_urls": ["local"], "photo_details": ["all"],
     ]
 
     @Test func namesAreUnique() {
         let settings = AllSettings.list
-        #expect(settings.count == 18)
+        #expect(settings.count == 19)
         #expect(Set(settings.map(\.name)).count == settings.count)
         #expect(Set(settings.map(\.flag)).count == settings.count)
         #expect(Set(settings.map(\.environmentVariable)).count == settings.count)

@@ -35,6 +35,7 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.pollInterval) var pollInterval: String?
     @Option(\.allowedImageHosts) var allowedImageHosts: [String] = []
     @Flag(\.downloadTracking) var downloadTracking: Bool?
+    @Option(\.photoDetails) var photoDetails: String?
     @Option(\.rateLimitReserve) var rateLimitReserve: String?
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?
