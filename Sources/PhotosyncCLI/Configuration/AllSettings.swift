@@ -88,13 +88,13 @@ struct AllSettings: Sendable {
         summary: "Which photos' full objects (GET /photos/:id: exif, location, tags) to fetch: "
             + "none, on-demand (those serve's clients ask for) or all (one request per photo).",
         valueName: "which", default: { _ in engine.photoDetails.rawValue },
-        completion: .list(PhotoDetailsMode.allCases.map(\.rawValue))
-    ) { text throws(SettingProblem) in
-        guard let mode = PhotoDetailsMode(rawValue: text) else {
-            throw SettingProblem("must be none, on-demand or all (got \(SettingRules.quoted(text)))")
-        }
-        return mode
-    }
+        completion: .list(PhotoDetailsMode.allCases.map(\.rawValue)),
+        rule: { text throws(SettingProblem) in
+            guard let mode = PhotoDetailsMode(rawValue: text) else {
+                throw SettingProblem("must be none, on-demand or all (got \(SettingRules.quoted(text)))")
+            }
+            return mode
+        })
 
     let rateLimitReserve = Setting(
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
