@@ -31,6 +31,9 @@ enum Schema {
     /// stored bytes.
     static let storageBudgetMigration = "v8 storage budget"
 
+    /// Keeps each photo's full object, and lets search find a photo by its place and tags.
+    static let photoDetailsMigration = "v15 photo details"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1 photos, images, sync state") { db in
@@ -375,6 +378,7 @@ enum Schema {
                     ALTER TABLE source ADD COLUMN object_fetched_at TEXT;
                     """)
         }
+        migrator.registerMigration(photoDetailsMigration, migrate: v15PhotoDetails)
         return migrator
     }
 }
@@ -391,5 +395,68 @@ extension Schema {
              || coalesce(json_extract(\(row).json, '$.location.country'), '')),
         (SELECT group_concat(json_extract(tag.value, '$.title'), ' ') FROM json_each(\(row).json, '$.tags') AS tag)
         """
+    }
+}
+
+extension Schema {
+    /// Migration v15: see ``photoDetailsMigration``.
+    static func v15PhotoDetails(_ db: Database) throws {
+        // A photo's full object (`GET /photos/:id`: exif, location, tags...) beside its list
+        // version, fetched by the sync (`photo_details: all`) or asked for by a client of the
+        // mirror (`on-demand`: `requested_at`, with `json` NULL until it is fetched). The
+        // search document reads the full object's location and tags when there is one, and
+        // a trigger re-indexes the photo in the transaction that stores its details.
+        let document = v15SearchDocument
+        let columns = "rowid, description, alt_description, user_name, user_username, location, tags"
+        let reindex = """
+            DELETE FROM photo_search WHERE rowid = (SELECT sequence FROM photo WHERE id = new.photo_id);
+            INSERT INTO photo_search (\(columns))
+            SELECT photo.sequence, \(document("photo")) FROM photo WHERE photo.id = new.photo_id;
+            """
+        try db.execute(
+            sql: """
+                CREATE TABLE photo_details (
+                    photo_id TEXT NOT NULL PRIMARY KEY REFERENCES photo(id) ON DELETE CASCADE,
+                    requested_at TEXT,
+                    json TEXT CHECK (json IS NULL OR json_valid(json)),
+                    fetched_at TEXT
+                );
+                CREATE INDEX photo_details_requested ON photo_details(requested_at) WHERE json IS NULL;
+
+                DROP TRIGGER photo_search_insert;
+                CREATE TRIGGER photo_search_insert AFTER INSERT ON photo BEGIN
+                    INSERT INTO photo_search (\(columns)) VALUES (new.sequence, \(document("new")));
+                END;
+                DROP TRIGGER photo_search_update;
+                CREATE TRIGGER photo_search_update
+                AFTER UPDATE OF description, alt_description, user_name, user_username, json ON photo BEGIN
+                    DELETE FROM photo_search WHERE rowid = old.sequence;
+                    INSERT INTO photo_search (\(columns)) VALUES (new.sequence, \(document("new")));
+                END;
+                CREATE TRIGGER photo_details_search_insert AFTER INSERT ON photo_details
+                WHEN new.json IS NOT NULL BEGIN
+                    \(reindex)
+                END;
+                CREATE TRIGGER photo_details_search_update AFTER UPDATE OF json ON photo_details BEGIN
+                    \(reindex)
+                END;
+                """)
+    }
+}
+
+extension Schema {
+    /// The search document of migration v15: v4's, except that the location and the tags come
+    /// from the photo's full object (`photo_details.json`) when it has one, and from its list
+    /// version otherwise. Frozen with v15.
+    static func v15SearchDocument(_ row: String) -> String {
+        let json =
+            "coalesce((SELECT details.json FROM photo_details AS details WHERE details.photo_id = \(row).id), \(row).json)"
+        return """
+            \(row).description, \(row).alt_description, \(row).user_name, \(row).user_username,
+            trim(coalesce(json_extract(\(json), '$.location.name'), '') || ' '
+                 || coalesce(json_extract(\(json), '$.location.city'), '') || ' '
+                 || coalesce(json_extract(\(json), '$.location.country'), '')),
+            (SELECT group_concat(json_extract(tag.value, '$.title'), ' ') FROM json_each(\(json), '$.tags') AS tag)
+            """
     }
 }

@@ -68,6 +68,9 @@ public struct SyncConfiguration: Sendable {
     /// How old the stored object of a source (its collection, topic or profile) may get before
     /// a poll fetches it again.
     public var sourceObjectMaxAge: Duration = .seconds(24 * 3600)
+    /// Which photos' full objects (`GET /photos/:id`) the sync fetches after its pages
+    /// (``PhotoDetailsRefresh``).
+    public var photoDetails: PhotoDetailsMode = .standard
 
     public init(
         sources: [PhotoSource] = [.feed],

@@ -216,7 +216,11 @@ public final class SyncEngine: Sendable {
             group.addTask {
                 let failure = try await Self.walk(pipeline, maxPages: maxPages)
                 // After the walk, so that pages go first; not in an outage, which it would wait out.
-                if case .apiUnavailable? = failure {} else { try await pipeline.objects.refresh() }
+                if case .apiUnavailable? = failure {
+                } else {
+                    try await pipeline.objects.refresh()
+                    try await PhotoDetailsRefresh(pipeline.objects).refresh()
+                }
                 return failure
             }
             group.addTask {

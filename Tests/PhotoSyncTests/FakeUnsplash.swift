@@ -83,6 +83,13 @@ final class FakeUnsplash: Sendable {
             return parts.count == 2 && ["users", "collections", "topics"].contains(parts[0])
         }
     }
+    /// The ids of the photos whose full object was asked for (`GET /photos/:id`), in order.
+    var detailsRequests: [String] {
+        apiRequests.map(\.path).compactMap { path in
+            let parts = path.split(separator: "/")
+            return parts.count == 2 && parts[0] == "photos" ? String(parts[1]) : nil
+        }
+    }
     var trackingRequests: Int { state.withLock { $0.tracked.values.reduce(0, +) } }
     func imageRequests(_ id: String) -> Int { state.withLock { $0.imageRequests[id] ?? 0 } }
     var totalImageRequests: Int { state.withLock { $0.imageRequests.values.reduce(0, +) } }
@@ -152,6 +159,18 @@ final class FakeUnsplash: Sendable {
                 // The object a list belongs to: a user's profile, a collection, a topic.
                 let object: JSONValue = .object(["id": .string(String(parts[1])), "title": .string("\(parts[1])")])
                 let body = String(decoding: try! JSONEncoder().encode(object), as: UTF8.self)
+                return Self.http(url, 200, budget.merging(["Content-Type": "application/json"]) { $1 }, body)
+            }
+            if parts.count == 2, parts[0] == "photos" {
+                // A photo's full object: its list version with a place, tags and a camera.
+                let id = String(parts[1])
+                guard state.feed.contains(id), case .object(var object) = photoJSON(id, sponsored: false) else {
+                    return Self.http(url, 404, budget, #"{"errors":["Couldn't find Photo"]}"#)
+                }
+                object["location"] = .object(["city": .string("Göreme \(id)"), "country": .string("Türkei")])
+                object["tags"] = .array([.object(["type": .string("search"), "title": .string("balloon")])])
+                object["exif"] = .object(["make": .string("Leica"), "model": .string("M6")])
+                let body = String(decoding: try! JSONEncoder().encode(JSONValue.object(object)), as: UTF8.self)
                 return Self.http(url, 200, budget.merging(["Content-Type": "application/json"]) { $1 }, body)
             }
             if parts.count == 3, parts[2] == "download", state.failingTrackings > 0 {

@@ -36,6 +36,9 @@ public struct MirrorConfiguration: Sendable {
     public var storesImages: Bool
     /// Where download requests are written; nil records none (the answer says `not-recorded`).
     public var downloadRequests: DownloadRequests?
+    /// Where requests for photos' full objects are written (`photo_details: on-demand`); nil
+    /// records none.
+    public var photoDetailsRequests: PhotoDetailsRequests?
     /// The time, for the rate limit's hours and the download requests' records.
     public var now: @Sendable () -> Date
 

@@ -138,14 +138,8 @@ public struct UnsplashMirror: Sendable {
     }
 
     private func photo(id: String, _ request: MirrorRequest) async throws -> Response {
-        guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id] else {
-            throw MirrorFailure.notFound("Photo")
-        }
-        let images = try await storedImages([id])
-        guard let photo = request.photo.text(json, id: id, storedVariants: images[id] ?? []) else {
-            throw MirrorFailure.notFound("Photo")
-        }
-        return MirrorAnswer.json(.ok, photo)
+        guard let photo = try await fullPhoto(id: id, request) else { throw MirrorFailure.notFound("Photo") }
+        return MirrorAnswer.json(.ok, photo.body, headers: [.xPhotosyncPhoto: photo.version.rawValue])
     }
 
     private func random(_ request: MirrorRequest) async throws -> Response {

@@ -64,7 +64,8 @@ struct QueryCommand: AsyncParsableCommand {
                     print("wrote \(written) bytes to \(output)")
                 }
             }
-            print(json ? try Self.json(photo) : Self.text(photo))
+            let details = json ? nil : try await store.photoDetails.details(photoID: photo.id)
+            print(json ? try Self.json(photo) : Self.text(photo) + Self.detailsText(details))
         }
     }
 

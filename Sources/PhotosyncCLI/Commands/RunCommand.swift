@@ -275,5 +275,6 @@ extension SyncConfiguration {
             maxImageRetryDelay: once ? .seconds(2) : .seconds(3600),
             storageLimit: settings.storageLimit,
             minFreeDisk: settings.minFreeDisk)
+        photoDetails = settings.photoDetails
     }
 }

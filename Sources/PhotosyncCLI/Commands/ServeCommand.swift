@@ -63,6 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
                     FileHandle.standardError.write(Data(line.utf8))
                 }
             }
+            mirror.photoDetailsRequests = try photoDetailsRequests(environment: environment, path: store.path)
             try await GalleryServing.serve(store, on: address, mirror: mirror)
         }
     }

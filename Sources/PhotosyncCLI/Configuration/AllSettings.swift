@@ -98,6 +98,19 @@ struct AllSettings: Sendable {
         summary: "Report each download to Unsplash's download_location, as its API guidelines require.",
         default: { _ in engine.downloadTracking }, rule: { $0 })
 
+    let photoDetails = Setting(
+        "photo_details", flag: "--photo-details", .text,
+        summary: "Which photos' full objects (GET /photos/:id: exif, location, tags) to fetch: "
+            + "none, on-demand (those serve's clients ask for) or all (one request per photo).",
+        valueName: "which", default: { _ in engine.photoDetails.rawValue },
+        completion: .list(PhotoDetailsMode.allCases.map(\.rawValue)),
+        rule: { text throws(SettingProblem) in
+            guard let mode = PhotoDetailsMode(rawValue: text) else {
+                throw SettingProblem("must be none, on-demand or all (got \(SettingRules.quoted(text)))")
+            }
+            return mode
+        })
+
     let rateLimitReserve = Setting(
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
         summary: "API requests to keep in reserve (the sync waits rather than spend them), "

@@ -36,6 +36,7 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.allowedImageHosts) var allowedImageHosts: [String] = []
     @Option(\.imageMinRate) var imageMinRate: String?
     @Flag(\.downloadTracking) var downloadTracking: Bool?
+    @Option(\.photoDetails) var photoDetails: String?
     @Option(\.rateLimitReserve) var rateLimitReserve: String?
     @Option(\.maxImageMiB) var maxImageMiB: String?
     @Option(\.metricsListen) var metricsListen: String?

@@ -13,10 +13,15 @@ struct PhotoRenderer: Sendable {
         .object(summaryMembers(photo))
     }
 
-    /// The object of `GET /photos/:id`: the summary plus EXIF, location, tags and statistics.
+    /// The object of `GET /photos/:id`, in Unsplash's shape (the recording `photo.json`): the
+    /// summary, then `exif`, `location`, `meta`, `public_domain`, `tags`, `views`, `downloads`,
+    /// `topics` and `related_collections`. Some photos have a place (name, city, country and
+    /// position), the others a location of nulls, as Unsplash sends for most photos.
     func full(_ photo: StubPhoto) -> JSONValue {
         var generator = Determinism.generator("full:\(seed):\(photo.id)")
         var members = summaryMembers(photo)
+        let place = generator.next() % 2 == 0 ? generator.pick(Self.locations) : nil
+        let tags = (0..<generator.int(in: 2...5)).map { _ in generator.pick(Self.tagWords) }
         let extra: [(String, JSONValue)] = [
             (
                 "exif",
@@ -26,13 +31,45 @@ struct PhotoRenderer: Sendable {
                     "iso": .int(generator.pick([160, 200, 400, 800])),
                 ]
             ),
-            ("location", ["name": nil, "city": nil, "country": nil, "position": ["latitude": 0, "longitude": 0]]),
-            ("tags", []),
+            (
+                "location",
+                [
+                    "name": place.map { .string($0.city + ", " + $0.country) } ?? .null,
+                    "city": place.map { .string($0.city) } ?? .null,
+                    "country": place.map { .string($0.country) } ?? .null,
+                    "position": [
+                        "latitude": place.map { .double($0.latitude) } ?? .null,
+                        "longitude": place.map { .double($0.longitude) } ?? .null,
+                    ],
+                ]
+            ),
+            ("meta", ["index": true]),
+            ("public_domain", false),
+            ("tags", .array(Self.distinct(tags).map { ["type": "search", "title": .string($0)] })),
             ("views", .int(generator.int(in: 1_000...5_000_000))),
             ("downloads", .int(generator.int(in: 10...80_000))),
+            ("topics", []),
+            ("related_collections", ["total": 0, "type": "related", "results": []]),
         ]
-        members.insert(contentsOf: extra, at: members.count - 1)
+        members.append(contentsOf: extra)
         return .object(members)
+    }
+
+    /// Where the stub's photos with a place were taken.
+    static let locations: [(city: String, country: String, latitude: Double, longitude: Double)] = [
+        ("Göreme", "Türkiye", 38.6431, 34.8289), ("Reykjavík", "Iceland", 64.1466, -21.9426),
+        ("Kyoto", "Japan", 35.0116, 135.7681), ("Lisboa", "Portugal", 38.7223, -9.1393),
+        ("Cusco", "Peru", -13.5320, -71.9675),
+    ]
+
+    static let tagWords = [
+        "mountain", "sunset", "city", "portrait", "forest", "ocean", "architecture", "street", "snow", "film camera",
+    ]
+
+    private static func distinct(_ words: [String]) -> [String] {
+        var seen: [String] = []
+        for word in words where !seen.contains(word) { seen.append(word) }
+        return seen
     }
 
     /// The original image: `urls.raw`, and the answer of download tracking.

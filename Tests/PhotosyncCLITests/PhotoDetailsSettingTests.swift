@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import PhotoStore
+import PhotoSync
+import Testing
+
+@testable import PhotosyncCLI
+
+/// `photo_details`: its layers, its errors, and where it goes (the engine, serve, query).
+@Suite struct PhotoDetailsSettingTests {
+    @Test func flagBeatsVariableBeatsFileBeatsTheDefaultAndTheEngineGetsIt() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.write("photosync.yaml", "photo_details: none\n")
+        let variable = ["PHOTOSYNC_PHOTO_DETAILS": "all"]
+
+        #expect(
+            try resolveSettings(["--photo-details", "on-demand", "--config", file], environment: variable)
+                .photoDetails == .onDemand)
+        #expect(try resolveSettings(["--config", file], environment: variable).photoDetails == .all)
+        #expect(try resolveSettings(["--config", file]).photoDetails == PhotoDetailsMode.none)
+        #expect(try resolveSettings([]).photoDetails == .onDemand, "the default")
+        #expect(SyncConfiguration(try resolveSettings(["--photo-details", "all"]), once: true).photoDetails == .all)
+    }
+
+    @Test func aValueThatIsNoneOfTheThreeIsRefusedNamingWhereItCameFrom() throws {
+        let error = resolutionError(environment: ["PHOTOSYNC_PHOTO_DETAILS": "some"])
+        #expect(error?.exitCode == .config)
+        #expect(error?.source == "PHOTOSYNC_PHOTO_DETAILS")
+        #expect(error?.message.contains("must be none, on-demand or all") == true, "\(String(describing: error))")
+        #expect(throws: (any Error).self) { try SettingsOptions.parse(["--photo-details", "All"]) }
+    }
+
+    @Test func serveRecordsRequestsUnlessThereAreNoDetailsToFetch() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/photos.sqlite"
+        try PhotoStore(path: path).close()
+        let none = directory.write("none.yaml", "photo_details: none\n")
+        let all = directory.write("all.yaml", "photo_details: all\n")
+
+        #expect(try ServeCommand.parse(["--config", none]).photoDetailsRequests(environment: [:], path: path) == nil)
+        let requests = try ServeCommand.parse(["--config", all]).photoDetailsRequests(environment: [:], path: path)
+        #expect(requests != nil)
+        try requests?.close()
+        let byDefault = try ServeCommand.parse([]).photoDetailsRequests(environment: [:], path: path)
+        #expect(byDefault != nil, "on-demand")
+        try byDefault?.close()
+    }
+
+    @Test func queryShowsTheCameraThePlaceAndTheTagsOnOneLineEach() {
+        let json = #"""
+            {"id":"a","exif":{"make":"Leica","model":"Leica M6","exposure_time":"1/1000","aperture":"4",
+             "focal_length":"50.0","iso":400},
+             "location":{"name":"Cappadocia, Türkei","city":null,"country":"Türkei"},
+             "tags":[{"title":"balloon"},{"title":"two\nlines"}]}
+            """#
+        let details = PhotoDetailsStore.Details(json: Data(json.utf8), fetchedAt: Date(timeIntervalSince1970: 0))
+        #expect(
+            QueryCommand.detailsText(details) == """
+
+                  camera      Leica M6, 1/1000 s, f/4, 50.0 mm, ISO 400
+                  location    Cappadocia, Türkei
+                  tags        balloon, two lines
+                  details     fetched 1970-01-01T00:00:00Z
+                """)
+        #expect(QueryCommand.detailsText(nil) == "")
+    }
+}
