@@ -19,7 +19,8 @@ import UnsplashAPI
 /// - A source the API does not know (404) is recorded and left out of the walk; the others go
 ///   on, and the walk reports it (``WalkReport/notFound``). Within ``backoff`` it is skipped.
 /// - Before each page it waits for ``ImageBacklog`` to have room, so it never runs more than a
-///   few pages of images ahead of the downloads.
+///   few pages of images ahead of the downloads, and for ``floor`` (free disk above half the
+///   reserve), so that metadata does not fill the disk either.
 struct PageWalker: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -36,6 +37,8 @@ struct PageWalker: Sendable {
     /// Whether the engine was reconfigured since this walk began: it then stops before its next
     /// page, so the round can end and a new one begin with the new configuration.
     var reconfigured: @Sendable () -> Bool = { false }
+    /// Holds each page back while the free disk is below the floor; nil: never.
+    var floor: PageFloor?
 
     /// What a walk of every source found.
     struct WalkReport: Sendable {
@@ -45,6 +48,8 @@ struct PageWalker: Sendable {
         var notFound: [SourceNotFound] = []
         /// The first page that contradicted itself, if any; its source was left for later.
         var contradiction: PageContradiction?
+        /// Set when the walk ended early because the free disk is below the floor (`runOnce`).
+        var pagesPaused = false
     }
 
     /// Backfills every source to its end (or `maxPages` pages each) and, for each source whose
@@ -71,6 +76,12 @@ struct PageWalker: Sendable {
         while !walks.isEmpty {
             var remaining: [SourceWalk] = []
             for var walk in walks {
+                let room = try await floor?.waitForRoom(unless: reconfigured) ?? true
+                if !room {
+                    report.complete = false
+                    report.pagesPaused = true
+                    return report
+                }
                 if reconfigured() {
                     report.complete = false
                     return report

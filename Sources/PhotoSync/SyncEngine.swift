@@ -289,11 +289,14 @@ public final class SyncEngine: Sendable {
                 logger: logger,
                 concurrency: configuration.trackingConcurrency)
             : nil
+        let floor = PageFloor(
+            disk: disk, reserve: configuration.minFreeDisk, clock: clock, progress: progressTracker, logger: logger,
+            waits: !retriesWithinRun)
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
             backlog: backlog,
             progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
-            backoff: sourceBackoff, reconfigured: { self.generation != generation })
+            backoff: sourceBackoff, reconfigured: { self.generation != generation }, floor: floor)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
             retries: retries, random: imageBackoffRandom,
@@ -410,7 +413,7 @@ public final class SyncEngine: Sendable {
                 storedBytes: used, storageLimit: configuration.storageLimit, databaseBytes: sizes.database,
                 walBytes: sizes.wal, freeDisk: space?.available,
                 diskReserve: space.map { configuration.minFreeDisk.bytes(ofDiskOf: $0.total) },
-                downloadsPaused: pause != nil)
+                downloadsPaused: pause != nil, pagesPaused: disk.pagesPaused != nil)
         }
     }
 
@@ -483,10 +486,12 @@ public struct StorageReport: Sendable, Equatable {
     public var freeDisk: Int64?
     public var diskReserve: Int64?
     public var downloadsPaused: Bool
+    /// Whether pages, too, wait for free disk (below half the reserve).
+    public var pagesPaused: Bool
 
     public init(
         storedBytes: Int64?, storageLimit: Int64?, databaseBytes: Int64, walBytes: Int64, freeDisk: Int64?,
-        diskReserve: Int64?, downloadsPaused: Bool
+        diskReserve: Int64?, downloadsPaused: Bool, pagesPaused: Bool = false
     ) {
         self.storedBytes = storedBytes
         self.storageLimit = storageLimit
@@ -495,5 +500,6 @@ public struct StorageReport: Sendable, Equatable {
         self.freeDisk = freeDisk
         self.diskReserve = diskReserve
         self.downloadsPaused = downloadsPaused
+        self.pagesPaused = pagesPaused
     }
 }

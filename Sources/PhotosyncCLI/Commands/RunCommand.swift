@@ -211,6 +211,15 @@ struct RunCommand: AsyncParsableCommand {
                 logger.warning(
                     "\(failed) failed for good: 'photosync status' lists them, 'photosync retry --all' requeues them")
             }
+            // Pages paused below the floor: the backfill is not done, whatever the images say.
+            if let pause = progress.pagesPaused {
+                throw CommandFailure(
+                    code: .tempFailure,
+                    message:
+                        "\(pause); the sources are not all synced and \(images.pending) image"
+                        + "\(images.pending == 1 ? " is" : "s are") not downloaded: "
+                        + "free disk space, or lower min_free_disk, and run again")
+            }
             if let pause = progress.downloadsPaused, images.pending > 0 {
                 throw CommandFailure(
                     code: .tempFailure,
