@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotoStore
+import Synchronization
 import UnsplashAPI
 
 /// The first stage: walks each configured source page by page and commits each page's photos
@@ -93,8 +94,8 @@ struct PageWalker: Sendable {
                         report.complete = false
                     }
                 } catch SyncError.sourceNotFound(let failure) {
-                    try storing {
-                        try store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
+                    try await writingStore { () async throws(StoreError) in
+                        try await store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
                     }
                     backoff.failed(
                         failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
@@ -159,7 +160,9 @@ struct PageWalker: Sendable {
             if let reason = Self.contradiction(
                 in: page, at: cursor, perPage: configuration.perPage, source: walk.source)
             {
-                try storing { try store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
+                try await writingStore { () async throws(StoreError) in
+                    try await store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now())
+                }
                 throw SyncError.inconsistentPage(
                     PageContradiction(
                         walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
@@ -305,22 +308,23 @@ struct PageWalker: Sendable {
     /// Stores `page` with the cursor change `cursor` decides from what the page found, and its
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
-    private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange)
-        async throws -> CursorChange
-    {
+    private func commit(
+        _ page: PhotoPage, of source: String, at location: URL?,
+        cursor: @escaping @Sendable (PageCommit) -> CursorChange
+    ) async throws -> CursorChange {
         let variants = configuration.variants.map(\.rawValue)
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
         }
-        var change: CursorChange?
-        let commit = try storing {
-            try store.ledger.commitPage(
+        let change = Mutex<CursorChange?>(nil)
+        let commit = try await writingStore { () async throws(StoreError) in
+            try await store.ledger.commitPage(
                 records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
                 moreVariants: Array(variants.dropFirst()), source: source, now: now()
             ) { commit in
                 let decided = cursor(commit)
-                change = decided
+                change.withLock { $0 = decided }
                 return decided
             }
         }
@@ -347,6 +351,6 @@ struct PageWalker: Sendable {
                 "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
                 "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
             ])
-        return change ?? .backfill(next: nil)
+        return change.withLock { $0 } ?? .backfill(next: nil)
     }
 }

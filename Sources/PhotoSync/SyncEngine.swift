@@ -155,12 +155,14 @@ public final class SyncEngine: Sendable {
 
     private func syncOnce(maxPages: Int?) async throws -> SyncProgress {
         try await prepare()
-        let due = try storing { try store.imageQueue.retryTransientFailures(now: now()) }
+        let due = try await writingStore { () async throws(StoreError) in
+            try await store.imageQueue.retryTransientFailures(now: now())
+        }
         if due > 0 {
             logger.info("trying again images that failed in earlier runs", metadata: ["count": "\(due)"])
         }
         try await sync(maxPages: maxPages, retriesWithinRun: true)
-        vacuumWhileIdle()
+        await vacuumWhileIdle()
         await progressTracker.update { $0.activity = "done" }
         return await progressTracker.progress
     }
@@ -183,8 +185,8 @@ public final class SyncEngine: Sendable {
                 // Reconfigured during the round, which ended early for it: the next one at once.
                 if applied != generation { continue }
                 await progressTracker.update { $0.activity = "idle" }
-                vacuumWhileIdle()
-                checkpointWhileIdle()
+                await vacuumWhileIdle()
+                await checkpointWhileIdle()
                 try await idle(for: try await nextWake())
             } catch let error as SyncError {
                 switch error {
@@ -332,11 +334,15 @@ public final class SyncEngine: Sendable {
     /// Records which sources are configured and queues the images of new variants.
     private func applyConfiguration() async throws {
         let configuration = configuration
-        try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
+        try await writingStore { () async throws(StoreError) in
+            try await store.ledger.activateSources(configuration.sources.map(\.description))
+        }
         if let storageLimit = configuration.storageLimit {
-            try convertForIncrementalVacuum()
+            try await convertForIncrementalVacuum()
             // A budget lowered since the last run takes effect now, not at the next image.
-            let pruned = try storing { try store.archive.prune(toFit: storageLimit) }
+            let pruned = try await writingStore { () async throws(StoreError) in
+                try await store.archive.prune(toFit: storageLimit)
+            }
             if !pruned.isEmpty {
                 let bytes = pruned.reduce(Int64(0)) { $0 + $1.byteCount }
                 logger.notice(
@@ -349,7 +355,9 @@ public final class SyncEngine: Sendable {
             }
         }
         for variant in configuration.variants.map(\.rawValue) {
-            let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }
+            let created = try await writingStore { () async throws(StoreError) in
+                try await store.imageQueue.enqueueMissingImages(variant: variant)
+            }
             if created > 0 {
                 logger.info(
                     "queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
@@ -360,11 +368,11 @@ public final class SyncEngine: Sendable {
     /// A database from before incremental vacuum never gives pruned pages back to the file
     /// system: it is converted once, here, before any stage writes (``PhotoStore``'s
     /// `enableIncrementalVacuum(freeDisk:largest:)` says what it costs), when that takes seconds.
-    private func convertForIncrementalVacuum() throws {
+    private func convertForIncrementalVacuum() async throws {
         let free = disk.probe()?.available ?? 0
         let sizes = store.fileSizes
-        let conversion = try storing {
-            try store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
+        let conversion = try await writingStore { () async throws(StoreError) in
+            try await store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
                 logger.notice(
                     "converting the database to incremental vacuum (once), so that pruned images free disk space",
                     metadata: ["bytes": "\(bytes)"])
@@ -394,9 +402,9 @@ public final class SyncEngine: Sendable {
 
     /// Gives the pages of pruned images back to the file system, a few at a time, so that the
     /// file shrinks toward the budget.
-    private func vacuumWhileIdle() {
+    private func vacuumWhileIdle() async {
         do {
-            let pages = try store.incrementalVacuum()
+            let pages = try await store.incrementalVacuum()
             if pages > 0 { logger.debug("free pages returned to the file system", metadata: ["pages": "\(pages)"]) }
         } catch {
             logger.debug("incremental vacuum failed", metadata: ["error": "\(error.localizedDescription)"])
@@ -419,9 +427,9 @@ public final class SyncEngine: Sendable {
 
     /// Folds the write-ahead log back into the database before a long idle wait. A reader
     /// holding an old snapshot can make it fail; the next idle moment tries again.
-    private func checkpointWhileIdle() {
+    private func checkpointWhileIdle() async {
         do {
-            try store.checkpoint()
+            try await store.checkpoint()
         } catch {
             logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }
