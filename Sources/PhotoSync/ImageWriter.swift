@@ -3,7 +3,8 @@ import Logging
 import PhotoStore
 
 /// The third stage and the only one that writes images: it group-commits the fetchers'
-/// outcomes, many per transaction, with ``PhotoStore/storeImages(_:failures:)``.
+/// outcomes, many per transaction, with `ImageArchive.storeImages(_:failures:storageLimit:)`
+/// (``PhotoStore/archive``).
 ///
 /// Each batch is what arrived while the previous one was being written, capped at
 /// ``maxBatchBytes`` and ``maxBatchCount``: under load batches grow by themselves, and an image
