@@ -36,14 +36,7 @@ struct StoreDatabase: Sendable {
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
         let writer = writer
-        let result = await Task { () -> Result<T, any Error> in
-            do {
-                return .success(try await writer.write(body))
-            } catch {
-                return .failure(error)
-            }
-        }.value
-        return try result.get(path: path, operation: operation())
+        return try await Self.toTheEnd { try await writer.write(body) }.get(path: path, operation: operation())
     }
 
     /// Runs `body` outside a transaction on GRDB's writer queue, as ``write(_:_:)-async`` does:
@@ -52,14 +45,23 @@ struct StoreDatabase: Sendable {
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
         let writer = writer
-        let result = await Task { () -> Result<T, any Error> in
+        return try await Self.toTheEnd { try await writer.writeWithoutTransaction(body) }
+            .get(path: path, operation: operation())
+    }
+
+    /// What `access` returned or threw, run in a task of its own: cancelling the calling task
+    /// does not cancel it (GRDB's async accesses would throw `CancellationError`, which is no
+    /// `StoreError`), so a read or write runs to its end and callers stop between transactions.
+    private static func toTheEnd<T: Sendable>(
+        _ access: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error> {
+        await Task {
             do {
-                return .success(try await writer.writeWithoutTransaction(body))
+                return .success(try await access())
             } catch {
                 return .failure(error)
             }
         }.value
-        return try result.get(path: path, operation: operation())
     }
 
     /// Runs `body` in a read transaction on one of GRDB's reader queues, so the calling task's
@@ -84,13 +86,7 @@ struct StoreDatabase: Sendable {
     /// a caller that tells some SQLite errors apart. Runs to its end as ``read(_:_:)`` does.
     func readResult<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async -> Result<T, any Error> {
         let writer = writer
-        return await Task {
-            do {
-                return .success(try await writer.read(body))
-            } catch {
-                return .failure(error)
-            }
-        }.value
+        return await Self.toTheEnd { try await writer.read(body) }
     }
 }
 

@@ -93,11 +93,6 @@ public struct PagePause: Sendable, Equatable, CustomStringConvertible {
     public var freeBytes: Int64
     public var floorBytes: Int64
 
-    public init(freeBytes: Int64, floorBytes: Int64) {
-        self.freeBytes = freeBytes
-        self.floorBytes = floorBytes
-    }
-
     /// "pages paused: 400 MB free, below the 537 MB floor (half of min_free_disk)".
     public var description: String {
         "pages paused: \(ByteCount.text(freeBytes)) free, below the \(ByteCount.text(floorBytes)) "
