@@ -2,7 +2,8 @@
 import PackageDescription
 
 // One module per concern. Dependencies point one way:
-// PhotosyncCLI -> (PhotoSync, Gallery) -> (UnsplashAPI, PhotoStore) -> Networking.
+// PhotosyncCLI -> (PhotoSync, Gallery) -> UnsplashAPI -> Networking, and
+// (PhotoSync, Gallery) -> PhotoStore, which depends on none of photosync's modules.
 let package = Package(
     name: "photosync",
     platforms: [.macOS(.v15)],

@@ -63,8 +63,8 @@ public struct ImageArchive: Sendable {
     ///
     /// - Returns: the images pruned, oldest-fetched first.
     @discardableResult
-    public func prune(toFit storageLimit: Int64) throws(StoreError) -> [PrunedImage] {
-        try database.write("pruning images to fit \(storageLimit) bytes") { db in
+    public func prune(toFit storageLimit: Int64) async throws(StoreError) -> [PrunedImage] {
+        try await database.write("pruning images to fit \(storageLimit) bytes") { db in
             var pruned: [PrunedImage] = []
             try Self.makeRoom(for: 0, within: storageLimit, pruned: &pruned, in: db)
             return pruned

@@ -19,8 +19,8 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs were created.
     @discardableResult
-    public func enqueueMissingImages(variant: String) throws(StoreError) -> Int {
-        try database.write("queueing missing \(variant) images") { db in
+    public func enqueueMissingImages(variant: String) async throws(StoreError) -> Int {
+        try await database.write("queueing missing \(variant) images") { db in
             // json_each looks the variant up as a key, so no JSON path is built from input.
             try db.execute(
                 sql: """
@@ -158,8 +158,8 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs it made due.
     @discardableResult
-    public func retryTransientFailures(now: Date) throws(StoreError) -> Int {
-        try database.write("making failed images due") { db in
+    public func retryTransientFailures(now: Date) async throws(StoreError) -> Int {
+        try await database.write("making failed images due") { db in
             try db.execute(
                 sql: """
                     UPDATE image SET next_attempt_at = ?

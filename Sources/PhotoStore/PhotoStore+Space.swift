@@ -45,24 +45,21 @@ extension PhotoStore {
     ///   only when there is one: for a person waiting on it.
     public func enableIncrementalVacuum(
         freeDisk: Int64, largest: Int64, starting: (Int64) -> Void = { _ in }
-    ) throws(StoreError) -> IncrementalVacuumConversion {
-        do {
-            let mode = try pool.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
-            guard mode != 2 else { return .alreadyIncremental }
-            let sizes = fileSizes
-            guard sizes.database + sizes.wal <= largest else { return .tooLarge }
-            guard freeDisk > 2 * (sizes.database + sizes.wal) else { return .tooLittleFreeDisk }
-            starting(sizes.database + sizes.wal)
-            let start = ContinuousClock.now
-            try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-                try db.execute(sql: "VACUUM")
-                _ = try db.checkpoint(.truncate)
-            }
-            return .converted(ContinuousClock.now - start)
-        } catch {
-            throw StoreError(error, path: path, operation: "converting to incremental vacuum")
+    ) async throws(StoreError) -> IncrementalVacuumConversion {
+        let operation = "converting to incremental vacuum"
+        let mode = try await database.read(operation) { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") ?? 0 }
+        guard mode != 2 else { return .alreadyIncremental }
+        let sizes = fileSizes
+        guard sizes.database + sizes.wal <= largest else { return .tooLarge }
+        guard freeDisk > 2 * (sizes.database + sizes.wal) else { return .tooLittleFreeDisk }
+        starting(sizes.database + sizes.wal)
+        let start = ContinuousClock.now
+        try await database.writeWithoutTransaction(operation) { db in
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute(sql: "VACUUM")
+            _ = try db.checkpoint(.truncate)
         }
+        return .converted(ContinuousClock.now - start)
     }
 
     /// Gives pages on the free list (left by pruned images) back to the file system, at most
@@ -71,33 +68,27 @@ extension PhotoStore {
     ///
     /// - Returns: the pages freed.
     @discardableResult
-    public func incrementalVacuum(maxPages: Int = 1024) throws(StoreError) -> Int {
-        do {
-            var freed = 0
-            while true {
-                let step = try pool.writeWithoutTransaction { db -> Int in
-                    guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 else { return 0 }
-                    let before = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
-                    guard before > 0 else { return 0 }
-                    // The pragma frees pages as its rows are stepped through: run it to the end.
-                    _ = try Row.fetchAll(db, sql: "PRAGMA incremental_vacuum(\(max(1, maxPages)))")
-                    return before - (try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
-                }
-                guard step > 0 else { return freed }
-                freed += step
+    public func incrementalVacuum(maxPages: Int = 1024) async throws(StoreError) -> Int {
+        var freed = 0
+        while true {
+            let step = try await database.writeWithoutTransaction("freeing pages") { db -> Int in
+                guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2 else { return 0 }
+                let before = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                guard before > 0 else { return 0 }
+                // The pragma frees pages as its rows are stepped through: run it to the end.
+                _ = try Row.fetchAll(db, sql: "PRAGMA incremental_vacuum(\(max(1, maxPages)))")
+                return before - (try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
             }
-        } catch {
-            throw StoreError(error, path: path, operation: "freeing pages")
+            guard step > 0 else { return freed }
+            freed += step
         }
     }
 
     /// Copies what readers allow of the WAL into the database without waiting for anyone
     /// (`PASSIVE`), so that the log stops growing as soon as a long reader lets go.
-    public func checkpointPassively() throws(StoreError) {
-        do {
-            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
-        } catch {
-            throw StoreError(error, path: path, operation: "checkpointing the write-ahead log")
+    public func checkpointPassively() async throws(StoreError) {
+        try await database.writeWithoutTransaction("checkpointing the write-ahead log") { db in
+            _ = try db.checkpoint(.passive)
         }
     }
 }

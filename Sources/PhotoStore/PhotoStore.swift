@@ -19,8 +19,8 @@ import GRDB
 /// The database is an SQLite file in WAL mode, so `photosync query` and `status` read while
 /// `run` writes. Every method runs in one transaction and throws only `StoreError`. Whatever one
 /// call changes commits together or not at all: a page's photos with the cursor that records
-/// them, an image's bytes with its job's status. Readers are `async`: they run on GRDB's reader
-/// queues, never on the calling thread.
+/// them, an image's bytes with its job's status. Readers, and the writes the sync engine makes
+/// from its tasks, are `async`: they run on GRDB's queues, never on the calling thread.
 public final class PhotoStore: Sendable {
     /// The file this store was opened on; every `StoreError` names it.
     public let path: String
@@ -36,6 +36,12 @@ public final class PhotoStore: Sendable {
     public let archive: ImageArchive
     /// Listing, search, photo lookup and statistics.
     public let catalog: PhotoCatalog
+    /// The connection the parts share.
+    let database: StoreDatabase
+
+    /// In debug builds, how many synchronous writes ran on a task's thread, where they block
+    /// one of the threads every task needs (see `SynchronousWriteAudit`); always 0 in release.
+    public var synchronousWritesOnTasks: Int { database.audit.writesOnTasks }
 
     /// How long a writer waits for another connection's lock before failing.
     static let busyTimeout: TimeInterval = 5
@@ -188,6 +194,7 @@ public final class PhotoStore: Sendable {
         self.path = path
         self.pool = pool
         let database = StoreDatabase(path: path, writer: pool)
+        self.database = database
         ledger = SyncLedger(database: database)
         imageQueue = ImageQueue(database: database)
         archive = ImageArchive(database: database)
@@ -311,13 +318,9 @@ public final class PhotoStore: Sendable {
 
     /// Copies the WAL into the database file and truncates it, so that the WAL does not sit at
     /// its high-water mark between polls. For idle moments: it waits for readers to finish.
-    public func checkpoint() throws(StoreError) {
-        do {
-            try pool.writeWithoutTransaction { db in
-                _ = try db.checkpoint(.truncate)
-            }
-        } catch {
-            throw StoreError(error, path: path, operation: "checkpointing the write-ahead log")
+    public func checkpoint() async throws(StoreError) {
+        try await database.writeWithoutTransaction("checkpointing the write-ahead log") { db in
+            _ = try db.checkpoint(.truncate)
         }
     }
 }

@@ -28,8 +28,8 @@ extension SyncLedger {
     /// one small transaction of its own.
     /// - Throws: `StoreError.databaseFailure`, also when `json` is not valid JSON; nothing is
     ///   changed then.
-    public func storeSourceObject(_ json: Data, sources: [String], at now: Date) throws(StoreError) {
-        try database.write("storing the object of \(sources.joined(separator: ", "))") { db in
+    public func storeSourceObject(_ json: Data, sources: [String], at now: Date) async throws(StoreError) {
+        try await database.write("storing the object of \(sources.joined(separator: ", "))") { db in
             for source in sources {
                 let id = try Self.sourceID(named: source, in: db)
                 try db.execute(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The one connection (a `DatabasePool`, or a read-only queue for the commands that only read)
 /// that every part of the store shares, and the file it is open on.
@@ -9,15 +10,58 @@ import GRDB
 struct StoreDatabase: Sendable {
     let path: String
     let writer: any DatabaseWriter
+    /// Counts, in debug builds, the synchronous writes made on a task's thread.
+    let audit = SynchronousWriteAudit()
 
-    /// Runs `body` in a write transaction. Writes stay synchronous: the sync engine runs them
-    /// on its own writer stage, one at a time, and times them.
+    /// Runs `body` in a write transaction, blocking the calling thread until it is done: for
+    /// the commands that write once and for threads of their own (the image writer's
+    /// `BlockingWork`), never for a task, which would hold one of the few threads that run
+    /// every task while it waits for SQLite (see ``write(_:_:)-async``).
     func write<T>(_ operation: @autoclosure () -> String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        audit.check()
         do {
             return try writer.write(body)
         } catch {
             throw StoreError(error, path: path, operation: operation())
         }
+    }
+
+    /// Runs `body` in a write transaction on GRDB's writer queue while the calling task is
+    /// suspended: the sync engine's writes, which must not block the cooperative thread pool.
+    ///
+    /// The write runs to its end even when the calling task is cancelled (GRDB's async write
+    /// would throw `CancellationError`, which is no `StoreError`): a page commit under way when
+    /// SIGTERM arrives commits, and the sync stops after it.
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        let writer = writer
+        return try await Self.toTheEnd { try await writer.write(body) }.get(path: path, operation: operation())
+    }
+
+    /// Runs `body` outside a transaction on GRDB's writer queue, as ``write(_:_:)-async`` does:
+    /// for `VACUUM`, checkpoints and pragmas that cannot run in one.
+    func writeWithoutTransaction<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws(StoreError) -> T {
+        let writer = writer
+        return try await Self.toTheEnd { try await writer.writeWithoutTransaction(body) }
+            .get(path: path, operation: operation())
+    }
+
+    /// What `access` returned or threw, run in a task of its own: cancelling the calling task
+    /// does not cancel it (GRDB's async accesses would throw `CancellationError`, which is no
+    /// `StoreError`), so a read or write runs to its end and callers stop between transactions.
+    private static func toTheEnd<T: Sendable>(
+        _ access: @escaping @Sendable () async throws -> T
+    ) async -> Result<T, any Error> {
+        await Task {
+            do {
+                return .success(try await access())
+            } catch {
+                return .failure(error)
+            }
+        }.value
     }
 
     /// Runs `body` in a read transaction on one of GRDB's reader queues, so the calling task's
@@ -42,13 +86,7 @@ struct StoreDatabase: Sendable {
     /// a caller that tells some SQLite errors apart. Runs to its end as ``read(_:_:)`` does.
     func readResult<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async -> Result<T, any Error> {
         let writer = writer
-        return await Task {
-            do {
-                return .success(try await writer.read(body))
-            } catch {
-                return .failure(error)
-            }
-        }.value
+        return await Self.toTheEnd { try await writer.read(body) }
     }
 }
 
@@ -84,6 +122,35 @@ extension StoreDatabase {
             throw StoreError(error, path: path, operation: operation())
         }
     }
+}
+
+extension Result where Failure == any Error {
+    /// The value, or the error as a `StoreError` naming `path` and `operation`.
+    fileprivate func get(path: String, operation: String) throws(StoreError) -> Success {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw StoreError(error, path: path, operation: operation)
+        }
+    }
+}
+
+/// Counts, in debug builds, the synchronous writes made on a task's thread: a task that blocks
+/// on SQLite holds one of the cooperative pool's threads (as many as there are cores) until the
+/// write is done, and every other task waits for the rest. The sync engine's writes are `async`;
+/// a test runs the engine and checks that this count stayed 0. Release builds count nothing.
+final class SynchronousWriteAudit: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Counts this write when it runs on a task's thread.
+    func check() {
+        #if DEBUG
+            if withUnsafeCurrentTask(body: { $0 != nil }) {
+                count.add(1, ordering: .relaxed)
+            }
+        #endif
+    }
+
+    var writesOnTasks: Int { count.load(ordering: .relaxed) }
 }
 
 extension StoreError {

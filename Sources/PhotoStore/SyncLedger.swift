@@ -42,9 +42,9 @@ public struct SyncLedger: Sendable {
     @discardableResult
     public func commitPage(
         _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, moreVariants: [String] = [],
-        source: String, now: Date, cursor: (PageCommit) throws -> CursorChange
-    ) throws(StoreError) -> PageCommit {
-        try database.write("committing a page of \(photos.count) photos") { db in
+        source: String, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
+    ) async throws(StoreError) -> PageCommit {
+        try await database.write("committing a page of \(photos.count) photos") { db in
             let sourceID = try Self.sourceID(named: source, in: db)
             var existingSequences: [String: Int64] = [:]
             var existingMemberships: [String: Int64] = [:]
@@ -111,8 +111,8 @@ public struct SyncLedger: Sendable {
 
     /// Records that the backfill page at the current cursor of `source` contradicted itself and
     /// will be fetched again; the cursor itself does not move. The next backfill commit clears it.
-    public func recordBackfillStall(reason: String, source: String, at now: Date) throws(StoreError) {
-        try database.write("recording a backfill stall of \(source)") { db in
+    public func recordBackfillStall(reason: String, source: String, at now: Date) async throws(StoreError) {
+        try await database.write("recording a backfill stall of \(source)") { db in
             let id = try Self.sourceID(named: source, in: db)
             try db.execute(
                 sql: """
@@ -134,8 +134,8 @@ public struct SyncLedger: Sendable {
 
     /// Marks `names` as the configured sources (creating rows for new ones), and every other
     /// source as inactive.
-    public func activateSources(_ names: [String]) throws(StoreError) {
-        try database.write("recording the configured sources") { db in
+    public func activateSources(_ names: [String]) async throws(StoreError) {
+        try await database.write("recording the configured sources") { db in
             try db.execute(sql: "UPDATE source SET active = 0")
             for name in names {
                 _ = try Self.sourceID(named: name, in: db)
@@ -146,8 +146,8 @@ public struct SyncLedger: Sendable {
 
     /// Records why `source` could not be read (an unknown user answers 404); cleared by its
     /// next stored page.
-    public func recordSourceFailure(_ source: String, message: String, at now: Date) throws(StoreError) {
-        try database.write("recording a failure of \(source)") { db in
+    public func recordSourceFailure(_ source: String, message: String, at now: Date) async throws(StoreError) {
+        try await database.write("recording a failure of \(source)") { db in
             let id = try Self.sourceID(named: source, in: db)
             try db.execute(
                 sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",

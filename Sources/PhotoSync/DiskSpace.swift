@@ -86,3 +86,29 @@ public struct DownloadPause: Sendable, Equatable, CustomStringConvertible {
         return DownloadPause(freeBytes: space.available, reserveBytes: reserveBytes)
     }
 }
+
+/// Why pages pause: the free disk is below the floor, half of the `min_free_disk` reserve. Below
+/// the reserve only downloads pause; metadata alone would otherwise fill the disk too.
+public struct PagePause: Sendable, Equatable, CustomStringConvertible {
+    public var freeBytes: Int64
+    public var floorBytes: Int64
+
+    /// "pages paused: 400 MB free, below the 537 MB floor (half of min_free_disk)".
+    public var description: String {
+        "pages paused: \(ByteCount.text(freeBytes)) free, below the \(ByteCount.text(floorBytes)) "
+            + "floor (half of min_free_disk)"
+    }
+
+    /// The floor under `reserve` on a file system of `total` bytes: half the reserve.
+    public static func floor(of reserve: FreeDiskReserve, ofDiskOf total: Int64) -> Int64 {
+        reserve.bytes(ofDiskOf: total) / 2
+    }
+
+    /// The pause `space` calls for under `reserve`; nil when there is room (always with a
+    /// reserve of 0).
+    public static func judging(_ space: DiskSpace, reserve: FreeDiskReserve) -> PagePause? {
+        let floorBytes = floor(of: reserve, ofDiskOf: space.total)
+        guard space.available < floorBytes else { return nil }
+        return PagePause(freeBytes: space.available, floorBytes: floorBytes)
+    }
+}

@@ -192,4 +192,17 @@ final class DiskReserveWatch: Sendable {
 
     /// What the last ``check(against:)`` saw.
     var last: (space: DiskSpace?, pause: DownloadPause?) { state.withLock { $0 } }
+
+    /// Looks at the disk now for the page walker: the pause the floor under `reserve` calls for
+    /// (``PagePause``), nil when there is room or the file system cannot say.
+    func checkFloor(of reserve: FreeDiskReserve) -> PagePause? {
+        let space = probe()
+        let pause = space.flatMap { PagePause.judging($0, reserve: reserve) }
+        pages.withLock { $0 = pause }
+        return pause
+    }
+
+    /// What the last ``checkFloor(of:)`` saw: whether pages are paused.
+    var pagesPaused: PagePause? { pages.withLock { $0 } }
+    private let pages = Mutex<PagePause?>(nil)
 }

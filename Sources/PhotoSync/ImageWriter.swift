@@ -3,7 +3,8 @@ import Logging
 import PhotoStore
 
 /// The third stage and the only one that writes images: it group-commits the fetchers'
-/// outcomes, many per transaction, with ``PhotoStore/storeImages(_:failures:)``.
+/// outcomes, many per transaction, with `ImageArchive.storeImages(_:failures:storageLimit:)`
+/// (``PhotoStore/archive``).
 ///
 /// Each batch is what arrived while the previous one was being written, capped at
 /// ``maxBatchBytes`` and ``maxBatchCount``: under load batches grow by themselves, and an image
@@ -55,8 +56,50 @@ struct ImageWriter: Sendable {
     func commit(_ batch: [ImageOutcome]) async throws {
         defer { for image in batch { image.discard() } }
         let fetchedAt = now()
+        let (images, failures) = sort(batch, fetchedAt: fetchedAt)
+        let store = store
+        let toStore = images.map(\.image)
+        let failed = failures.map(\.failure)
+        let storageLimit = configuration.storageLimit
+        let result = try await transactions.run {
+            try storing { try store.archive.storeImages(toStore, failures: failed, storageLimit: storageLimit) }
+        }
+        let prunedBytes = result.pruned.reduce(Int64(0)) { $0 + $1.byteCount }
+        if !result.pruned.isEmpty {
+            logger.info(
+                "images pruned to stay within storage_limit",
+                metadata: ["count": "\(result.pruned.count)", "bytes": "\(prunedBytes)"])
+        }
+        var storedCount = 0
+        var storedBytes: Int64 = 0
+        for ((_, image), wasStored) in zip(images, result.stored) where wasStored {
+            storedCount += 1
+            storedBytes += image.byteCount
+            logger.debug(
+                "image stored",
+                metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
+        }
+        log(failures)
+        let failedForGood = failures.filter { $0.permanent }.count
+        await progress.update {
+            $0.imagesStored += storedCount
+            $0.bytesStored += storedBytes
+            $0.imagesFailed += failedForGood
+            $0.imageRetries += failures.count - failedForGood
+            $0.imageBatches += 1
+            $0.imagesPruned += result.pruned.count
+            $0.bytesPruned += prunedBytes
+        }
+        committed(batch.map { $0.job.photoID }, storedCount)
+    }
+
+    /// A failed attempt, with the attempts so far and whether it is final.
+    private typealias Failure = (failure: ImageAttemptFailure, attempts: Int, permanent: Bool)
+
+    /// The batch's images to store, and its failures with when each is tried again.
+    private func sort(_ batch: [ImageOutcome], fetchedAt: Date) -> ([(job: ImageJob, image: ImageToStore)], [Failure]) {
         var images: [(job: ImageJob, image: ImageToStore)] = []
-        var failures: [(failure: ImageAttemptFailure, attempts: Int, permanent: Bool)] = []
+        var failures: [Failure] = []
         for outcome in batch {
             switch outcome {
             case .fetched(let job, let body, let mediaType):
@@ -89,30 +132,10 @@ struct ImageWriter: Sendable {
                     ))
             }
         }
-        let store = store
-        let toStore = images.map(\.image)
-        let failed = failures.map(\.failure)
-        let storageLimit = configuration.storageLimit
-        let result = try await transactions.run {
-            try storing { try store.archive.storeImages(toStore, failures: failed, storageLimit: storageLimit) }
-        }
-        let stored = result.stored
-        let prunedBytes = result.pruned.reduce(Int64(0)) { $0 + $1.byteCount }
-        if !result.pruned.isEmpty {
-            logger.info(
-                "images pruned to stay within storage_limit",
-                metadata: ["count": "\(result.pruned.count)", "bytes": "\(prunedBytes)"])
-        }
+        return (images, failures)
+    }
 
-        var storedCount = 0
-        var storedBytes: Int64 = 0
-        for ((_, image), wasStored) in zip(images, stored) where wasStored {
-            storedCount += 1
-            storedBytes += image.byteCount
-            logger.debug(
-                "image stored",
-                metadata: ["photo": "\(image.photoID)", "bytes": "\(image.byteCount)", "sha256": "\(image.sha256)"])
-        }
+    private func log(_ failures: [Failure]) {
         for (failure, attempts, permanent) in failures {
             if let retryAt = failure.retryAt {
                 logger.notice(
@@ -127,17 +150,6 @@ struct ImageWriter: Sendable {
                     metadata: ["photo": "\(failure.photoID)", "attempts": "\(attempts)", "error": "\(failure.error)"])
             }
         }
-        let failedForGood = failures.filter { $0.permanent }.count
-        await progress.update {
-            $0.imagesStored += storedCount
-            $0.bytesStored += storedBytes
-            $0.imagesFailed += failedForGood
-            $0.imageRetries += failures.count - failedForGood
-            $0.imageBatches += 1
-            $0.imagesPruned += result.pruned.count
-            $0.bytesPruned += prunedBytes
-        }
-        committed(batch.map { $0.job.photoID }, storedCount)
     }
 }
 

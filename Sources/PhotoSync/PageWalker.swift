@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotoStore
+import Synchronization
 import UnsplashAPI
 
 /// The first stage: walks each configured source page by page and commits each page's photos
@@ -19,7 +20,8 @@ import UnsplashAPI
 /// - A source the API does not know (404) is recorded and left out of the walk; the others go
 ///   on, and the walk reports it (``WalkReport/notFound``). Within ``backoff`` it is skipped.
 /// - Before each page it waits for ``ImageBacklog`` to have room, so it never runs more than a
-///   few pages of images ahead of the downloads.
+///   few pages of images ahead of the downloads, and for ``floor`` (free disk above half the
+///   reserve), so that metadata does not fill the disk either.
 struct PageWalker: Sendable {
     let repository: PhotoRepository
     let store: PhotoStore
@@ -36,6 +38,8 @@ struct PageWalker: Sendable {
     /// Whether the engine was reconfigured since this walk began: it then stops before its next
     /// page, so the round can end and a new one begin with the new configuration.
     var reconfigured: @Sendable () -> Bool = { false }
+    /// Holds each page back while the free disk is below the floor; nil: never.
+    var floor: PageFloor?
 
     /// What a walk of every source found.
     struct WalkReport: Sendable {
@@ -45,6 +49,8 @@ struct PageWalker: Sendable {
         var notFound: [SourceNotFound] = []
         /// The first page that contradicted itself, if any; its source was left for later.
         var contradiction: PageContradiction?
+        /// Set when the walk ended early because the free disk is below the floor (`runOnce`).
+        var pagesPaused = false
     }
 
     /// Backfills every source to its end (or `maxPages` pages each) and, for each source whose
@@ -71,6 +77,12 @@ struct PageWalker: Sendable {
         while !walks.isEmpty {
             var remaining: [SourceWalk] = []
             for var walk in walks {
+                let room = try await floor?.waitForRoom(unless: reconfigured) ?? true
+                if !room {
+                    report.complete = false
+                    report.pagesPaused = true
+                    return report
+                }
                 if reconfigured() {
                     report.complete = false
                     return report
@@ -82,8 +94,8 @@ struct PageWalker: Sendable {
                         report.complete = false
                     }
                 } catch SyncError.sourceNotFound(let failure) {
-                    try storing {
-                        try store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
+                    try await writingStore { () async throws(StoreError) in
+                        try await store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
                     }
                     backoff.failed(
                         failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
@@ -148,7 +160,9 @@ struct PageWalker: Sendable {
             if let reason = Self.contradiction(
                 in: page, at: cursor, perPage: configuration.perPage, source: walk.source)
             {
-                try storing { try store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now()) }
+                try await writingStore { () async throws(StoreError) in
+                    try await store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now())
+                }
                 throw SyncError.inconsistentPage(
                     PageContradiction(
                         walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
@@ -294,22 +308,23 @@ struct PageWalker: Sendable {
     /// Stores `page` with the cursor change `cursor` decides from what the page found, and its
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
-    private func commit(_ page: PhotoPage, of source: String, at location: URL?, cursor: (PageCommit) -> CursorChange)
-        async throws -> CursorChange
-    {
+    private func commit(
+        _ page: PhotoPage, of source: String, at location: URL?,
+        cursor: @escaping @Sendable (PageCommit) -> CursorChange
+    ) async throws -> CursorChange {
         let variants = configuration.variants.map(\.rawValue)
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
         }
-        var change: CursorChange?
-        let commit = try storing {
-            try store.ledger.commitPage(
+        let change = Mutex<CursorChange?>(nil)
+        let commit = try await writingStore { () async throws(StoreError) in
+            try await store.ledger.commitPage(
                 records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
                 moreVariants: Array(variants.dropFirst()), source: source, now: now()
             ) { commit in
                 let decided = cursor(commit)
-                change = decided
+                change.withLock { $0 = decided }
                 return decided
             }
         }
@@ -336,6 +351,6 @@ struct PageWalker: Sendable {
                 "next": "\(page.next.map { $0.query ?? "-" } ?? "end")",
                 "rate_limit_remaining": "\(page.rateLimit.map { String($0.remaining) } ?? "-")",
             ])
-        return change ?? .backfill(next: nil)
+        return change.withLock { $0 } ?? .backfill(next: nil)
     }
 }

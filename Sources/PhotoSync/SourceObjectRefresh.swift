@@ -88,7 +88,7 @@ struct SourceObjectRefresh: Sendable {
                 { admitsRetry in try await repository.admitting(admitsRetry).object(of: source) },
                 report: { $0?.rateLimit }, onReport: { limit in await progress.update { $0.rateLimit = limit } })
             guard let object = answer?.object else { return }
-            try store.ledger.storeSourceObject(object.json, sources: sources, at: now())
+            try await store.ledger.storeSourceObject(object.json, sources: sources, at: now())
             retries.succeeded(segments)
             logger.info("source object stored", metadata: ["source": "\(source)", "bytes": "\(object.json.count)"])
         } catch is CancellationError {

@@ -18,6 +18,10 @@ import UnsplashAPI
 /// the walker's lead stay bounded. Pages and tracking share one ``RateLimitBudget`` that counts
 /// requests in flight.
 ///
+/// The engine wires the pipeline and runs its rounds (``runOnce(maxPages:)``, or the daemon's
+/// ``run()``); the store's upkeep is ``StoreMaintenance``'s, the idle part of it a service of its
+/// own (``maintainWhileIdle(times:)``) beside ``run()``.
+///
 /// Crash safety: each page's photos commit in one transaction with the cursor that records the
 /// page, and each image's bytes commit in the same transaction as the status that marks it
 /// stored. A process killed at any moment re-fetches at most one page and the images not yet
@@ -36,6 +40,10 @@ public final class SyncEngine: Sendable {
     /// A number in 0..<1 for the jitter of each image backoff.
     let imageBackoffRandom: @Sendable () -> Double
     let disk: DiskReserveWatch
+    /// The spool, the storage budget, and the idle vacuum and checkpoint.
+    let maintenance: StoreMaintenance
+    /// Signalled each time the daemon goes idle after a round: ``maintainWhileIdle()`` waits for it.
+    let becameIdle = WakeSignal()
     private let running = Mutex<Pipeline?>(nil)
     /// What ``reconfigure(_:repository:)`` may replace; `generation` counts the replacements.
     private let current: Mutex<(configuration: SyncConfiguration, repository: PhotoRepository, generation: Int)>
@@ -77,6 +85,7 @@ public final class SyncEngine: Sendable {
         self.now = now
         self.logger = logger
         self.progressTracker = ProgressTracker(observer: onProgress)
+        self.maintenance = StoreMaintenance(store: store, disk: disk, logger: logger, progress: progressTracker)
         self.hostPolicy = ImageHostPolicy(allowedHosts: configuration.allowedImageHosts)
         let progressTracker = self.progressTracker
         self.budget = RateLimitBudget(
@@ -155,12 +164,14 @@ public final class SyncEngine: Sendable {
 
     private func syncOnce(maxPages: Int?) async throws -> SyncProgress {
         try await prepare()
-        let due = try storing { try store.imageQueue.retryTransientFailures(now: now()) }
+        let due = try await writingStore { () async throws(StoreError) in
+            try await store.imageQueue.retryTransientFailures(now: now())
+        }
         if due > 0 {
             logger.info("trying again images that failed in earlier runs", metadata: ["count": "\(due)"])
         }
         try await sync(maxPages: maxPages, retriesWithinRun: true)
-        vacuumWhileIdle()
+        await maintenance.vacuum()
         await progressTracker.update { $0.activity = "done" }
         return await progressTracker.progress
     }
@@ -183,8 +194,7 @@ public final class SyncEngine: Sendable {
                 // Reconfigured during the round, which ended early for it: the next one at once.
                 if applied != generation { continue }
                 await progressTracker.update { $0.activity = "idle" }
-                vacuumWhileIdle()
-                checkpointWhileIdle()
+                becameIdle.signal()
                 try await idle(for: try await nextWake())
             } catch let error as SyncError {
                 switch error {
@@ -293,11 +303,14 @@ public final class SyncEngine: Sendable {
                 logger: logger,
                 concurrency: configuration.trackingConcurrency)
             : nil
+        let floor = PageFloor(
+            disk: disk, reserve: configuration.minFreeDisk, clock: clock, progress: progressTracker, logger: logger,
+            waits: !retriesWithinRun)
         let walker = PageWalker(
             repository: repository, store: store, configuration: configuration, budget: budget,
             backlog: backlog,
             progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
-            backoff: sourceBackoff, reconfigured: { self.generation != generation })
+            backoff: sourceBackoff, reconfigured: { self.generation != generation }, floor: floor)
         let writer = ImageWriter(
             store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
             retries: retries, random: imageBackoffRandom,
@@ -320,112 +333,28 @@ public final class SyncEngine: Sendable {
     }
 
     private func prepare() async throws {
-        do throws(SpoolError) {
-            let leftovers = try spool.prepare()
-            if leftovers > 0 {
-                logger.info("removed download files left by an earlier run", metadata: ["count": "\(leftovers)"])
-            }
-        } catch {
-            throw SyncError.spool(error)
-        }
+        try await maintenance.emptySpool(spool)
         try await applyConfiguration()
     }
 
-    /// Records which sources are configured and queues the images of new variants.
+    /// Records which sources are configured, fits the storage budget, and queues the images of
+    /// new variants.
     private func applyConfiguration() async throws {
         let configuration = configuration
-        try storing { try store.ledger.activateSources(configuration.sources.map(\.description)) }
+        try await writingStore { () async throws(StoreError) in
+            try await store.ledger.activateSources(configuration.sources.map(\.description))
+        }
         if let storageLimit = configuration.storageLimit {
-            try convertForIncrementalVacuum()
-            // A budget lowered since the last run takes effect now, not at the next image.
-            let pruned = try storing { try store.archive.prune(toFit: storageLimit) }
-            if !pruned.isEmpty {
-                let bytes = pruned.reduce(Int64(0)) { $0 + $1.byteCount }
-                logger.notice(
-                    "images pruned to fit a lower storage_limit",
-                    metadata: ["count": "\(pruned.count)", "bytes": "\(bytes)"])
-                await progressTracker.update {
-                    $0.imagesPruned += pruned.count
-                    $0.bytesPruned += bytes
-                }
-            }
+            try await maintenance.fit(storageLimit: storageLimit)
         }
         for variant in configuration.variants.map(\.rawValue) {
-            let created = try storing { try store.imageQueue.enqueueMissingImages(variant: variant) }
+            let created = try await writingStore { () async throws(StoreError) in
+                try await store.imageQueue.enqueueMissingImages(variant: variant)
+            }
             if created > 0 {
                 logger.info(
                     "queued images of variant \(variant) for photos stored earlier", metadata: ["count": "\(created)"])
             }
-        }
-    }
-
-    /// A database from before incremental vacuum never gives pruned pages back to the file
-    /// system: it is converted once, here, before any stage writes (``PhotoStore``'s
-    /// `enableIncrementalVacuum(freeDisk:largest:)` says what it costs), when that takes seconds.
-    private func convertForIncrementalVacuum() throws {
-        let free = disk.probe()?.available ?? 0
-        let sizes = store.fileSizes
-        let conversion = try storing {
-            try store.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
-                logger.notice(
-                    "converting the database to incremental vacuum (once), so that pruned images free disk space",
-                    metadata: ["bytes": "\(bytes)"])
-            }
-        }
-        // Either way pruned images' pages are still reused: the file stops growing, but does not shrink.
-        switch conversion {
-        case .alreadyIncremental:
-            break
-        case .converted(let duration):
-            logger.notice("converted to incremental vacuum", metadata: ["ms": "\(Int(duration / .milliseconds(1)))"])
-        case .tooLittleFreeDisk:
-            logger.warning(
-                "not converted to incremental vacuum: too little free disk for a copy of the database",
-                metadata: ["free_bytes": "\(free)", "database_bytes": "\(sizes.database)"])
-        case .tooLarge:
-            let offline = "stop photosync, then: sqlite3 \(store.path) 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'"
-            logger.warning(
-                "not converted to incremental vacuum: the database is too large to rewrite at a start",
-                metadata: ["database_bytes": "\(sizes.database)", "to_convert": "\(offline)"])
-        }
-    }
-
-    /// The largest database converted at a start: 2 GiB, about 20 s of `VACUUM` on this
-    /// project's machine. A larger one would hold the writer, and the daemon's start, for minutes.
-    static let largestConversion: Int64 = 2 << 30
-
-    /// Gives the pages of pruned images back to the file system, a few at a time, so that the
-    /// file shrinks toward the budget.
-    private func vacuumWhileIdle() {
-        do {
-            let pages = try store.incrementalVacuum()
-            if pages > 0 { logger.debug("free pages returned to the file system", metadata: ["pages": "\(pages)"]) }
-        } catch {
-            logger.debug("incremental vacuum failed", metadata: ["error": "\(error.localizedDescription)"])
-        }
-    }
-
-    /// What the storage budget, the disk reserve and the WAL look like now: for metrics.
-    public var storage: StorageReport {
-        get async {
-            let sizes = store.fileSizes
-            let (space, pause) = disk.last
-            let used = try? await store.archive.storedBytes()
-            return StorageReport(
-                storedBytes: used, storageLimit: configuration.storageLimit, databaseBytes: sizes.database,
-                walBytes: sizes.wal, freeDisk: space?.available,
-                diskReserve: space.map { configuration.minFreeDisk.bytes(ofDiskOf: $0.total) },
-                downloadsPaused: pause != nil)
-        }
-    }
-
-    /// Folds the write-ahead log back into the database before a long idle wait. A reader
-    /// holding an old snapshot can make it fail; the next idle moment tries again.
-    private func checkpointWhileIdle() {
-        do {
-            try store.checkpoint()
-        } catch {
-            logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }
     }
 
@@ -473,32 +402,5 @@ private struct Pipeline: Sendable {
         depths.outcomesQueued = outcomes.depth
         depths.trackingInFlight = tracker?.depth ?? 0
         return depths
-    }
-}
-
-/// The storage facts an operator alerts on: see ``SyncEngine/storage``.
-public struct StorageReport: Sendable, Equatable {
-    /// The bytes of every stored image; nil when the database could not be read.
-    public var storedBytes: Int64?
-    /// `storage_limit`, when set.
-    public var storageLimit: Int64?
-    public var databaseBytes: Int64
-    public var walBytes: Int64
-    /// The free disk the last look saw, and the reserve; nil before the first look.
-    public var freeDisk: Int64?
-    public var diskReserve: Int64?
-    public var downloadsPaused: Bool
-
-    public init(
-        storedBytes: Int64?, storageLimit: Int64?, databaseBytes: Int64, walBytes: Int64, freeDisk: Int64?,
-        diskReserve: Int64?, downloadsPaused: Bool
-    ) {
-        self.storedBytes = storedBytes
-        self.storageLimit = storageLimit
-        self.databaseBytes = databaseBytes
-        self.walBytes = walBytes
-        self.freeDisk = freeDisk
-        self.diskReserve = diskReserve
-        self.downloadsPaused = downloadsPaused
     }
 }

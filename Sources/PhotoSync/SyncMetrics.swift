@@ -28,7 +28,8 @@ import Synchronization
 ///   `photosync_storage_used_bytes` and `photosync_storage_limit_bytes` (absent without a
 ///   limit), `photosync_images_pruned_total`, `photosync_disk_free_bytes` and
 ///   `photosync_disk_reserve_bytes`, `photosync_downloads_paused` (1 while the free disk is
-///   below the reserve), `photosync_wal_bytes` and `photosync_database_bytes`.
+///   below the reserve), `photosync_pages_paused` (1 while it is below half the reserve, the
+///   floor), `photosync_wal_bytes` and `photosync_database_bytes`.
 ///
 /// Every name has its HELP text in ``descriptions``.
 public final class SyncMetrics: Sendable {
@@ -91,6 +92,7 @@ public final class SyncMetrics: Sendable {
         "photosync_disk_free_bytes": "Free bytes on the database's file system.",
         "photosync_disk_reserve_bytes": "The free space min_free_disk keeps; image downloads pause below it.",
         "photosync_downloads_paused": "1 while image downloads are paused because the free disk is below the reserve.",
+        "photosync_pages_paused": "1 while pages are paused too because the free disk is below half the reserve.",
         "photosync_wal_bytes": "Size of the database's write-ahead log.",
         "photosync_database_bytes": "Size of the database file.",
     ]
@@ -177,6 +179,7 @@ public final class SyncMetrics: Sendable {
         if let free = storage.freeDisk { lateGauge("photosync_disk_free_bytes").record(free) }
         if let reserve = storage.diskReserve { lateGauge("photosync_disk_reserve_bytes").record(reserve) }
         lateGauge("photosync_downloads_paused").record(storage.downloadsPaused ? 1 : 0)
+        lateGauge("photosync_pages_paused").record(storage.pagesPaused ? 1 : 0)
         lateGauge("photosync_wal_bytes").record(storage.walBytes)
         lateGauge("photosync_database_bytes").record(storage.databaseBytes)
     }

@@ -27,13 +27,16 @@ public struct SyncProgress: Sendable, Equatable {
     public var bytesPruned: Int64 = 0
     /// Set while image downloads wait for free disk space: why.
     public var downloadsPaused: DownloadPause?
+    /// Set while pages, too, wait for free disk space (below half the reserve): why.
+    public var pagesPaused: PagePause?
 
     public init() {}
 
     /// One line, for logs and systemd's STATUS=: the activity, then ``counts``.
     public var summary: String {
         let pause = downloadsPaused.map { "; \($0)" } ?? ""
-        return "\(activity): \(counts)\(pause)"
+        let pages = pagesPaused.map { "; \($0)" } ?? ""
+        return "\(activity): \(counts)\(pause)\(pages)"
     }
 
     /// What was done, as one line.

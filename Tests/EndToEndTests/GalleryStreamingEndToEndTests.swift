@@ -21,7 +21,7 @@ extension EndToEnd {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let database = directory.appending(path: "photosync.sqlite").path
-            let sha256 = try Self.storeLargeImage(in: database, directory: directory)
+            let sha256 = try await Self.storeLargeImage(in: database, directory: directory)
             let serve = try PhotosyncProcess(["serve", "--listen", "127.0.0.1:0", "--database", database])
             var served = false
             defer { if !served { serve.signal(SIGKILL) } }
@@ -51,9 +51,9 @@ extension EndToEnd {
         }
 
         /// Stores a photo `big` whose `regular` image is ``imageBytes`` of noise; returns their SHA-256.
-        static func storeLargeImage(in database: String, directory: URL) throws -> String {
+        static func storeLargeImage(in database: String, directory: URL) async throws -> String {
             let store = try PhotoStore(path: database)
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [
                     PhotoRecord(
                         id: "big", imageURL: "https://images.example.com/big", json: Data(#"{"id": "big"}"#.utf8))

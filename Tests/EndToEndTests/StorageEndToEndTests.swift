@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 import UnsplashStub
 
-/// issue 21's storage budget and disk reserve, through the real binary against the stub.
+/// issue 21's storage budget and disk reserve, and issue 29's floor, through the real binary
+/// against the stub.
 extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(5))) struct StorageEndToEndTests {
         typealias World = PhotosyncEndToEndTests.World
@@ -136,6 +137,78 @@ extension EndToEnd {
                     "verify", "--database", world.database, "--config", world.config,
                 ])
                 #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            }
+        }
+
+        /// Whether this machine lets a test mount a file system of its own: `unshare -rm` (a
+        /// user and mount namespace) then `mount -t tmpfs`. Not where user namespaces are off.
+        static let canMountTmpfs: Bool = {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.arguments = ["-rm", "/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return false }
+            process.waitUntilExit()
+            return process.terminationStatus == 0
+        }()
+
+        /// Runs photosync on a tmpfs of `size` mounted over `disk` in a namespace of its own, then
+        /// copies what it left there to `copyTo` (the tmpfs ends with the namespace).
+        static func onTmpfs(of size: String, at disk: String, copyTo: String) -> [String] {
+            let script = """
+                out=$1; shift
+                mount -t tmpfs -o size=\(size) tmpfs "$0" || exit 99
+                "$@"; status=$?
+                cp -a "$0"/. "$out"/ || exit 98
+                exit $status
+                """
+            return ["/usr/bin/unshare", "-rm", "/bin/sh", "-c", script, disk, copyTo]
+        }
+
+        @Test(.enabled(if: canMountTmpfs, "needs unshare -rm and a tmpfs mount"))
+        func onA24MBDiskPagesPauseAtHalfTheReserveAndResumeWithRoom() async throws {
+            // GIVEN 1,200 photos of about 60 KB (72 MB of images, about 5 MB of metadata) and a
+            // file system of 24 MB with a reserve of 8 MB: downloads pause below 8 MB free, pages
+            // below 4 MB, half the reserve, which the metadata alone would cross
+            let world = try await World.start(
+                .init(photoCount: 1_200, accessKey: Self.key, imageSize: 60_000, seed: 29))
+            try await withTeardown(await world.stop()) {
+                let disk = world.directory.appending(path: "disk")
+                try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+                let database = disk.appending(path: URL(fileURLWithPath: world.database).lastPathComponent).path
+                let arguments = await world.runArguments(["--min-free-disk", "8MB"]).map {
+                    $0 == world.database ? database : $0
+                }
+
+                // WHEN it syncs once on that disk
+                let full = try await withDeadline(
+                    .seconds(180), failure: FaultEndToEndTests.Hung(what: "photosync hung on a small disk")
+                ) {
+                    try await PhotosyncProcess.run(
+                        arguments, environment: Self.environment,
+                        launcher: Self.onTmpfs(of: "24m", at: disk.path, copyTo: world.directory.path))
+                }
+
+                // THEN it stops before the disk fills: exit 75 (work left), not 74, with one line
+                // that says pages paused and why
+                #expect(full.status == 75, "\(full.stderr.suffix(3_000))")
+                let errors = full.stderr.split(separator: "\n").filter { $0.hasPrefix("photosync: ") }
+                #expect(errors.count == 1 && errors[0].contains("pages paused"), "\(errors)")
+                #expect(errors.first?.contains("below the 4 MB floor (half of min_free_disk)") == true, "\(errors)")
+                // AND the database is whole, with part of the photos and of their images
+                #expect(try FaultEndToEndTests.integrityCheck(world.database) == "ok")
+                let stats = try await world.store().catalog.statistics()
+                #expect(stats.photos > 0 && stats.photos < 1_200 && !stats.backfillComplete, "\(stats)")
+                #expect(stats.imagesStored > 0 && stats.imagesPending > 0, "\(stats)")
+
+                // WHEN space returns (the same database, on the test's disk)
+                let again = try await world.sync(["--min-free-disk", "8MB"])
+
+                // THEN it goes on from where it stopped and stores everything
+                #expect(again.status == 0, "\(again.stderr.suffix(2_000))")
+                let after = try await world.store().catalog.statistics()
+                #expect(after.photos == 1_200 && after.backfillComplete && after.imagesStored == 1_200, "\(after)")
             }
         }
     }

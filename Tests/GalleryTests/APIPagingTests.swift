@@ -11,7 +11,7 @@ import Testing
         // GIVEN seven photos
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit((1...7).map { Sample.photo("d\($0)", day: $0, username: $0 % 2 == 0 ? "bob" : "ann") })
+        try await fixture.commit((1...7).map { Sample.photo("d\($0)", day: $0, username: $0 % 2 == 0 ? "bob" : "ann") })
 
         try await fixture.serve { client in
             // WHEN the listing is followed by its `Link` headers
@@ -52,7 +52,7 @@ import Testing
     @Test func aPageNumberPastTheEndIsAnEmptyPageThatLinksBack() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit((1...5).map { Sample.photo("d\($0)", day: $0) })
+        try await fixture.commit((1...5).map { Sample.photo("d\($0)", day: $0) })
 
         try await fixture.serve(pageSize: 2) { client in
             let last = try await client.execute(uri: "/?page=3", method: .get)

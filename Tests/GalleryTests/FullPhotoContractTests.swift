@@ -17,20 +17,20 @@ import Testing
     ]
 
     /// The recording, its summary stored as the list photo, and its id.
-    static func storeSummary(_ fixture: GalleryFixture) throws -> (recorded: JSONShape, id: String) {
+    static func storeSummary(_ fixture: GalleryFixture) async throws -> (recorded: JSONShape, id: String) {
         let recorded = try JSONShape.parse(try Fixture.photo.data)
         guard case .object(var members) = recorded else { throw CancellationError() }
         for key in fullOnly { members[key] = nil }
         var summary = GalleryFixture.record(.object(members))
         summary.imageURL = recorded["urls"]?["regular"]?.text
-        try fixture.commit([summary], source: "feed")
+        try await fixture.commit([summary], source: "feed")
         return (recorded, try #require(recorded["id"]?.text))
     }
 
     @Test func theStoredFullObjectIsAnsweredFieldByFieldAsUnsplashAnswersIt() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let (recorded, id) = try Self.storeSummary(fixture)
+        let (recorded, id) = try await Self.storeSummary(fixture)
         // The full object as the sync stores it: the text Unsplash sent.
         #expect(try await fixture.writer.photoDetails.store(try Fixture.photo.data, photoID: id, at: Date()))
 
@@ -64,7 +64,7 @@ import Testing
     @Test func withoutItTheSummaryIsAnsweredSaidInAHeaderAndTheFullObjectAskedFor() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let (recorded, id) = try Self.storeSummary(fixture)
+        let (recorded, id) = try await Self.storeSummary(fixture)
         let requests = try PhotoDetailsRequests(path: fixture.path)
         defer { try? requests.close() }
 
@@ -89,7 +89,7 @@ import Testing
     @Test func aStoredFullObjectPointsItsURLsAtStoredImagesAsAListPhotoDoes() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let (_, id) = try Self.storeSummary(fixture)
+        let (_, id) = try await Self.storeSummary(fixture)
         try await fixture.writer.photoDetails.store(try Fixture.photo.data, photoID: id, at: Date())
         try fixture.storeImage(id, bytes: Data([0xFF, 0xD8, 0xFF, 0xD9]))
 

@@ -11,10 +11,10 @@ import Testing
         // GIVEN three photos, one stored as regular and small, one regular only, one with none
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo("old", day: 1), Sample.photo("mid", day: 2, color: "#abcdef"), Sample.photo("new", day: 3),
         ])
-        try fixture.commit([Sample.photo("old", day: 1)], variant: "small")
+        try await fixture.commit([Sample.photo("old", day: 1)], variant: "small")
         try fixture.storeImage("old", variant: "regular", bytes: Sample.bytes(5_000))
         try fixture.storeImage("old", variant: "small", bytes: Sample.bytes(900))
         try fixture.storeImage("mid", bytes: Sample.bytes(2_000))
@@ -41,7 +41,7 @@ import Testing
     @Test func stringsFromTheAPIAreEscapedAndAHostileColourIsNotCSS() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo(
                 "evil", day: 1, description: "<script>alert(\"x\")</script> & 'quotes'",
                 name: "<img src=x onerror=alert(1)>",
@@ -64,7 +64,7 @@ import Testing
     @Test func theSearchBoxAndTheFiltersNarrowTheGrid() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo("lake", day: 1, description: "A quiet mountain lake at dawn", username: "ann"),
             Sample.photo("city", day: 2, description: "Night traffic in the city", username: "bob", name: "Bob"),
             Sample.photo("zurich", day: 3, description: "Old town of Zürich", username: "bob", name: "Bob"),
@@ -99,7 +99,7 @@ import Testing
     @Test func theGridIsPaginated() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit((1...5).map { Sample.photo("p\($0)", day: $0, username: "ann") })
+        try await fixture.commit((1...5).map { Sample.photo("p\($0)", day: $0, username: "ann") })
 
         try await fixture.serve(pageSize: 2) { client in
             let first = try await client.execute(uri: "/?user=ann", method: .get).text
@@ -119,7 +119,7 @@ import Testing
     @Test func aPhotoPageAttributesThePhotographerAndShowsWhatIsStored() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo(
                 "-R6xwObznIX", day: 1, description: "Harbour at noon", username: "ann.b", name: "Ann B",
                 color: "#112233",
@@ -166,8 +166,8 @@ import Testing
     @Test func imagesCarryTheirTypeLengthAndSHA256AndAreCachedForever() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)])
-        try fixture.commit([Sample.photo("a", day: 1)], variant: "small")
+        try await fixture.commit([Sample.photo("a", day: 1)])
+        try await fixture.commit([Sample.photo("a", day: 1)], variant: "small")
         let bytes = Sample.bytes(70_000)
         let sha256 = try fixture.storeImage("a", variant: "regular", bytes: bytes)
         let small = try fixture.storeImage(
@@ -214,7 +214,7 @@ import Testing
     @Test func headAnswersEveryRouteWithGETsHeadersAndNoBody() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)])
+        try await fixture.commit([Sample.photo("a", day: 1)])
         try fixture.storeImage("a", variant: "regular", bytes: Sample.bytes(5_000))
 
         try await fixture.serve { client in
@@ -233,7 +233,7 @@ import Testing
     @Test func theAPIAnswersListsJSONObjects() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo("one", day: 1, description: "red boat", username: "ann"),
             Sample.photo("two", day: 2, description: "blue boat", username: "bob"),
             Sample.photo("three", day: 3, description: "green field", username: "bob"),
@@ -280,12 +280,12 @@ import Testing
         // GIVEN the gallery serving a database that the writer keeps open, as `run` does
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("first", day: 1)])
+        try await fixture.commit([Sample.photo("first", day: 1)])
 
         try await fixture.serve { client in
             #expect(try await client.execute(uri: "/healthz", method: .get).text == "ok\n")
             // WHEN the writer commits another page
-            try fixture.commit([Sample.photo("second", day: 2)])
+            try await fixture.commit([Sample.photo("second", day: 2)])
             // THEN the next request sees it
             let page = try await client.execute(uri: "/", method: .get).text
             #expect(page.contains("data-id=\"second\""))

@@ -167,8 +167,8 @@ final class ManualClock: Sendable {
 
 extension GalleryFixture {
     /// Stores `photos` as one page of `source`.
-    func commit(_ photos: [PhotoRecord], source: String, at seconds: TimeInterval = 1_700_000_000) throws {
-        try writer.ledger.commitPage(
+    func commit(_ photos: [PhotoRecord], source: String, at seconds: TimeInterval = 1_700_000_000) async throws {
+        try await writer.ledger.commitPage(
             photos, variant: "regular", source: source, now: Date(timeIntervalSince1970: seconds)
         ) { _ in .backfill(next: nil) }
     }
@@ -176,10 +176,10 @@ extension GalleryFixture {
     /// Stores the photos of a recorded list (an array, or a search's `results`) as `source`, in
     /// the recording's order; returns them as recorded.
     @discardableResult
-    func commit(recording fixture: Fixture, source: String) throws -> [JSONShape] {
+    func commit(recording fixture: Fixture, source: String) async throws -> [JSONShape] {
         let body = try JSONShape.parse(try fixture.data)
         let photos = body["results"]?.elements ?? body.elements
-        try commit(photos.map(Self.record), source: source)
+        try await commit(photos.map(Self.record), source: source)
         return photos
     }
 

@@ -11,7 +11,7 @@ import Testing
         // GIVEN two photos whose images were stored, the older one pruned to stay within a budget
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([
+        try await fixture.commit([
             Sample.photo("old", day: 1, color: "#445566", json: #", "blur_hash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj""#),
             Sample.photo("new", day: 2),
         ])

@@ -39,8 +39,8 @@ import Testing
             "lake", day: 3, description: "A quiet lake",
             json: #", "links": {"download": "https://unsplash.com/photos/lake/download"}"#)
         lake.downloadLocation = "https://api.unsplash.com/photos/lake/download?ixid=L"
-        try fixture.commit([lake, Sample.photo("city", day: 2), Sample.photo("road", day: 1)], source: "feed")
-        try fixture.commit([Sample.photo("Street_00-1", day: 9)], source: "user:ann")
+        try await fixture.commit([lake, Sample.photo("city", day: 2), Sample.photo("road", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("Street_00-1", day: 9)], source: "user:ann")
         let scriptFile = fixture.directory.appending(path: "client.py")
         try Data(Self.script.utf8).write(to: scriptFile)
         let requests = try DownloadRequests(path: fixture.path)

@@ -22,8 +22,8 @@ struct GalleryFixture {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
     /// Stores `photos` as one page, each with a job for `variant`.
-    func commit(_ photos: [PhotoRecord], variant: String = "regular") throws {
-        try writer.ledger.commitPage(
+    func commit(_ photos: [PhotoRecord], variant: String = "regular") async throws {
+        try await writer.ledger.commitPage(
             photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)
         ) { _ in .backfill(next: nil) }
     }

@@ -31,8 +31,8 @@ import Testing
         // GIVEN the recorded page stored as its source, behind 5 more photos of the source
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let recorded = try fixture.commit(recording: route.fixture, source: route.source)
-        try fixture.commit(
+        let recorded = try await fixture.commit(recording: route.fixture, source: route.source)
+        try await fixture.commit(
             (1...5).map { Sample.photo("later-\($0)", day: $0) }, source: route.source, at: 1_700_000_500)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -67,7 +67,7 @@ import Testing
     @Test func searchAnswersTotalTotalPagesAndResultsAsRecorded() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let recorded = try fixture.commit(recording: .searchPhotos, source: "search:test")
+        let recorded = try await fixture.commit(recording: .searchPhotos, source: "search:test")
         let word = try #require(recorded.first?["alt_description"]?.text?.split(separator: " ").last)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -98,7 +98,7 @@ import Testing
     @Test func aSearchWithFTSSyntaxInItIsPlainWordsNeverAnError() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("lake", day: 1, description: "A quiet lake")], source: "feed")
+        try await fixture.commit([Sample.photo("lake", day: 1, description: "A quiet lake")], source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             for query in ["%22lake", "lake%20OR", "NEAR(lake", "lake*%22%22", "-lake"] {
@@ -113,7 +113,7 @@ import Testing
     @Test func aSearchByColourListsThePhotosOfThatDominantColour() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit(
+        try await fixture.commit(
             [
                 Sample.photo("sky", day: 1, description: "lake", color: "#2060d0"),
                 Sample.photo("sea", day: 2, description: "lake", color: "#0a3a8c"),
@@ -139,7 +139,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let recorded = try JSONShape.parse(try Fixture.photo.data)
-        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+        try await fixture.commit([GalleryFixture.record(recorded)], source: "feed")
         let id = try #require(recorded["id"]?.text)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -165,7 +165,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let ids = (0..<30).map { "photo-\($0)" }
-        try fixture.commit(ids.map { Sample.photo($0, day: 1) }, source: "feed")
+        try await fixture.commit(ids.map { Sample.photo($0, day: 1) }, source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             // WHEN 30 are drawn at random, THEN each is drawn once
@@ -178,7 +178,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let recorded = try JSONShape.parse(try Fixture.photoRandom2023.data)
-        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+        try await fixture.commit([GalleryFixture.record(recorded)], source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             let one = try await client.get("/unsplash/photos/random")
@@ -209,17 +209,18 @@ import Testing
         // as the sync stores them, with their photos
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
-        try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try await fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
         let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
         let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
         let owner = try #require(recordedCollection["user"])
         let username = try #require(owner["username"]?.text)
         let fetched = Date(timeIntervalSince1970: 1_700_000_000)
-        try fixture.writer.ledger.storeSourceObject(
+        try await fixture.writer.ledger.storeSourceObject(
             try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
-        try fixture.writer.ledger.storeSourceObject(try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
-        try fixture.writer.ledger.storeSourceObject(owner.data, sources: ["user:\(username)"], at: fetched)
+        try await fixture.writer.ledger.storeSourceObject(
+            try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
+        try await fixture.writer.ledger.storeSourceObject(owner.data, sources: ["user:\(username)"], at: fetched)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             for (path, recorded) in [
@@ -253,7 +254,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let recorded = try JSONShape.parse(try Fixture.photo.data)
-        try fixture.commit([GalleryFixture.record(recorded)], source: "feed")
+        try await fixture.commit([GalleryFixture.record(recorded)], source: "feed")
         let id = try #require(recorded["id"]?.text)
         let slug = try #require(recorded["slug"]?.text)
         #expect(recorded["links"]?["self"]?.text?.hasSuffix("/photos/\(slug)") == true)
@@ -274,7 +275,7 @@ import Testing
     @Test func aRejectedKeyAndASpentLimitAreUnsplashsRecordedErrors() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
         let clock = ManualClock()
 
         let mirror = MirrorConfiguration(clientKeys: ["good"], hourlyLimit: 1, now: { clock.now })
@@ -297,7 +298,7 @@ import Testing
     @Test func whatTheMirrorDoesNotHoldIs404InUnsplashsWords() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             let cases: [(String, Fixture)] = [
@@ -324,7 +325,7 @@ import Testing
     @Test func badParametersAre400InUnsplashsShapeAndPerPageOver30Clamps() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit((1...40).map { Sample.photo("p\($0)", day: $0) }, source: "feed")
+        try await fixture.commit((1...40).map { Sample.photo("p\($0)", day: $0) }, source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             for uri in [
@@ -358,17 +359,18 @@ import Testing
         // GIVEN the recorded collection, topic and (the collection's owner as) a profile, stored
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
-        try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try await fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
         let recordedCollection = try JSONShape.parse(try Fixture.collection.data)
         let recordedTopic = try JSONShape.parse(try Fixture.topic.data)
         let owner = try #require(recordedCollection["user"])
         let username = try #require(owner["username"]?.text)
         let fetched = Date(timeIntervalSince1970: 1_700_000_000)
-        try fixture.writer.ledger.storeSourceObject(
+        try await fixture.writer.ledger.storeSourceObject(
             try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
-        try fixture.writer.ledger.storeSourceObject(try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
-        try fixture.writer.ledger.storeSourceObject(owner.data, sources: ["likes:\(username)"], at: fetched)
+        try await fixture.writer.ledger.storeSourceObject(
+            try Fixture.topic.data, sources: ["topic:wallpapers"], at: fetched)
+        try await fixture.writer.ledger.storeSourceObject(owner.data, sources: ["likes:\(username)"], at: fetched)
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             // WHEN each is asked for

@@ -22,12 +22,12 @@ import UnsplashAPI
             let page = feed[start..<start + 30].enumerated().map { offset, id in
                 Sample.photo(id, day: (start + offset) * 7_919 % 300)
             }
-            try fixture.commit(Array(page), source: "feed", at: 1_700_000_000 + Double(number))
+            try await fixture.commit(Array(page), source: "feed", at: 1_700_000_000 + Double(number))
         }
         let others = (0..<103).map { Sample.photo(String(format: "other-%03d", $0), day: 400 + $0) }
-        try fixture.commit(Array(others[0..<40]) + [Sample.photo("feed-007", day: 7)], source: "user:ann")
-        try fixture.commit(Array(others[40..<80]), source: "collection:3773378")
-        try fixture.commit(Array(others[80...]) + [Sample.photo("feed-100", day: 1)], source: "search:lake")
+        try await fixture.commit(Array(others[0..<40]) + [Sample.photo("feed-007", day: 7)], source: "user:ann")
+        try await fixture.commit(Array(others[40..<80]), source: "collection:3773378")
+        try await fixture.commit(Array(others[80...]) + [Sample.photo("feed-100", day: 1)], source: "search:lake")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             // WHEN a client pages /photos, 30 a page, as python-unsplash's photo.all does
@@ -53,8 +53,8 @@ import UnsplashAPI
     @Test func withoutTheFeedPhotosIsEveryStoredPhotoNewestFirst() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("old", day: 1), Sample.photo("new", day: 9)], source: "user:ann")
-        try fixture.commit([Sample.photo("mid", day: 5)], source: "collection:1")
+        try await fixture.commit([Sample.photo("old", day: 1), Sample.photo("new", day: 9)], source: "user:ann")
+        try await fixture.commit([Sample.photo("mid", day: 5)], source: "collection:1")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             let response = try await client.get("/unsplash/photos")
@@ -69,7 +69,7 @@ import UnsplashAPI
         defer { fixture.remove() }
         let requests = try DownloadRequests(path: fixture.path)
         defer { try? requests.close() }
-        try fixture.commit(
+        try await fixture.commit(
             [
                 Sample.photo("Vh7ao7Mt-_4", day: 1), Sample.photo("-abcdefghij", day: 2),
                 Sample.photo("not-a-slug-at-all", day: 3),
@@ -110,8 +110,8 @@ import UnsplashAPI
         // GIVEN the recorded topic, synced by its slug, its object stored
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let photos = try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
-        try fixture.writer.ledger.storeSourceObject(
+        let photos = try await fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        try await fixture.writer.ledger.storeSourceObject(
             try Fixture.topic.data, sources: ["topic:wallpapers"], at: Date(timeIntervalSince1970: 1_700_000_000))
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -141,8 +141,8 @@ import UnsplashAPI
         let body = try Fixture.collection2019.data
         let object = try SourceObject(body: body, decoder: JSONDecoder())
         #expect(object.id == "201")
-        try fixture.commit([Sample.photo("ttVcVFWua6o", day: 1)], source: "collection:201")
-        try fixture.writer.ledger.storeSourceObject(
+        try await fixture.commit([Sample.photo("ttVcVFWua6o", day: 1)], source: "collection:201")
+        try await fixture.writer.ledger.storeSourceObject(
             object.json, sources: ["collection:201"], at: Date(timeIntervalSince1970: 1_700_000_000))
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -166,8 +166,8 @@ import UnsplashAPI
         // GIVEN a collection's and a topic's photos, but not their objects (the API would not give them)
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
-        try fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
+        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try await fixture.commit(recording: .topicsPhotos, source: "topic:wallpapers")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             // WHEN their objects are asked for, THEN each is Unsplash's 404, never an invented object
@@ -187,7 +187,7 @@ import UnsplashAPI
         // GIVEN the recorded likes, one of them an Unsplash+ photo, and a plain photo
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let likes = try fixture.commit(recording: .usersLikes, source: "likes:lucreative")
+        let likes = try await fixture.commit(recording: .usersLikes, source: "likes:lucreative")
         let plus = try #require(
             likes.first { $0["urls"]?["regular"]?.text?.contains("plus.unsplash.com") == true }?["id"]?.text)
         let free = try #require(

@@ -16,7 +16,7 @@ import Testing
         for (number, page) in stride(from: 0, to: ids.count, by: 30).enumerated() {
             // Created in no particular order: the source's order is the API's, not the dates'.
             let photos = (page..<min(page + 30, ids.count)).map { Sample.photo(ids[$0], day: ($0 * 7_919) % 1_000) }
-            try fixture.commit(photos, source: "user:many", at: 1_700_000_000 + Double(number))
+            try await fixture.commit(photos, source: "user:many", at: 1_700_000_000 + Double(number))
         }
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
@@ -63,7 +63,7 @@ import Testing
     @Test func aKeyNotListedIs401AsUnsplashSaysIt() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration(clientKeys: ["good"])) { client in
             let unauthorized = JSONShape.object([
@@ -86,7 +86,7 @@ import Testing
     @Test func eachKeySpendsItsOwnHourlyLimitThen403RateLimitExceeded() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
         let clock = ManualClock()
 
         try await fixture.serve(mirror: MirrorConfiguration(hourlyLimit: 2, now: { clock.now })) { client in
@@ -115,7 +115,7 @@ import Testing
         let links = #", "links": {"download_location": "https://api.unsplash.com/photos/a/download?ixid=X1"}"#
         var photo = Sample.photo("a", day: 1, json: links)
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download?ixid=X1"
-        try fixture.commit([photo, Sample.photo("b", day: 2)], source: "feed")
+        try await fixture.commit([photo, Sample.photo("b", day: 2)], source: "feed")
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty)
         let requests = try DownloadRequests(path: fixture.path)
         defer { try? requests.close() }
@@ -145,7 +145,7 @@ import Testing
         defer { fixture.remove() }
         var photo = Sample.photo("a", day: 1)
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download"
-        try fixture.commit([photo], source: "feed")
+        try await fixture.commit([photo], source: "feed")
         let requests = try DownloadRequests(path: fixture.path)
         defer { try? requests.close() }
 
@@ -163,7 +163,7 @@ import Testing
     @Test func localImageURLsPointAtTheMirrorsStoredVariantsOnly() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("a", day: 1)], source: "feed")
+        try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
         let sha256 = try fixture.storeImage("a", variant: "regular", bytes: Sample.bytes(3_000))
 
         try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local)) { client in
@@ -188,10 +188,10 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let old = (0..<40).map { String(format: "old-%02d", $0) }
-        try fixture.commit(old.enumerated().map { Sample.photo($1, day: 100 - $0) }, source: "user:ann")
+        try await fixture.commit(old.enumerated().map { Sample.photo($1, day: 100 - $0) }, source: "user:ann")
         let baseline = try await fixture.writer.ledger.maxMembership()
         let new = ["new-0", "new-1", "new-2"]
-        try fixture.writer.ledger.commitPage(
+        try await fixture.writer.ledger.commitPage(
             (new + old.prefix(5)).map { Sample.photo($0, day: 200) }, variant: "regular", source: "user:ann",
             now: Date(timeIntervalSince1970: 1_700_000_100)
         ) { _ in .catchUp(next: nil, baseline: baseline) }

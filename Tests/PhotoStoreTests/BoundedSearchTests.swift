@@ -27,7 +27,7 @@ struct BoundedSearchTests {
     func ranksWithinTheBound() async throws {
         try await withStore { store, _ in
             // One page each, so that each photo has its own sequence in this order.
-            for record in Self.records() { try store.commit([record]) }
+            for record in Self.records() { try await store.commit([record]) }
             var catalog = store.catalog
             catalog.limits.rankLimit = 6
             let ranked = try await ids(catalog, "mountain")
@@ -55,14 +55,14 @@ struct BoundedSearchTests {
     @Test("a ranking kept for the next page is made again once the database changes")
     func aKeptRankingFollowsTheData() async throws {
         try await withStore { store, _ in
-            for record in Self.records() { try store.commit([record]) }
+            for record in Self.records() { try await store.commit([record]) }
             let catalog = store.catalog
             #expect(try await ids(catalog, "lake", limit: 1) == ["p2"])
             #expect(try await ids(catalog, "lake", limit: 1, offset: 1) == [], "the same ranking, sliced")
 
             var record = Sample.photo("p6")
             record.description = "lake lake lake"
-            try store.commit([record])
+            try await store.commit([record])
 
             #expect(try await ids(catalog, "lake") == ["p6", "p2"])
             #expect(try await ids(catalog, "lake", limit: 1, offset: 1) == ["p2"])

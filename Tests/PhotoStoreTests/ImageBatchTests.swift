@@ -28,7 +28,7 @@ struct ImageBatchTests {
     @Test("many images and failures commit in one transaction, each image with its status")
     func oneTransaction() async throws {
         try await withStore { store, directory in
-            try store.commit(["a", "b", "c", "d", "e"].map { Sample.photo($0) })
+            try await store.commit(["a", "b", "c", "d", "e"].map { Sample.photo($0) })
             let big = Sample.bytes(count: 1_500_000)
             let file = directory.appendingPathComponent("c.download")
             try big.write(to: file)
@@ -62,7 +62,7 @@ struct ImageBatchTests {
     @Test("when one image of a batch cannot be stored, nothing of the batch is: no bytes without status")
     func allOrNothing() async throws {
         try await withStore { store, directory in
-            try store.commit(["a", "b", "c"].map { Sample.photo($0) })
+            try await store.commit(["a", "b", "c"].map { Sample.photo($0) })
             let short = directory.appendingPathComponent("b.download")
             try Sample.bytes(count: 10).write(to: short)
 

@@ -10,7 +10,7 @@ struct ImageBytesTests {
     @Test("an image streamed from a file of a few MB round-trips byte for byte")
     func fileRoundTrip() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             // Not a multiple of the 1 MiB chunk, so the last partial chunk is exercised.
             let bytes = Sample.bytes(count: 3 * 1_048_576 + 12_345)
             let source = directory.appendingPathComponent("download.tmp")
@@ -40,7 +40,7 @@ struct ImageBytesTests {
     @Test("chunks hand out an image in order, and end early when its row changes under them")
     func chunksReadInShortReadsAndStopOnAChange() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             let bytes = Sample.bytes(count: 10_000)
             for id in ["a", "b"] {
                 try store.archive.storeImage(
@@ -74,7 +74,7 @@ struct ImageBytesTests {
     @Test("a file whose size differs from the announced one stores nothing")
     func sizeMismatch() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let source = directory.appendingPathComponent("download.tmp")
             try Sample.bytes(count: 10).write(to: source)
 
@@ -94,7 +94,7 @@ struct ImageBytesTests {
     @Test("an empty image is stored and read back empty")
     func emptyImage() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let source = directory.appendingPathComponent("empty.tmp")
             try Data().write(to: source)
 
@@ -112,7 +112,7 @@ struct ImageBytesTests {
     @Test("with no stored image, reading returns nil and creates no file")
     func noStoredImage() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             try store.storeSample("a", variant: variant)
             let destination = directory.appendingPathComponent("out.jpg")
 
@@ -127,8 +127,8 @@ struct ImageBytesTests {
     @Test("without a variant, the most recently fetched stored variant is read")
     func anyVariant() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
-            try store.imageQueue.enqueueMissingImages(variant: "small")
+            try await store.commit([Sample.photo("a")])
+            try await store.imageQueue.enqueueMissingImages(variant: "small")
             try store.archive.storeImage(
                 photoID: "a", variant: "small", contentType: "image/jpeg", data: Data("small".utf8),
                 sha256: Sample.sha256, fetchedAt: Instant.t(10))

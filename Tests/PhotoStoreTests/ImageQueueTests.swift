@@ -11,7 +11,7 @@ struct ImageQueueTests {
     @Test("a committed photo's image is due at once, and once stored is never due again")
     func pendingThenStored() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10) == [
@@ -39,7 +39,7 @@ struct ImageQueueTests {
     @Test("photos are listed in the order first stored, optionally only those with a stored image")
     func listsPhotoIDs() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("b"), Sample.photo("a"), Sample.photo("c")])
+            try await store.commit([Sample.photo("b"), Sample.photo("a"), Sample.photo("c")])
             #expect(try store.storeSample("a", data: Data("bytes".utf8)))
             #expect(try await store.catalog.photoIDs() == ["b", "a", "c"])
             #expect(try await store.catalog.photoIDs(withStoredImage: true) == ["a"])
@@ -49,10 +49,10 @@ struct ImageQueueTests {
     @Test("a recommitted photo refreshes a pending job's URL but never reopens a stored one")
     func recommitRefreshesPendingURL() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.storeSample("a")
 
-            try store.commit([Sample.photo("a", revision: 1), Sample.photo("b", revision: 1)], next: 3)
+            try await store.commit([Sample.photo("a", revision: 1), Sample.photo("b", revision: 1)], next: 3)
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10) == [
@@ -65,7 +65,7 @@ struct ImageQueueTests {
     @Test("a photo without a URL for the variant gets no job")
     func noURLNoJob() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a", variants: ["raw"])])
+            try await store.commit([Sample.photo("a", variants: ["raw"])])
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).isEmpty)
@@ -76,7 +76,7 @@ struct ImageQueueTests {
     @Test("a failure with a retry time keeps the job pending but not due before that time")
     func failureWithRetry() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
 
             try store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
@@ -95,7 +95,7 @@ struct ImageQueueTests {
     @Test("a failure without a retry time fails the job: never due, counted and listed")
     func failureGivesUp() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.imageQueue.recordImageFailure(
                 photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
 
@@ -116,7 +116,7 @@ struct ImageQueueTests {
     @Test("failures and stores for a job that does not exist are refused")
     func unknownJob() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let path = store.path
 
             #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: "small")) {
@@ -131,12 +131,12 @@ struct ImageQueueTests {
     @Test("switching variant queues the new variant for stored photos, from their JSON, once")
     func enqueueMissingVariant() async throws {
         try await withStore { store, _ in
-            try store.commit([
+            try await store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", variants: ["raw", "regular"]),
             ])
             try store.storeSample("a")
 
-            #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 2)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: "small") == 2)
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: ["small"], now: Instant.t0, limit: 10) == [
@@ -145,8 +145,8 @@ struct ImageQueueTests {
                     ImageJob(
                         photoID: "b", variant: "small", sourceURL: Sample.imageURL("b", variant: "small"), attempts: 0),
                 ])
-            #expect(try store.imageQueue.enqueueMissingImages(variant: "small") == 0)
-            #expect(try store.imageQueue.enqueueMissingImages(variant: variant) == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: "small") == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: variant) == 0)
             #expect(try await store.catalog.statistics().imagesPending == 4)
         }
     }
@@ -154,7 +154,7 @@ struct ImageQueueTests {
     @Test("downloads are tracked once per photo with a stored image and a download location")
     func downloadTracking() async throws {
         try await withStore { store, _ in
-            try store.commit([
+            try await store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false),
             ])
             try store.storeSample("a")
@@ -198,7 +198,7 @@ struct ImageQueueTests {
     @Test("marking a download tracked leaves the photo's search entry alone")
     func trackingDoesNotReindex() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.storeSample("a")
             try store.storeSample("b")
             let changes = try store.totalChanges {

@@ -11,7 +11,7 @@ struct ImageRetryTests {
     @Test("a transient failure waits pending for its retry; a permanent one fails; each class is counted")
     func failuresAreClassified() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
 
             try store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(600))
@@ -38,12 +38,12 @@ struct ImageRetryTests {
     @Test("a run makes every transient failure due now and leaves permanent ones failed")
     func retryTransientFailuresNow() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             try store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(6 * 3600))
             try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
-            #expect(try store.imageQueue.retryTransientFailures(now: Instant.t(5)) == 1)
+            #expect(try await store.imageQueue.retryTransientFailures(now: Instant.t(5)) == 1)
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(5), limit: 10) == [
@@ -55,7 +55,7 @@ struct ImageRetryTests {
     @Test("retry requeues the transient failures; --all the permanent ones too; each as a new job")
     func requeue() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
             try store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(600))
             try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
@@ -78,7 +78,7 @@ struct ImageRetryTests {
     @Test("retry by id requeues either class and names photos with nothing to retry; an unknown id requeues nothing")
     func requeueByID() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
             try store.imageQueue.recordImageFailure(photoID: "a", variant: variant, error: "HTTP 404", retryAt: nil)
             try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
             try store.storeSample("c")

@@ -12,7 +12,7 @@ struct InterruptionTests {
     @Test("cancelling the task of an interruptible read stops its query, and the store goes on", arguments: [1, 4])
     func cancellingStopsTheQuery(readers: Int) async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let reader = try PhotoStore.openExisting(path: store.path, readers: readers)
             let (started, didStart) = AsyncStream<Void>.makeStream()
             let read = Task {
@@ -28,7 +28,7 @@ struct InterruptionTests {
             // THEN it ends as interrupted rather than running on
             await #expect(throws: StoreError.interrupted(path: store.path)) { try await read.value }
             // AND the next reads and writes work
-            try store.commit([Sample.photo("b")])
+            try await store.commit([Sample.photo("b")])
             #expect(try await reader.catalog.photos(matching: PhotoQuery()).map(\.id).sorted() == ["a", "b"])
         }
     }
@@ -36,7 +36,7 @@ struct InterruptionTests {
     @Test("a listing whose task is cancelled before it reads answers interrupted")
     func cancelledListing() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let listing = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 return try await store.catalog.photos(matching: PhotoQuery())

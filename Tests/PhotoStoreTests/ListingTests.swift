@@ -23,7 +23,7 @@ struct ListingTests {
     @Test("filters by photographer, orientation and creation date, and sorts and pages")
     func filtersSortsAndPages() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             func ids(_ query: PhotoQuery) async throws -> [String] {
                 try await store.catalog.photos(matching: query).map(\.id)
             }
@@ -45,7 +45,7 @@ struct ListingTests {
     @Test("a listed photo carries its stored image, and none when it has none")
     func carriesTheStoredImage() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             let bytes = Data([0xFF, 0xD8, 0xFF, 1, 2, 3])
             try store.archive.storeImage(
                 photoID: "port", variant: Sample.variant, contentType: "image/jpeg", data: bytes,
@@ -60,7 +60,7 @@ struct ListingTests {
     @Test("a value is bound, never spliced into the SQL")
     func valuesAreBound() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             #expect(try await store.catalog.photos(matching: PhotoQuery(username: "ann' OR '1'='1")).isEmpty)
         }
     }

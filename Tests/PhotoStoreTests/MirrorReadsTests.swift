@@ -9,7 +9,7 @@ import Testing
 @Suite struct MirrorReadsTests {
     @Test func aRequestedDownloadIsTrackedWithoutAStoredImageOnceAndKeepsItsFirstTime() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false)])
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false)])
             let requests = try DownloadRequests(path: store.path)
             defer { try? requests.close() }
 
@@ -41,7 +41,7 @@ import Testing
     @Test func aPagesJSONIsReadVerbatimInOneRead() async throws {
         try await withStore { store, _ in
             let photos = [Sample.photo("a"), Sample.photo("b")]
-            try store.commit(photos)
+            try await store.commit(photos)
             let json = try await store.catalog.originalJSON(photoIDs: ["b", "a", "zz", "a"])
             #expect(json == ["a": photos[0].json, "b": photos[1].json])
             #expect(try await store.catalog.originalJSON(photoIDs: []).isEmpty)
@@ -53,11 +53,11 @@ import Testing
             // Two pages of a user's photos, newest-created last: the API's order is not the dates'.
             for (page, ids) in [["c", "a"], ["d", "b"]].enumerated() {
                 let now = Instant.t(Double(page))
-                try store.ledger.commitPage(
+                try await store.ledger.commitPage(
                     ids.map { Sample.photo($0) }, variant: Sample.variant, source: "user:ann", now: now
                 ) { _ in .backfill(next: nil) }
             }
-            try store.commit([Sample.photo("e")])
+            try await store.commit([Sample.photo("e")])
             var query = PhotoQuery(source: "user:ann", limit: 3, offset: 1)
             query.inSourceOrder = true
 
@@ -66,7 +66,7 @@ import Testing
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 5)
             #expect(try await store.catalog.count(matching: PhotoQuery(text: "photo")) == 5)
             // A count is kept until the database changes, then counted again.
-            try store.commit([Sample.photo("f")])
+            try await store.commit([Sample.photo("f")])
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 6)
             #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
             #expect(try await store.catalog.hasSource(named: "user:ann"))
@@ -85,12 +85,12 @@ import Testing
             }
             photos[4].description = "photo e lake"
             photos[0].userUsername = "Ann"
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 Array(photos[0..<3]), variant: Sample.variant, source: "user:ann", now: Instant.t0
             ) {
                 _ in .backfill(next: nil)
             }
-            try store.commit(Array(photos[3...]))
+            try await store.commit(Array(photos[3...]))
             let queries: [PhotoQuery] = [
                 PhotoQuery(), PhotoQuery(text: "photo"), PhotoQuery(text: "lake"), PhotoQuery(source: "user:ann"),
                 PhotoQuery(source: "user:bob"), PhotoQuery(username: "ann"), PhotoQuery(orientation: .portrait),
@@ -124,7 +124,7 @@ import Testing
         try await withStore { store, _ in
             #expect(try await store.catalog.randomOriginalJSON(count: 3).isEmpty, "nothing stored: nothing drawn")
             let photos = (0..<30).map { Sample.photo("p\($0)") }
-            try store.commit(photos)
+            try await store.commit(photos)
 
             let thirty = try await store.catalog.randomOriginalJSON(count: 30)
             #expect(Set(thirty.map(\.id)) == Set(photos.map(\.id)), "30 draws of 30 photos: each once")

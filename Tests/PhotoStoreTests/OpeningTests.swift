@@ -10,7 +10,7 @@ struct OpeningTests {
     func migratesOnceAndReopens() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
-            try PhotoStore(path: path).commit([Sample.photo("a")])
+            try await PhotoStore(path: path).commit([Sample.photo("a")])
 
             let reopened = try PhotoStore(path: path)
 
@@ -30,12 +30,12 @@ struct OpeningTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             let store = try PhotoStore(path: path)
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
 
             try store.close()
 
             await #expect(throws: StoreError.self) { try await store.catalog.photo(id: "a") }
-            #expect(throws: StoreError.self) { try store.commit([Sample.photo("b")]) }
+            await #expect(throws: StoreError.self) { try await store.commit([Sample.photo("b")]) }
         }
     }
 
@@ -44,7 +44,7 @@ struct OpeningTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             let store = try PhotoStore(path: path)
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
 
             #expect(try posixPermissions(path) == 0o600)
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
@@ -157,12 +157,12 @@ struct OpeningTests {
     func openExistingAfterWriterClosed() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
-            try PhotoStore(path: path).commit([Sample.photo("a")])
+            try await PhotoStore(path: path).commit([Sample.photo("a")])
 
             let reader = try PhotoStore.openExisting(path: path)
 
             #expect(try await reader.catalog.statistics().photos == 1)
-            #expect(throws: StoreError.self) { try reader.commit([Sample.photo("b")]) }
+            await #expect(throws: StoreError.self) { try await reader.commit([Sample.photo("b")]) }
         }
     }
 
@@ -171,7 +171,7 @@ struct OpeningTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("photos.sqlite").path
             let writer = try PhotoStore(path: path)
-            try writer.commit([Sample.photo("a", likes: 1)])
+            try await writer.commit([Sample.photo("a", likes: 1)])
             let reader = try PhotoStore.openExisting(path: path)
 
             // A transaction left open across awaits, as a long page commit holds one.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import PhotoStore
@@ -13,7 +14,7 @@ struct PageCommitTests {
             // Odd spacing and non-ASCII text must come back byte for byte.
             photo.json = Data(#"{ "id":"a",  "description":"Fjällräven \u00e9 🏔", "urls":{} }"#.utf8)
 
-            let commit = try store.commit([photo, Sample.photo("b")], now: Instant.t0)
+            let commit = try await store.commit([photo, Sample.photo("b")], now: Instant.t0)
 
             #expect(commit.existingSequences.isEmpty)
             let stored = try #require(try await store.catalog.photo(id: "a"))
@@ -40,10 +41,10 @@ struct PageCommitTests {
     @Test("a known photo is updated, keeps its sequence and first sighting, and is reported")
     func upsertsKnownPhotos() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")], now: Instant.t0)
+            try await store.commit([Sample.photo("a"), Sample.photo("b")], now: Instant.t0)
             let updatedB = Sample.photo("b", likes: 42, revision: 1)
 
-            let commit = try store.commit([updatedB, Sample.photo("c")], next: 3, now: Instant.t(60))
+            let commit = try await store.commit([updatedB, Sample.photo("c")], next: 3, now: Instant.t(60))
 
             #expect(commit.existingSequences == ["b": 2])
             let b = try #require(try await store.catalog.photo(id: "b"))
@@ -60,7 +61,7 @@ struct PageCommitTests {
     @Test("a photo listed twice in one page is inserted once and not reported as existing")
     func duplicateWithinPage() async throws {
         try await withStore { store, _ in
-            let commit = try store.commit([Sample.photo("a"), Sample.photo("a", likes: 5)])
+            let commit = try await store.commit([Sample.photo("a"), Sample.photo("a", likes: 5)])
 
             #expect(commit.existingSequences.isEmpty)
             #expect(try await store.ledger.maxSequence() == 1)
@@ -71,12 +72,12 @@ struct PageCommitTests {
     @Test("a commit that fails midway changes neither photos, nor image jobs, nor the cursor")
     func failedCommitIsAtomic() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a", likes: 1)], next: 2, now: Instant.t0)
+            try await store.commit([Sample.photo("a", likes: 1)], next: 2, now: Instant.t0)
             let stateBefore = try await store.ledger.syncState(source: "feed")
 
             // "bad" violates CHECK (width >= 0) after "a" was updated and "b" inserted.
-            #expect(throws: StoreError.self) {
-                try store.commit(
+            await #expect(throws: StoreError.self) {
+                try await store.commit(
                     [Sample.photo("a", likes: 50), Sample.photo("b"), Sample.photo("bad", width: -1)],
                     next: 3, now: Instant.t(60))
             }
@@ -97,13 +98,13 @@ struct PageCommitTests {
         try await withStore { store, _ in
             #expect(try await store.ledger.syncState(source: "feed") == SyncState())
 
-            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            try await store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             #expect(
                 try await store.ledger.syncState(source: "feed")
                     == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
             #expect(try await store.catalog.statistics().backfillComplete == false)
 
-            try store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
+            try await store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
             let state = try await store.ledger.syncState(source: "feed")
             #expect(state == SyncState(backfillNext: nil, backfillComplete: true, lastPageAt: Instant.t(5)))
             let statistics = try await store.catalog.statistics()
@@ -115,18 +116,19 @@ struct PageCommitTests {
     @Test("a catch-up records its next page and baseline, and clears both when finished")
     func catchUpCursor() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            try await store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             let head = URL(string: "https://api.example.com/photos?page=2&catch-up")!
 
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [Sample.photo("new")], variant: Sample.variant, source: "feed", now: Instant.t(1)
             ) { _ in .catchUp(next: head, baseline: 1) }
             var state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == head && state.catchUpBaseline == 1)
             #expect(state.backfillNext == Sample.pageURL(2) && !state.backfillComplete)
 
-            try store.ledger.commitPage([Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2))
-            { _ in .catchUp(next: nil, baseline: 1) }
+            try await store.ledger.commitPage(
+                [Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2)
+            ) { _ in .catchUp(next: nil, baseline: 1) }
             state = try await store.ledger.syncState(source: "feed")
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
             #expect(state.backfillNext == Sample.pageURL(2))
@@ -137,25 +139,25 @@ struct PageCommitTests {
     @Test("a cursor decided from the page sees what existed before it, and commits with it")
     func decidedCursor() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
+            try await store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             struct Refused: Error {}
 
             // A decision that throws leaves neither the page nor the cursor behind.
-            #expect(throws: StoreError.self) {
-                try store.ledger.commitPage(
+            await #expect(throws: StoreError.self) {
+                try await store.ledger.commitPage(
                     [Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t(1)
                 ) { _ in throw Refused() }
             }
             #expect(try await store.catalog.photo(id: "b") == nil)
 
-            var seen: [String: Int64] = [:]
-            try store.ledger.commitPage(
+            let seen = Mutex<[String: Int64]>([:])
+            try await store.ledger.commitPage(
                 [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t(2)
             ) { commit in
-                seen = commit.existingSequences
+                seen.withLock { $0 = commit.existingSequences }
                 return .backfill(next: nil)
             }
-            #expect(seen == ["a": 1])
+            #expect(seen.withLock { $0 } == ["a": 1])
             #expect(try await store.ledger.syncState(source: "feed").backfillComplete)
             #expect(try await store.catalog.photo(id: "c") != nil)
         }

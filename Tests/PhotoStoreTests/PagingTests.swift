@@ -33,7 +33,7 @@ struct PagingTests {
     @Test("every page by number holds the photos the whole listing has at its offset")
     func pagesByNumberMatchTheWholeListing() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             let catalog = Self.catalog(store)
             for sort in [PhotoQuery.Sort.newest, .oldest, .likes] {
                 for username in [nil, "BOB"] {
@@ -52,7 +52,7 @@ struct PagingTests {
     @Test("a page after or before a photo is the one next to it, and an unknown photo is an error")
     func pagesByKey() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             let catalog = Self.catalog(store)
             for sort in [PhotoQuery.Sort.newest, .oldest, .likes] {
                 let all = try await ids(catalog, PhotoQuery(sort: sort))
@@ -73,13 +73,13 @@ struct PagingTests {
     func anchorsFollowCommits() async throws {
         try await withStore { store, _ in
             let records = Self.records()
-            try store.commit(Array(records.prefix(15)))
+            try await store.commit(Array(records.prefix(15)))
             let reader = try PhotoStore.openExisting(path: store.path)
             let catalog = Self.catalog(reader)
             let before = try await ids(catalog, PhotoQuery(limit: 3, offset: 9))
             #expect(before == Array(try await ids(catalog, PhotoQuery()).dropFirst(9).prefix(3)))
 
-            try store.commit(Array(records.dropFirst(15)))
+            try await store.commit(Array(records.dropFirst(15)))
 
             let all = try await ids(catalog, PhotoQuery())
             #expect(all.count == 23)
@@ -91,8 +91,8 @@ struct PagingTests {
     func sourcePages() async throws {
         try await withStore { store, _ in
             let records = Self.records()
-            try store.commit(records)
-            try store.ledger.commitPage(
+            try await store.commit(records)
+            try await store.ledger.commitPage(
                 records.filter { $0.userUsername == "ann" }, variant: Sample.variant, source: "user:ann",
                 now: Instant.t0
             ) { _ in .backfill(next: nil) }
@@ -114,7 +114,7 @@ struct PagingTests {
     @Test("a deep page and a photographer's page are read from an index in order, never sorted")
     func pagesAreRangesOfAnIndex() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             let reader = try PhotoStore.openExisting(path: store.path)
             let catalog = Self.catalog(reader)
             let log = QueryPlanTests.StatementLog()

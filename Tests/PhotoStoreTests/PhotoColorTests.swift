@@ -44,7 +44,7 @@ import Testing
             photos[0].color = "#0000ff"
             photos[1].color = "#1030c0"
             photos[2].color = "#ff0000"
-            try store.commit(photos)
+            try await store.commit(photos)
             var query = PhotoQuery(sort: .newest)
             query.color = .blue
             #expect(Set(try await store.catalog.photos(matching: query).map(\.id)) == ["a", "b"])

@@ -17,7 +17,7 @@ struct PhotoDetailsStoreTests {
     @Test("a full object is kept as sent, with when it was fetched; an unknown photo stores nothing")
     func storedAsSent() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             #expect(try await store.photoDetails.details(photoID: "a") == nil)
 
             #expect(try await store.photoDetails.store(Self.full, photoID: "a", at: Instant.t0))
@@ -32,7 +32,7 @@ struct PhotoDetailsStoreTests {
     @Test("text that is not JSON is refused and changes nothing")
     func notJSONRefused() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             await #expect(throws: StoreError.self) {
                 try await store.photoDetails.store(Data("{nope".utf8), photoID: "a", at: Instant.t0)
             }
@@ -43,7 +43,7 @@ struct PhotoDetailsStoreTests {
     @Test("search finds a photo by its details' city, country and tags once they are stored")
     func searchFindsDetails() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a"), Sample.photo("b")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
             for word in ["goreme", "türkei", "balloon", "sunrise"] {
                 #expect(try await ids(store, word).isEmpty, "\(word) is in no photo yet")
             }
@@ -59,7 +59,7 @@ struct PhotoDetailsStoreTests {
             // AND a later commit of the same photo's list version keeps the details' words
             var again = Sample.photo("a", revision: 1)
             again.description = "photo a again"
-            try store.commit([again])
+            try await store.commit([again])
             #expect(try await ids(store, "balloon") == ["a"])
             #expect(try await ids(store, "again") == ["a"])
         }
@@ -68,7 +68,7 @@ struct PhotoDetailsStoreTests {
     @Test("pending: the requested first, then with all every photo without details, newest first")
     func pendingOrder() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("old"), Sample.photo("mid"), Sample.photo("new")])
+            try await store.commit([Sample.photo("old"), Sample.photo("mid"), Sample.photo("new")])
             #expect(try await store.photoDetails.pending(.requested, limit: 10).isEmpty)
             #expect(try await store.photoDetails.pending(.all, limit: 10) == ["new", "mid", "old"])
 
@@ -120,7 +120,7 @@ struct PhotoDetailsStoreTests {
     @Test("serve records a request on a database the sync has open, read-only store beside it")
     func requestBesideReadOnlyStore() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let reader = try PhotoStore.openExisting(path: store.path)
             let requests = try PhotoDetailsRequests(path: store.path)
             #expect(try await requests.record(photoID: "a", at: Instant.t0))

@@ -24,7 +24,7 @@ struct QueryPlanTests {
     func readersFindImagesByPhoto() async throws {
         // GIVEN a database with stored images, opened as query, list, status and the gallery open it
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
             try store.storeSample("a")
             try store.storeSample("b")
             let reader = try PhotoStore.openExisting(path: store.path)
@@ -65,8 +65,8 @@ struct QueryPlanTests {
         try await withStore { store, _ in
             var plus = Sample.photo("p")
             plus.isPlus = true
-            try store.commit([Sample.photo("a"), plus])
-            try store.ledger.commitPage(
+            try await store.commit([Sample.photo("a"), plus])
+            try await store.ledger.commitPage(
                 [Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0
             ) { _ in .backfill(next: nil) }
             let reader = try PhotoStore.openExisting(path: store.path)

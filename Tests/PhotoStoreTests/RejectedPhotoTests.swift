@@ -14,7 +14,7 @@ struct RejectedPhotoTests {
     @Test("a page's rejected elements are kept beside its good photos, and counted")
     func keptBesideGoodPhotos() async throws {
         try await withStore { store, _ in
-            let commit = try store.ledger.commitPage(
+            let commit = try await store.ledger.commitPage(
                 [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant,
                 source: "feed", now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
@@ -29,11 +29,11 @@ struct RejectedPhotoTests {
     @Test("the same element on a refetched page is recorded once and reported new once")
     func recordedOnce() async throws {
         try await withStore { store, _ in
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            let again = try store.ledger.commitPage(
+            let again = try await store.ledger.commitPage(
                 [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t(60)
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
@@ -49,11 +49,11 @@ struct RejectedPhotoTests {
     @Test("a usable version of a rejected photo clears its rejection")
     func usableVersionClears() async throws {
         try await withStore { store, _ in
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [], rejected: [badWidth], variant: Sample.variant, source: "feed", now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [Sample.photo("w1")], variant: Sample.variant, source: "feed", now: Instant.t(1)
             ) { _ in .backfill(next: Sample.pageURL(3)) }
 

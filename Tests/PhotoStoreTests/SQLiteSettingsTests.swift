@@ -9,7 +9,7 @@ struct SQLiteSettingsTests {
     @Test("a new database has 16 KiB pages, WAL and synchronous NORMAL")
     func newDatabasesAreSetUpForBlobs() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let (pageSize, journal, synchronous) = try await store.pool.write { db in
                 (
                     try Int.fetchOne(db, sql: "PRAGMA page_size"),
@@ -26,12 +26,12 @@ struct SQLiteSettingsTests {
     @Test("an idle checkpoint empties the write-ahead log")
     func checkpointTruncatesTheWAL() async throws {
         try await withStore { store, directory in
-            for index in 0..<20 { try store.commit([Sample.photo("p\(index)")]) }
+            for index in 0..<20 { try await store.commit([Sample.photo("p\(index)")]) }
             let wal = directory.appendingPathComponent("photos.sqlite-wal").path
             let before = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
             #expect(before > 0)
 
-            try store.checkpoint()
+            try await store.checkpoint()
 
             #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == 0)
             #expect(try await store.catalog.photo(id: "p19") != nil)
@@ -41,11 +41,11 @@ struct SQLiteSettingsTests {
     @Test("the readers' store is one read-only connection that sees the writer's commits")
     func readersOpenOneConnection() async throws {
         try await withStore { store, directory in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let reader = try PhotoStore.openExisting(path: directory.appendingPathComponent("photos.sqlite").path)
             #expect(reader.pool is DatabaseQueue)
             #expect(try await reader.catalog.photo(id: "a") != nil)
-            try store.commit([Sample.photo("b")])
+            try await store.commit([Sample.photo("b")])
             #expect(try await reader.catalog.photo(id: "b") != nil)
         }
     }

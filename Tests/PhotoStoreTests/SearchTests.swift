@@ -32,7 +32,7 @@ struct SearchTests {
     @Test("words, phrases, prefixes, names, locations and tags, ranked by bm25")
     func searches() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             #expect(Set(try await ids(store, "mountain")) == ["lake", "city"])
             #expect(try await ids(store, "mountains") == ["forest", "lake"], "the most mentions rank first")
             #expect(try await ids(store, "\"mountain lake\"") == ["lake"])
@@ -48,7 +48,7 @@ struct SearchTests {
     @Test("input FTS5 cannot parse is an invalid search, not a database failure")
     func badInput() async throws {
         try await withStore { store, _ in
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             for text in ["\"unclosed", "AND", "mount* OR", "("] {
                 await #expect(throws: StoreError.invalidSearch(text)) { try await ids(store, text) }
             }
@@ -84,11 +84,11 @@ struct SearchTests {
             let reopened = Mutex(0)
             _ = try PhotoStore(path: path) { _ in reopened.withLock { $0 += 1 } }
             #expect(reopened.withLock { $0 } == 0, "the index is built once")
-            try store.commit(Self.records())
+            try await store.commit(Self.records())
             #expect(try await ids(store, "dawn") == ["lake"])
             var changed = Self.records()[0]
             changed.description = "A loud seaside"
-            try store.commit([changed])
+            try await store.commit([changed])
             #expect(try await ids(store, "dawn").isEmpty, "an updated photo is searched by its new words")
             #expect(try await ids(store, "seaside") == ["lake"])
         }

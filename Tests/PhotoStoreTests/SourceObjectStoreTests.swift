@@ -9,9 +9,9 @@ struct SourceObjectStoreTests {
     func storedPerSourceNewestRead() async throws {
         try await withStore { store, _ throws in
             // GIVEN ann's profile stored for both her sources, then a newer one for her likes only
-            try store.ledger.storeSourceObject(
+            try await store.ledger.storeSourceObject(
                 Data(#"{"id":"u1","name":"Ann"}"#.utf8), sources: ["user:ann", "likes:ann"], at: Instant.t0)
-            try store.ledger.storeSourceObject(
+            try await store.ledger.storeSourceObject(
                 Data(#"{"id":"u1","name":"Ann B."}"#.utf8), sources: ["likes:ann"], at: Instant.t(1))
 
             // THEN each source knows when its object was fetched; a source without one is absent
@@ -27,8 +27,9 @@ struct SourceObjectStoreTests {
     @Test("text that is not JSON is refused and changes nothing")
     func notJSONIsRefused() async throws {
         try await withStore { store, _ throws in
-            #expect(throws: StoreError.self) {
-                try store.ledger.storeSourceObject(Data("{not json".utf8), sources: ["collection:1"], at: Instant.t0)
+            await #expect(throws: StoreError.self) {
+                try await store.ledger.storeSourceObject(
+                    Data("{not json".utf8), sources: ["collection:1"], at: Instant.t0)
             }
             #expect(try await store.ledger.sourceObjectsFetched(sources: ["collection:1"]).isEmpty)
         }

@@ -11,15 +11,15 @@ struct SourceOrderTests {
     static let source = "user:ann"
 
     /// Commits `ids` as one backfill page of ``source``.
-    static func backfill(_ ids: [String], _ store: PhotoStore, next: Int? = nil) throws {
-        try store.ledger.commitPage(
+    static func backfill(_ ids: [String], _ store: PhotoStore, next: Int? = nil) async throws {
+        try await store.ledger.commitPage(
             ids.map { Sample.photo($0) }, variant: Sample.variant, source: source, now: Instant.t0
         ) { _ in .backfill(next: next.map(Sample.pageURL)) }
     }
 
     /// Commits `ids` as a page of the catch-up walk that began at `baseline`, followed by `next`.
-    static func catchUp(_ ids: [String], _ store: PhotoStore, baseline: Int64, next: Int?) throws {
-        try store.ledger.commitPage(
+    static func catchUp(_ ids: [String], _ store: PhotoStore, baseline: Int64, next: Int?) async throws {
+        try await store.ledger.commitPage(
             ids.map { Sample.photo($0) }, variant: Sample.variant, source: source, now: Instant.t0
         ) { _ in .catchUp(next: next.map(Sample.pageURL), baseline: baseline) }
     }
@@ -38,15 +38,15 @@ struct SourceOrderTests {
     func catchUpsComeFirst() async throws {
         try await withStore { store, _ in
             // GIVEN a backfill of two pages, the newest photos first as the API lists them
-            try Self.backfill(["b1", "b2", "b3"], store, next: 2)
-            try Self.backfill(["b4", "b5"], store)
+            try await Self.backfill(["b1", "b2", "b3"], store, next: 2)
+            try await Self.backfill(["b4", "b5"], store)
             // WHEN a catch-up walk finds two pages of new photos and ends on known ones
             let first = try await store.ledger.maxMembership()
-            try Self.catchUp(["c1", "c2"], store, baseline: first, next: 2)
-            try Self.catchUp(["c3", "b1", "b2"], store, baseline: first, next: nil)
+            try await Self.catchUp(["c1", "c2"], store, baseline: first, next: 2)
+            try await Self.catchUp(["c3", "b1", "b2"], store, baseline: first, next: nil)
             // AND a later walk finds more, listing one of the first walk's again
             let second = try await store.ledger.maxMembership()
-            try Self.catchUp(["d1", "d2", "c1"], store, baseline: second, next: nil)
+            try await Self.catchUp(["d1", "d2", "c1"], store, baseline: second, next: nil)
 
             // THEN the source lists as the API does: the newest walk, the older one, the backfill
             let expected = ["d1", "d2", "c1", "c2", "c3", "b1", "b2", "b3", "b4", "b5"]
@@ -72,18 +72,18 @@ struct SourceOrderTests {
             var baseline: Int64 = 0
             do {
                 let store = try PhotoStore(path: path)
-                try Self.backfill(["b1", "b2"], store)
+                try await Self.backfill(["b1", "b2"], store)
                 baseline = try await store.ledger.maxMembership()
                 // The walk stores its first page; the process dies before the second.
-                try Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
+                try await Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
             }
             // A new process resumes the walk from its cursor and baseline.
             let store = try PhotoStore(path: path)
             let state = try await store.ledger.syncState(source: Self.source)
             #expect(state.catchUpNext == Sample.pageURL(2) && state.catchUpBaseline == baseline)
-            try Self.catchUp(["c3", "b1"], store, baseline: try #require(state.catchUpBaseline), next: nil)
+            try await Self.catchUp(["c3", "b1"], store, baseline: try #require(state.catchUpBaseline), next: nil)
             // A backfill walked again from page 1 finds a photo it had missed: it goes last.
-            try Self.backfill(["c2", "b1", "b0", "b2"], store)
+            try await Self.backfill(["c2", "b1", "b0", "b2"], store)
 
             #expect(try await Self.inSourceOrder(store.catalog) == ["c1", "c2", "c3", "b1", "b2", "b0"])
         }
@@ -92,8 +92,8 @@ struct SourceOrderTests {
     @Test("a source first listed by a catch-up, then backfilled, keeps the two apart")
     func backfillAfterACatchUpOnlySource() async throws {
         try await withStore { store, _ in
-            try Self.catchUp(["c1", "c2"], store, baseline: 0, next: nil)
-            try Self.backfill(["c2", "b1"], store)
+            try await Self.catchUp(["c1", "c2"], store, baseline: 0, next: nil)
+            try await Self.backfill(["c2", "b1"], store)
             #expect(try await Self.inSourceOrder(store.catalog) == ["c1", "c2", "b1"])
         }
     }
@@ -129,7 +129,7 @@ struct SourceOrderTests {
             let store = try PhotoStore(path: path)
             #expect(try await Self.inSourceOrder(store.catalog) == ["z", "x", "y"])
             // A backfill page after the migration still goes last.
-            try Self.backfill(["w"], store)
+            try await Self.backfill(["w"], store)
             #expect(try await Self.inSourceOrder(store.catalog) == ["z", "x", "y", "w"])
             let indexes = try await store.pool.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = 'photo_source'")
@@ -144,10 +144,10 @@ struct SourceOrderTests {
             // GIVEN a source backfilled and caught up, read and written with every statement traced
             let writes = QueryPlanTests.StatementLog()
             try await store.pool.writeWithoutTransaction { db in db.trace { writes.record($0) } }
-            try Self.backfill((0..<8).map { "b\($0)" }, store)
+            try await Self.backfill((0..<8).map { "b\($0)" }, store)
             let baseline = try await store.ledger.maxMembership()
-            try Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
-            try Self.catchUp(["c3", "b0"], store, baseline: baseline, next: nil)
+            try await Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
+            try await Self.catchUp(["c3", "b0"], store, baseline: baseline, next: nil)
             let reader = try PhotoStore.openExisting(path: store.path)
             let reads = QueryPlanTests.StatementLog()
             try await reader.pool.writeWithoutTransaction { db in db.trace { reads.record($0) } }

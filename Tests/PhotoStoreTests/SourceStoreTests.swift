@@ -9,10 +9,10 @@ struct SourceStoreTests {
     @Test("a photo listed by two sources is stored once, a member of both, with one image job")
     func onePhotoManySources() async throws {
         try await withStore { store, _ throws in
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [Sample.photo("a"), Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
-            let commit = try store.ledger.commitPage(
+            let commit = try await store.ledger.commitPage(
                 [Sample.photo("b"), Sample.photo("c")], variant: Sample.variant, source: "user:ann", now: Instant.t(1)
             ) { _ in .backfill(next: nil) }
 
@@ -41,7 +41,7 @@ struct SourceStoreTests {
                 ])
 
             // The same page again: nothing new, and each membership is reported with its id.
-            let again = try store.ledger.commitPage(
+            let again = try await store.ledger.commitPage(
                 [Sample.photo("c")], variant: Sample.variant, source: "user:ann", now: Instant.t(3)
             ) { _ in .backfill(next: nil) }
             #expect(again.existingMemberships.keys.sorted() == ["c"])
@@ -52,8 +52,8 @@ struct SourceStoreTests {
     @Test("each source has its own cursors; the feed's are what syncState(source: feed) reads")
     func cursorsPerSource() async throws {
         try await withStore { store, _ throws in
-            try store.commit([Sample.photo("a")], next: 2)
-            try store.ledger.commitPage(
+            try await store.commit([Sample.photo("a")], next: 2)
+            try await store.ledger.commitPage(
                 [Sample.photo("x")], variant: Sample.variant, source: "topic:wallpapers", now: Instant.t(1)
             ) { _ in .backfill(next: Sample.pageURL(5)) }
             #expect(try await store.ledger.syncState(source: "feed").backfillNext == Sample.pageURL(2))
@@ -65,9 +65,9 @@ struct SourceStoreTests {
     @Test("sources no longer configured stay, inactive; a failure is kept until a page is stored")
     func activationAndFailures() async throws {
         try await withStore { store, _ throws in
-            try store.commit([Sample.photo("a")], next: nil)
-            try store.ledger.activateSources(["collection:1", "user:nobody"])
-            try store.ledger.recordSourceFailure(
+            try await store.commit([Sample.photo("a")], next: nil)
+            try await store.ledger.activateSources(["collection:1", "user:nobody"])
+            try await store.ledger.recordSourceFailure(
                 "user:nobody", message: "Unsplash answered 404 (Couldn't find User)", at: Instant.t(1))
 
             var sources = try Dictionary(
@@ -78,7 +78,7 @@ struct SourceStoreTests {
                 sources["user:nobody"]?.failure
                     == SourceFailure(message: "Unsplash answered 404 (Couldn't find User)", since: Instant.t(1)))
 
-            try store.ledger.commitPage(
+            try await store.ledger.commitPage(
                 [Sample.photo("b")], variant: Sample.variant, source: "user:nobody", now: Instant.t(2)
             ) { _ in .backfill(next: nil) }
             sources = try Dictionary(uniqueKeysWithValues: await store.catalog.sourceStatistics().map { ($0.name, $0) })
@@ -91,14 +91,15 @@ struct SourceStoreTests {
         try await withStore { store, _ throws in
             var plus = Sample.photo("plus")
             plus.isPlus = true
-            try store.commit([plus, Sample.photo("free")], next: nil)
+            try await store.commit([plus, Sample.photo("free")], next: nil)
 
             #expect(try await store.catalog.photo(id: "plus") != nil)
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: Instant.t0, limit: 10).map(
                     \.photoID) == ["free"])
             #expect(
-                try store.imageQueue.enqueueMissingImages(variant: "small") == 1, "only the free photo gets a small job"
+                try await store.imageQueue.enqueueMissingImages(variant: "small") == 1,
+                "only the free photo gets a small job"
             )
             let stats = try await store.catalog.statistics()
             #expect(stats.plusPhotos == 1 && stats.imagesPending == 2 && stats.imagesFailed == 0)
@@ -134,7 +135,7 @@ struct SourceStoreTests {
             let feed = try #require(try await store.catalog.sourceStatistics().first)
             #expect(feed.name == "feed" && feed.photos == 3 && feed.active)
             // The baseline still tells the photos stored before the catch-up (a, b) from c.
-            let commit = try store.ledger.commitPage(
+            let commit = try await store.ledger.commitPage(
                 [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t0
             ) { _ in .catchUp(next: nil, baseline: 2) }
             #expect(commit.existingMemberships.filter { $0.value <= 2 }.keys.sorted() == ["a"])

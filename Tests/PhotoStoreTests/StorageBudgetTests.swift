@@ -25,7 +25,7 @@ struct StorageBudgetTests {
         try await withStore { store, _ in
             // GIVEN five stored images of 1,000 bytes, fetched one second apart, and a limit of 3,500
             let ids = ["a", "b", "c", "d", "e", "f"]
-            try store.commit(ids.map { Sample.photo($0) })
+            try await store.commit(ids.map { Sample.photo($0) })
             for (index, id) in ids.prefix(3).enumerated() {
                 let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
                 try store.archive.storeImages(
@@ -61,7 +61,7 @@ struct StorageBudgetTests {
             let again = try store.archive.storeImages(
                 [image("a", Sample.bytes(count: 1_000, seed: 1), fetchedAt: Instant.t(20))], storageLimit: nil)
             #expect(again.stored == [false])
-            #expect(try store.imageQueue.enqueueMissingImages(variant: variant) == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: variant) == 0)
             #expect(try await store.imageQueue.imageCounts(variants: [variant]).pending == 1)
         }
     }
@@ -69,7 +69,7 @@ struct StorageBudgetTests {
     @Test("an image larger than the whole limit is stored after everything older is pruned")
     func imageLargerThanTheLimit() async throws {
         try await withStore { store, _ in
-            try store.commit(["a", "b"].map { Sample.photo($0) })
+            try await store.commit(["a", "b"].map { Sample.photo($0) })
             try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
             let batch = try store.archive.storeImages(
                 [image("b", Sample.bytes(count: 5_000), fetchedAt: Instant.t(1))], storageLimit: 2_000)
@@ -81,13 +81,13 @@ struct StorageBudgetTests {
     @Test("a lowered limit prunes the oldest images at once")
     func loweredLimit() async throws {
         try await withStore { store, _ in
-            try store.commit(["a", "b", "c"].map { Sample.photo($0) })
+            try await store.commit(["a", "b", "c"].map { Sample.photo($0) })
             for (index, id) in ["a", "b", "c"].enumerated() {
                 let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
                 try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
             }
-            #expect(try store.archive.prune(toFit: 3_000).isEmpty)
-            #expect(try store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.prune(toFit: 3_000).isEmpty)
+            #expect(try await store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
             #expect(try await store.archive.storedBytes() == 1_000)
         }
     }
@@ -95,7 +95,7 @@ struct StorageBudgetTests {
     @Test("a batch that fails prunes nothing")
     func failedBatchPrunesNothing() async throws {
         try await withStore { store, _ in
-            try store.commit(["a", "b"].map { Sample.photo($0) })
+            try await store.commit(["a", "b"].map { Sample.photo($0) })
             try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
             #expect(throws: StoreError.self) {
                 try store.archive.storeImages(
@@ -115,21 +115,21 @@ struct StorageBudgetTests {
         try await withStore { store, _ in
             #expect(try await store.hasIncrementalVacuum())
             let ids = (0..<40).map { "p\($0)" }
-            try store.commit(ids.map { Sample.photo($0) })
+            try await store.commit(ids.map { Sample.photo($0) })
             for (index, id) in ids.enumerated() {
                 let bytes = Sample.bytes(count: 100_000, seed: UInt64(index + 1))
                 try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
             }
-            try store.checkpoint()
+            try await store.checkpoint()
             let full = store.fileSizes.database
             // Storing one more under a 1 MB limit prunes all but the last few.
-            try store.commit([Sample.photo("last")])
+            try await store.commit([Sample.photo("last")])
             let batch = try store.archive.storeImages(
                 [image("last", Sample.bytes(count: 100_000, seed: 99), fetchedAt: Instant.t(100))],
                 storageLimit: 1_000_000)
             #expect(batch.pruned.count == 31)
-            #expect(try store.incrementalVacuum(maxPages: 16) > 0)
-            try store.checkpoint()
+            #expect(try await store.incrementalVacuum(maxPages: 16) > 0)
+            try await store.checkpoint()
             let shrunk = store.fileSizes.database
             #expect(shrunk < full - 2_500_000, "\(full) -> \(shrunk)")
             #expect(try await store.archive.verify().problems.isEmpty)
@@ -149,17 +149,17 @@ struct StorageBudgetTests {
             }
             let store = try PhotoStore(path: path)
             #expect(try await !store.hasIncrementalVacuum())
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             try store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
 
             // WHEN it is converted: THEN it is, and nothing is lost; a second time does nothing
             // (not when it is larger than allowed). Only a conversion that happens is announced.
             var announced: [Int64] = []
             #expect(
-                try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) { announced.append($0) }
+                try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) { announced.append($0) }
                     == .tooLarge)
             #expect(try await !store.hasIncrementalVacuum())
-            let conversion = try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+            let conversion = try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
                 announced.append($0)
             }
             guard case .converted = conversion else {
@@ -168,7 +168,7 @@ struct StorageBudgetTests {
             }
             #expect(try await store.hasIncrementalVacuum())
             #expect(
-                try store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) { announced.append($0) }
+                try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) { announced.append($0) }
                     == .alreadyIncremental)
             #expect(announced.count == 1 && announced[0] > 0, "\(announced)")
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Sample.bytes(count: 50_000))
@@ -180,7 +180,7 @@ struct StorageBudgetTests {
                 try queue.close()
             }
             #expect(
-                try PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30)
+                try await PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30)
                     == .tooLittleFreeDisk)
         }
     }

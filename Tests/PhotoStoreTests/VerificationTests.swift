@@ -13,8 +13,8 @@ struct VerificationTests {
 
     /// Photos a, b and c, each with its regular image stored under its true SHA-256; c's is
     /// larger than one blob chunk, so hashing crosses chunk boundaries.
-    private func storeThree(_ store: PhotoStore) throws {
-        try store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+    private func storeThree(_ store: PhotoStore) async throws {
+        try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
         for (id, count) in [("a", 1000), ("b", 2000), ("c", ImageBlob.chunkSize * 2 + 17)] {
             let bytes = Sample.bytes(count: count, seed: UInt64(count))
             try store.archive.storeImage(
@@ -32,7 +32,7 @@ struct VerificationTests {
     @Test("a sound database verifies clean, every stored image re-hashed, reading only")
     func clean() async throws {
         try await withStore { store, _ in
-            try storeThree(store)
+            try await storeThree(store)
             var seen: [VerificationProgress] = []
 
             let report = try await PhotoStore.openExisting(path: store.path).archive.verify { seen.append($0) }
@@ -48,7 +48,7 @@ struct VerificationTests {
     @Test("bytes changed behind the store's back are named with their photo")
     func corruptedBytes() async throws {
         try await withStore { store, _ in
-            try storeThree(store)
+            try await storeThree(store)
             let id = try await imageID(store, "c")
             // Same length, one byte flipped past the first chunk.
             try await store.pool.write { db in
@@ -69,7 +69,7 @@ struct VerificationTests {
     @Test("bytes of another length than recorded are a size mismatch")
     func truncatedBytes() async throws {
         try await withStore { store, _ in
-            try storeThree(store)
+            try await storeThree(store)
             let id = try await imageID(store, "a")
             try await store.pool.write { db in
                 try db.execute(
@@ -90,7 +90,7 @@ struct VerificationTests {
     @Test("bytes kept for an image that is not stored are orphaned; a stored image without bytes is missing them")
     func orphanedAndMissing() async throws {
         try await withStore { store, _ in
-            try storeThree(store)
+            try await storeThree(store)
             let a = try await imageID(store, "a")
             let b = try await imageID(store, "b")
             try await store.pool.write { db in

@@ -18,18 +18,24 @@ import UnsplashAPI
         }
     }
 
-    /// A disk that answers from a script: full for the first `fullLooks` looks, then roomy.
+    /// A disk that answers from a script: `freeWhileFull` bytes free for the first `fullLooks`
+    /// looks, then roomy. By default that is below the standard reserve (1 GiB) and above its
+    /// floor (512 MiB): downloads pause, pages go on.
     final class ScriptedDisk: Sendable {
         let fullLooks: Int
+        let freeWhileFull: Int64
         private let looks = Mutex(0)
-        init(fullLooks: Int) { self.fullLooks = fullLooks }
+        init(fullLooks: Int, freeWhileFull: Int64 = 800 << 20) {
+            self.fullLooks = fullLooks
+            self.freeWhileFull = freeWhileFull
+        }
         var count: Int { looks.withLock { $0 } }
         func look() -> DiskSpace? {
             let look = looks.withLock { looks in
                 looks += 1
                 return looks
             }
-            return DiskSpace(available: look <= fullLooks ? 1_000 : 1 << 40, total: 1 << 41)
+            return DiskSpace(available: look <= fullLooks ? freeWhileFull : 1 << 40, total: 1 << 41)
         }
     }
 
@@ -93,8 +99,59 @@ import UnsplashAPI
         #expect(stats.photos == 45 && stats.backfillComplete)
         #expect(harness.fake.totalImageRequests == 0 && stats.imagesPending == 45)
         let pause = try #require(progress.downloadsPaused)
-        #expect(pause.freeBytes == 1_000 && pause.reserveBytes == 1 << 30)
+        #expect(pause.freeBytes == 800 << 20 && pause.reserveBytes == 1 << 30)
         #expect(progress.summary.contains("downloads paused"))
+        #expect(progress.pagesPaused == nil)
+    }
+
+    @Test func belowTheFloorPagesPauseTooAndARunOnceEndsSayingWhy() async throws {
+        // GIVEN a disk with 1,000 bytes free: below half the 1 GiB reserve, the floor
+        let harness = try SyncHarness(photos: 45)
+        defer { harness.removeDirectory() }
+        let disk = ScriptedDisk(fullLooks: .max, freeWhileFull: 1_000)
+
+        // WHEN it is synced once
+        let progress = try await harness.engine(now: nil, diskSpace: { disk.look() }).runOnce()
+
+        // THEN no page is fetched nor stored, no image is downloaded, and the run ends saying why
+        #expect(harness.fake.pageRequests.isEmpty && harness.fake.totalImageRequests == 0)
+        #expect(try await harness.store.catalog.statistics().photos == 0)
+        let pause = try #require(progress.pagesPaused)
+        #expect(pause.freeBytes == 1_000 && pause.floorBytes == 1 << 29)
+        #expect(progress.summary.contains("pages paused"))
+        #expect(harness.log.output.filter { $0.contains("pages paused") }.count == 1, "\(harness.log.text)")
+    }
+
+    @Test func aDaemonBelowTheFloorWaitsSayingSoOnceThenResumesByItself() async throws {
+        // GIVEN a daemon on a disk below the floor for its first twenty looks
+        let harness = try SyncHarness(photos: 25)
+        defer { harness.removeDirectory() }
+        let disk = ScriptedDisk(fullLooks: 20, freeWhileFull: 1_000)
+        let rarePolls: (inout SyncConfiguration) -> Void = { $0.pollInterval = .seconds(7200) }
+        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, rarePolls)
+
+        // WHEN it runs until its round ends and it waits for the next poll
+        let daemon = Task { try await engine.run() }
+        var rechecks = 0
+        for await delay in harness.clock.sleepStarted {
+            if delay == SyncConfiguration.standard.diskRecheckInterval { rechecks += 1 }
+            if delay >= .seconds(60) { break }
+        }
+        daemon.cancel()
+        _ = await daemon.result
+
+        // THEN it waited with pages paused, said so once, and once there was room stored every
+        // photo and image, by itself
+        #expect(rechecks > 0 && disk.count > 20)
+        #expect(try await harness.store.catalog.statistics().photos == 25)
+        #expect(try await harness.allImagesMatch(harness.fake.ids))
+        #expect(await engine.progress.pagesPaused == nil)
+        let lines = harness.log.output
+        let paused = lines.indices.filter { lines[$0].contains("pages paused") }
+        let resumed = lines.indices.filter { lines[$0].contains("pages resumed") }
+        #expect(paused.count == 1 && resumed.count == 1, "\(harness.log.text)")
+        #expect(paused.first ?? 0 < resumed.first ?? 0)
+        #expect(lines.first { $0.contains("pages paused") }?.contains("the daemon waits for free disk space") == true)
     }
 
     @Test func aReloadedReserveAppliesFromTheNextRound() async throws {
@@ -162,6 +219,9 @@ import UnsplashAPI
         let full = DiskSpace(available: 0, total: 1 << 30)
         #expect(DownloadPause.judging(full, reserve: .bytes(0)) == nil)
         #expect(DownloadPause.judging(full, reserve: .standard) != nil)
+        #expect(PagePause.judging(full, reserve: .bytes(0)) == nil)
+        #expect(PagePause.judging(full, reserve: .bytes(1_000))?.floorBytes == 500)
+        #expect(PagePause.judging(DiskSpace(available: 500, total: 1 << 30), reserve: .bytes(1_000)) == nil)
         // 5% of a small disk is less than 1 GiB
         #expect(FreeDiskReserve.standard.bytes(ofDiskOf: 10 << 30) == (10 << 30) / 20)
         #expect(FreeDiskReserve.standard.bytes(ofDiskOf: 100 << 30) == 1 << 30)

@@ -144,7 +144,7 @@ import UnsplashAPI
         sync.record(
             StorageReport(
                 storedBytes: 4_000, storageLimit: 5_000, databaseBytes: 9_000, walBytes: 300, freeDisk: 10,
-                diskReserve: 20, downloadsPaused: true))
+                diskReserve: 20, downloadsPaused: true, pagesPaused: true))
 
         #expect(try metrics.expectCounter("photosync_images_pruned_total").totalValue == 7)
         #expect(try metrics.expectGauge("photosync_storage_used_bytes").lastValue == 4_000)
@@ -154,5 +154,6 @@ import UnsplashAPI
         #expect(try metrics.expectGauge("photosync_disk_free_bytes").lastValue == 10)
         #expect(try metrics.expectGauge("photosync_disk_reserve_bytes").lastValue == 20)
         #expect(try metrics.expectGauge("photosync_downloads_paused").lastValue == 1)
+        #expect(try metrics.expectGauge("photosync_pages_paused").lastValue == 1)
     }
 }

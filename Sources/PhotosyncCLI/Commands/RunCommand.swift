@@ -99,39 +99,79 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// Builds the sync and the services beside it, runs them in one `ServiceGroup` until the
+    /// sync ends (`--once`) or SIGTERM/SIGINT, and chooses how the command ends.
     private func sync(
         settings: Settings, key: AccessKey, store: PhotoStore, transport: any URLSessionable, interactive: Bool,
         environment: [String: String], logger: Logger
     ) async throws {
         let notifier = SystemdNotifier(environment: environment, logger: logger)
-        // Metrics are collected whether or not they are served: it costs a few atomic adds.
-        let registry = PrometheusCollectorRegistry()
-        let metricsFactory = DescribedMetricsFactory(registry: registry)
-        let metrics = SyncMetrics(factory: metricsFactory)
-        let display = ProgressDisplay(interactive: interactive, notifier: notifier)
-        let loads = ConfigurationLoadLog(store: store)
-        let provider = Provider(
-            session: transport,
-            interceptors: [
-                LoggingInterceptor(logger: Logger(label: "photosync.http")),
-                APIRequestMetrics(factory: metricsFactory),
-            ])
-        let makeRepository = { @Sendable (key: AccessKey) in
-            PhotoRepository(provider: provider, api: UnsplashAPI(baseURL: settings.apiBase, accessKey: key.value))
-        }
-        let engine = SyncEngine(
-            repository: makeRepository(key),
-            store: store,
-            spool: Self.spool(settings),
-            configuration: SyncConfiguration(settings, once: once),
-            logger: logger,
-            onProgress: { progress in
-                display.show(progress)
-                metrics.record(progress)
-                // A failure to record this is not worth stopping the sync for; `status` shows the last.
-                if progress.pages > 0 { try? loads.started() }
-            })
+        let parts = SyncParts(
+            settings: settings, key: key, store: store, transport: transport, once: once, interactive: interactive,
+            notifier: notifier, logger: logger)
+        Self.logStart(settings: settings, key: key, once: once, logger: logger)
+        let sync = SyncService(engine: parts.engine, once: once, maxPages: maxPages, notifier: notifier)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: await services(sync: sync, parts: parts, settings: settings, key: key, logger: logger),
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        notifier.ready()
+        try await group.run()
+        parts.display.finish()
 
+        let progress = await parts.engine.progress
+        switch await sync.outcome {
+        case .success, nil:
+            logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
+            // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
+            guard once, !sync.wasStopped else { return }
+            try await RunOnceOutcome.judge(
+                progress, variants: settings.variants.map(\.rawValue), store: store, interactive: interactive,
+                logger: logger)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// The sync first, ending the group when it ends; beside it, as Hummingbird runs its
+    /// services beside its server: the metrics server, the watchdog, and in the daemon the idle
+    /// upkeep and the SIGHUP reloader.
+    private func services(
+        sync: SyncService, parts: SyncParts, settings: Settings, key: AccessKey, logger: Logger
+    ) async -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: sync, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if let address = settings.metricsListen {
+            services.append(
+                .init(
+                    service: parts.metricsServer(address: address, logger: logger),
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let watchdog = WatchdogService(notifier: parts.notifier) {
+            services.append(.init(service: watchdog))
+        }
+        guard !once else { return services }
+        services.append(.init(service: MaintenanceService(engine: parts.engine)))
+        let options = (settings: self.settings, key: self.key)
+        let reloader = ConfigurationReloader(
+            hangups: await UnixSignalsSequence(trapping: .sighup), settings: settings, key: key, engine: parts.engine,
+            loads: parts.loads, makeRepository: parts.makeRepository, notifier: parts.notifier, logger: logger,
+            load: {
+                // The environment file is read again; the process's own variables are as at the start.
+                let environment = try EnvironmentFile.environment(ProcessInfo.processInfo.environment)
+                return (
+                    try options.settings.resolve(environment: environment),
+                    try options.key.resolve(environment: environment)
+                )
+            })
+        services.append(.init(service: reloader))
+        return services
+    }
+
+    private static func logStart(settings: Settings, key: AccessKey, once: Bool, logger: Logger) {
         let variant =
             settings.variants.isEmpty
             ? SettingRules.noVariant : settings.variants.map(\.rawValue).joined(separator: ",")
@@ -142,98 +182,6 @@ struct RunCommand: AsyncParsableCommand {
                 "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))",
                 "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
             ])
-        let sync = SyncService(engine: engine, once: once, maxPages: maxPages, notifier: notifier)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(
-                service: sync, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup)
-        ]
-        if let address = settings.metricsListen {
-            services.append(
-                .init(
-                    service: MetricsServer(address: address, registry: registry, logger: logger) {
-                        metrics.record(await engine.stageDepths)
-                        metrics.record(await engine.storage)
-                        // A scrape during a database error serves the rest, and the last values.
-                        if let sources = try? await store.catalog.sourceStatistics(),
-                            let images = try? await store.imageQueue.imageCounts(
-                                variants: engine.configuration.variants.map(\.rawValue))
-                        {
-                            metrics.record(sources: sources, images: images)
-                        }
-                    },
-                    failureTerminationBehavior: .gracefullyShutdownGroup))
-        }
-        if let watchdog = WatchdogService(notifier: notifier) {
-            services.append(.init(service: watchdog))
-        }
-        if !once {
-            let options = (settings: self.settings, key: self.key)
-            let reloader = ConfigurationReloader(
-                hangups: await UnixSignalsSequence(trapping: .sighup), settings: settings, key: key, engine: engine,
-                loads: loads, makeRepository: makeRepository, notifier: notifier, logger: logger,
-                load: {
-                    // The environment file is read again; the process's own variables are as at the start.
-                    let environment = try EnvironmentFile.environment(ProcessInfo.processInfo.environment)
-                    return (
-                        try options.settings.resolve(environment: environment),
-                        try options.key.resolve(environment: environment)
-                    )
-                })
-            services.append(.init(service: reloader))
-        }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        notifier.ready()
-        try await group.run()
-        display.finish()
-
-        let progress = await engine.progress
-        switch await sync.outcome {
-        case .success, nil:
-            logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
-            // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
-            guard once, !sync.wasStopped else { return }
-            let variants = settings.variants.map(\.rawValue)
-            let images = try await store.imageQueue.imageCounts(variants: variants)
-            // In a terminal the progress line already says what was done.
-            if !interactive {
-                print(
-                    "synced: \(progress.counts); images: \(images.stored) stored, \(images.failed) failed, \(images.pending) pending"
-                        + (images.retrying > 0 ? " (\(images.retrying) to retry)" : "")
-                )
-            }
-            // Only what a later run will try again is worth running again for: an image that
-            // failed for good (404, over the size cap...) stays failed until `photosync retry`.
-            if images.failed > 0 {
-                let failed = "\(images.failed) image\(images.failed == 1 ? "" : "s")"
-                logger.warning(
-                    "\(failed) failed for good: 'photosync status' lists them, 'photosync retry --all' requeues them")
-            }
-            if let pause = progress.downloadsPaused, images.pending > 0 {
-                throw CommandFailure(
-                    code: .tempFailure,
-                    message:
-                        "\(pause); \(images.pending) image\(images.pending == 1 ? " is" : "s are") not downloaded: "
-                        + "free disk space, or lower min_free_disk, and run again")
-            }
-            if images.pending > 0 {
-                let retrying =
-                    images.retrying > 0
-                    ? ", \(images.retrying) of them to retry after failing; the next run tries them again" : ""
-                let kind = variants.joined(separator: "/")
-                let pending = "\(images.pending) \(kind) image\(images.pending == 1 ? " is" : "s are")"
-                throw CommandFailure(
-                    code: .tempFailure,
-                    message:
-                        "\(pending) not stored yet (\(images.failed) failed for good, \(images.pending) pending"
-                        + "\(retrying)): 'photosync status' lists them; run again later"
-                )
-            }
-        case .failure(let error):
-            throw error
-        }
     }
 
     /// Image bodies of up to 4 MiB stay in memory; larger ones go to files in a private

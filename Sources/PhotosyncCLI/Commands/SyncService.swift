@@ -55,3 +55,17 @@ final class SyncService: Service, Sendable {
         result.withLock { $0 = outcome }
     }
 }
+
+/// The daemon's idle upkeep as a service of its own, beside ``SyncService``: after each round
+/// that leaves the daemon idle, the incremental vacuum and the WAL checkpoint
+/// (``SyncEngine/maintainWhileIdle()``). It stops at graceful shutdown; a write under way ends
+/// first. `run --once` has none: its run vacuums once, at its end.
+struct MaintenanceService: Service {
+    let engine: SyncEngine
+
+    func run() async {
+        await cancelWhenGracefulShutdown { [engine] in
+            await engine.maintainWhileIdle()
+        }
+    }
+}

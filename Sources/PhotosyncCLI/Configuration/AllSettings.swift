@@ -144,8 +144,8 @@ struct AllSettings: Sendable {
 
     let minFreeDisk = Setting(
         "min_free_disk", flag: "--min-free-disk", .text,
-        summary: "Free space to keep on the database's disk, such as 2GiB; below it image downloads pause "
-            + "(0: never).",
+        summary: "Free space to keep on the database's disk, such as 2GiB; below it image downloads pause, "
+            + "below half of it pages too (0: never).",
         valueName: "size", default: { _ in "" }, defaultText: "1 GiB, or 5% of the disk when smaller",
         rule: SettingRules.minFreeDisk)
 

@@ -6,11 +6,10 @@ import Foundation
 /// field and the README's row are all derived from it.
 ///
 /// A class, whose subclass ``Setting`` puts no requirement on its value's type, so that
-/// ``AllSettings/properties`` finds the declarations with class casts. The first question whether
-/// a struct conforms to a protocol (as `Mirror` asks), or whether a generic type's requirements
-/// hold, scans all of the binary's 10,600 conformance records (about 20 µs): 25 such scans were
-/// a tenth of `photosync query`'s start. Immutable: its properties are constants, and ``Setting``
-/// adds none.
+/// ``AllSettings/properties`` finds the declarations with class casts rather than conformance
+/// checks, which cost the start a scan of the binary's conformance records each (measured in
+/// Benchmarks/README.md, "Where the rest of the start goes"). Immutable: its properties are
+/// constants, and ``Setting`` adds none.
 class SettingDeclaration: @unchecked Sendable {
     /// The key in the configuration file and in messages: `per_page`.
     let name: String

@@ -85,8 +85,8 @@ final class ConfigurationReloader: Service, Sendable {
         }
         let (previous, previousKey) = running.withLock { ($0.settings, $0.key) }
         let kept = Self.restartOnly.filter { $0.changed(previous, settings) }.map(\.name)
-        // storage_limit (r21-storage): a budget that lives in SyncConfiguration is applied here
-        // with the rest; one kept elsewhere is handed over beside `reconfigure`.
+        // storage_limit and min_free_disk live in SyncConfiguration: they apply from the next
+        // round, with the rest.
         engine.reconfigure(
             SyncConfiguration(settings, once: false), repository: key == previousKey ? nil : makeRepository(key))
         running.withLock { $0 = (settings, key) }
