@@ -23,7 +23,8 @@ public struct PhotosyncCommand: AsyncParsableCommand {
               74  the database could not be opened, read or written, or a download could not
                   be written beside it (a full disk)
               75  run --once: some images are not stored yet (pending, or to retry after a
-                  failure that may pass); try again later
+                  failure that may pass); or another program kept the database locked; try
+                  again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file),
                   or an address that cannot be bound (--metrics-listen, serve --listen)

@@ -25,7 +25,8 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     public static let cannotCreate = PhotosyncExitCode(rawValue: 73)
     /// 74 (`EX_IOERR`): the database could not be read or written.
     public static let ioError = PhotosyncExitCode(rawValue: 74)
-    /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored; try again later.
+    /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored; or another program
+    /// kept the database locked past the wait. Try again later.
     public static let tempFailure = PhotosyncExitCode(rawValue: 75)
     /// 77 (`EX_NOPERM`): Unsplash rejected the access key (HTTP 401).
     public static let noPermission = PhotosyncExitCode(rawValue: 77)
