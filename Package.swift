@@ -46,12 +46,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     ],
     targets: [
+        // What the modules below and the stub share, with no dependency: hex text of a digest,
+        // the fixed-window request budget.
+        .target(name: "Basics"),
         // A small, general HTTP layer: Endpoint, Provider, retries, interceptors, and the
         // AsyncHTTPClient transport. It never imports FoundationNetworking, so neither does the
         // shipped binary (the URLSession conformance is in TestSupport).
         .target(
             name: "Networking",
             dependencies: [
+                "Basics",
                 .product(name: "Logging", package: "swift-log"),
                 // `HTTPRequest.Method`, the request method of every request.
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -72,6 +76,7 @@ let package = Package(
         .target(
             name: "PhotoStore",
             dependencies: [
+                "Basics",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // `verify` re-hashes stored images.
@@ -91,7 +96,7 @@ let package = Package(
         .target(
             name: "Gallery",
             dependencies: [
-                "PhotoStore",
+                "Basics", "PhotoStore",
                 // `JSONValue`: the stored JSON the Unsplash API's routes send back.
                 "UnsplashAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -108,7 +113,7 @@ let package = Package(
         .target(
             name: "PhotosyncCLI",
             dependencies: [
-                "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "Gallery",
+                "Basics", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "Gallery",
                 // `photosync demo` runs the stub in-process; only builds with the Demo trait link it.
                 .target(name: "UnsplashStub", condition: .when(traits: ["Demo"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,6 +139,7 @@ let package = Package(
         .target(
             name: "UnsplashStub",
             dependencies: [
+                "Basics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -187,6 +193,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
         .testTarget(
             name: "PhotoStoreTests",

@@ -44,22 +44,27 @@ public struct Gallery: Sendable {
         store: PhotoStore, pageSize: Int = 30, sources: [String]? = nil,
         mirror: MirrorConfiguration = MirrorConfiguration()
     ) {
+        self.init(
+            store: store, pageSize: pageSize, sources: sources, mirror: mirror, templates: GalleryTemplates.shared)
+    }
+
+    /// As the public initializer, with the pages' templates given (a test's, that fail).
+    init(
+        store: PhotoStore, pageSize: Int, sources: [String]?, mirror: MirrorConfiguration, templates: MustacheLibrary
+    ) {
         self.store = store
         self.mirror = UnsplashMirror(store: store, configuration: mirror)
         self.pageSize = max(1, pageSize)
         self.fixedSources = sources
-        do {
-            templates = try GalleryTemplates.library()
-        } catch {
-            // The templates are constants of this module, parsed by every test run.
-            preconditionFailure("the gallery's templates do not parse: \(error)")
-        }
+        self.templates = templates
     }
 
     /// The gallery's routes.
     ///
     /// The listing routes read until their client leaves: when it does, their database read is
-    /// interrupted (see ``GalleryRequestContext``).
+    /// interrupted (see ``GalleryRequestContext``). What a route cannot answer it throws as a
+    /// ``GalleryError``, which answers it: a store's failure becomes
+    /// ``GalleryError/unreadable(_:)`` in ``reading(_:)``.
     public func router() -> Router<GalleryRequestContext> {
         // HEAD answers every route as GET would, with the same headers and no body (curl -I).
         let router = Router(context: GalleryRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -75,9 +80,9 @@ public struct Gallery: Sendable {
                 ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
         router.get("/api/photos") { request, context in
-            try await context.untilClientLeaves { await self.apiResponse(request.uri) }
+            try await context.untilClientLeaves { try await self.apiResponse(request.uri) }
         }
-        router.get("/healthz") { _, _ in await self.healthResponse() }
+        router.get("/healthz") { _, _ in try await self.healthResponse() }
         mirror.addRoutes(to: router)
         return router
     }
@@ -100,12 +105,8 @@ public struct Gallery: Sendable {
     func gridResponse(_ uri: URI) async throws -> Response {
         let form: GalleryForm
         let page: Int
-        do throws(GalleryError) {
-            form = try GalleryForm(uri)
-            page = try GalleryForm.integer(form.page, named: "page", in: 1...1_000_000) ?? 1
-        } catch {
-            return problem(.badRequest, title: "Bad request", message: error.message)
-        }
+        form = try GalleryForm(uri)
+        page = try GalleryForm.integer(form.page, named: "page", in: 1...1_000_000) ?? 1
         let query = form.q
         let user = form.user
         let source = form.source
@@ -123,13 +124,15 @@ public struct Gallery: Sendable {
                     limit: pageSize + 1, offset: (page - 1) * pageSize))
         } catch {
             // Matching the case in the catch clause crashes Swift 6.3's SIL verifier.
-            guard case .invalidSearch(let text) = error else { throw error }
+            guard case .invalidSearch(let text) = error else { throw GalleryError.unreadable(error) }
             view.message = GalleryError.badSearch(text).message
             view.empty = true
-            return html(.badRequest, render(view, "grid"))
+            return GalleryAnswer.html(.badRequest, try render(view, "grid"))
         }
         let shown = Array(photos.prefix(pageSize))
-        let images = try await store.archive.storedImages(photoIDs: shown.map(\.id))
+        let images = try await reading { () async throws(StoreError) in
+            try await store.archive.storedImages(photoIDs: shown.map(\.id))
+        }
         view.tiles = shown.map { photo in
             let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
             return Tile(
@@ -146,25 +149,30 @@ public struct Gallery: Sendable {
         if photos.count > pageSize {
             view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1)
         }
-        return html(.ok, render(view, "grid"))
+        return GalleryAnswer.html(.ok, try render(view, "grid"))
     }
 
     /// The sources the filter offers.
-    private func knownSources() async throws -> [String] {
+    private func knownSources() async throws(GalleryError) -> [String] {
         if let fixedSources { return fixedSources }
-        let names = try await store.catalog.sourceNames()
+        let names = try await reading { () async throws(StoreError) in try await store.catalog.sourceNames() }
         return names.isEmpty ? [PhotoQuery.feedSource] : names
     }
 
-    func photoResponse(id: String) async throws -> Response {
-        guard let photo = try await store.catalog.photo(id: id) else {
-            return problem(.notFound, title: "No such photo", message: "There is no photo \(id) in this database.")
+    func photoResponse(id: String) async throws(GalleryError) -> Response {
+        guard let photo = try await reading({ () async throws(StoreError) in try await store.catalog.photo(id: id) })
+        else {
+            throw .notFound(title: "No such photo", message: "There is no photo \(id) in this database.")
         }
-        let images = try await store.archive.storedImages(photoIDs: [id])[id] ?? []
+        let images = try await reading { () async throws(StoreError) in
+            try await store.archive.storedImages(photoIDs: [id])[id] ?? []
+        }
         let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
         let details = PhotoDetails(json: photo.json)
         let search = SearchState(query: nil, user: nil, source: nil, knownSources: try await knownSources())
-        let photoSources = try await store.catalog.sources(ofPhoto: photo.id)
+        let photoSources = try await reading { () async throws(StoreError) in
+            try await store.catalog.sources(ofPhoto: photo.id)
+        }
         // The largest stored variant: this is the page for looking at the photo.
         let shown = images.last
         var view = PhotoPage(
@@ -189,11 +197,14 @@ public struct Gallery: Sendable {
                     size: GalleryLinks.byteCount(image.byteCount))
             })
         if shown == nil {
-            view.pruned = try await store.archive.prunedImage(photoID: photo.id, variant: nil) != nil
+            view.pruned =
+                try await reading { () async throws(StoreError) in
+                    try await store.archive.prunedImage(photoID: photo.id, variant: nil)
+                } != nil
             let ratio = Double(photo.width ?? 1) / Double(max(1, photo.height ?? 1))
             view.blurURL = details.blurHash?.dataURL(aspectRatio: ratio)
         }
-        return html(.ok, render(view, "photo"))
+        return GalleryAnswer.html(.ok, try render(view, "photo"))
     }
 
     // MARK: - Images
@@ -204,16 +215,14 @@ public struct Gallery: Sendable {
     /// read, as the client takes them: memory stays the same whatever the image's size, and a
     /// slow client holds no snapshot open. Should the image be stored again under the stream,
     /// the connection is closed rather than mixing two images' bytes.
-    func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws -> Response {
-        let variant: String?
-        do throws(GalleryError) {
-            variant = try GalleryForm(uri).variant
-        } catch {
-            return problem(.badRequest, title: "Bad request", message: error.message)
-        }
-        guard let image = try await store.archive.storedImage(photoID: id, variant: variant) else {
-            return problem(
-                .notFound, title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
+    func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws(GalleryError) -> Response {
+        let variant = try GalleryForm(uri).variant
+        guard
+            let image = try await reading({ () async throws(StoreError) in
+                try await store.archive.storedImage(photoID: id, variant: variant)
+            })
+        else {
+            throw .notFound(title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
         }
         let etag = "\"\(image.sha256)\""
         // A named variant's bytes never change. Without one, the URL means the latest variant
@@ -251,38 +260,29 @@ public struct Gallery: Sendable {
 
     // MARK: - API
 
-    func apiResponse(_ uri: URI) async -> Response {
-        let query: PhotoQuery
-        do throws(GalleryError) {
-            let form = try GalleryForm(uri)
-            if form.q != nil && (form.after != nil || form.before != nil) {
-                throw .badParameter("after and before page through a listing, not a search: use offset with q")
-            }
-            query = PhotoQuery(
-                text: form.q, username: form.user, source: form.source, sort: form.q == nil ? .newest : .relevance,
-                limit: try GalleryForm.integer(form.limit, named: "limit", in: 0...Self.apiLimit) ?? pageSize,
-                offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0,
-                after: form.after, before: form.after == nil ? form.before : nil)
-        } catch {
-            return json(.badRequest, APIProblem(error: error.message))
+    func apiResponse(_ uri: URI) async throws(GalleryError) -> Response {
+        let form = try GalleryForm(uri)
+        if form.q != nil && (form.after != nil || form.before != nil) {
+            throw .badParameter("after and before page through a listing, not a search: use offset with q")
         }
+        let query = PhotoQuery(
+            text: form.q, username: form.user, source: form.source, sort: form.q == nil ? .newest : .relevance,
+            limit: try GalleryForm.integer(form.limit, named: "limit", in: 0...Self.apiLimit) ?? pageSize,
+            offset: try GalleryForm.integer(form.offset, named: "offset", in: 0...Int(Int32.max)) ?? 0,
+            after: form.after, before: form.after == nil ? form.before : nil)
+        let photos: [PhotoSummary]
         do {
-            let photos = try await store.catalog.photos(matching: query)
-            var response = json(.ok, photos.map(PhotoListingJSON.object))
-            if let link = Self.nextLink(query, photos) { response.headers[Self.link] = link }
-            return response
+            photos = try await store.catalog.photos(matching: query)
         } catch {
             switch error {
-            case .invalidSearch(let text):
-                return json(.badRequest, APIProblem(error: GalleryError.badSearch(text).message))
-            case .unknownPhoto(_, let id):
-                return json(.badRequest, APIProblem(error: "after and before must name a stored photo (got '\(id)')"))
-            default:
-                return json(
-                    .internalServerError,
-                    APIProblem(error: "the database could not be read: \(error.localizedDescription)"))
+            case .invalidSearch(let text): throw .badSearch(text)
+            case .unknownPhoto(_, let id): throw .unknownAnchor(photoID: id)
+            default: throw .unreadable(error)
             }
         }
+        var response = GalleryAnswer.json(.ok, photos.map(PhotoListingJSON.object))
+        if let link = Self.nextLink(query, photos) { response.headers[Self.link] = link }
+        return response
     }
 
     /// RFC 8288's header, which HTTPTypes does not name.
@@ -299,45 +299,51 @@ public struct Gallery: Sendable {
         return "</api/photos?\(parameters)>; rel=\"next\""
     }
 
-    func healthResponse() async -> Response {
-        do {
-            _ = try await store.catalog.photos(matching: PhotoQuery(limit: 1))
-            return text(.ok, "ok\n")
-        } catch {
-            return text(.serviceUnavailable, "the database cannot be read: \(error.localizedDescription)\n")
+    func healthResponse() async throws(GalleryError) -> Response {
+        _ = try await reading { () async throws(StoreError) in
+            try await store.catalog.photos(matching: PhotoQuery(limit: 1))
         }
+        return GalleryAnswer.text(.ok, "ok\n")
     }
 
     // MARK: - Responses
 
-    private func render(_ view: Any, _ template: String) -> String {
-        templates.render(view, withTemplate: template) ?? ""
+    /// What `read` returns; its failure as ``GalleryError/unreadable(_:)``.
+    private func reading<T>(_ read: () async throws(StoreError) -> T) async throws(GalleryError) -> T {
+        do {
+            return try await read()
+        } catch {
+            throw .unreadable(error)
+        }
     }
 
-    private func problem(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
-        html(status, render(ProblemPage(title: title, message: message), "problem"))
+    /// The page `template` shows `view` as.
+    /// - Throws: ``GalleryError/renderingFailed(template:)``: never an empty page.
+    private func render(_ view: Any, _ template: String) throws(GalleryError) -> String {
+        guard let page = templates.render(view, withTemplate: template) else {
+            throw .renderingFailed(template: template)
+        }
+        return page
     }
+}
 
-    private func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
+/// The gallery's answers, by their type.
+enum GalleryAnswer {
+    static func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
         Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
         Response(
             status: status, headers: [.contentType: "text/plain; charset=utf-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: PhotoListingJSON.encode(value))))
     }
-}
-
-/// What `/api/photos` answers when it cannot answer the photos: `{"error": "..."}`.
-struct APIProblem: Encodable {
-    var error: String
 }

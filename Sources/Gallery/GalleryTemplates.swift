@@ -6,6 +6,16 @@ import Mustache
 /// Every `{{value}}` is HTML-escaped (`< > & " '`), and every attribute is double-quoted, so a
 /// string from the API can never become markup. No template uses the unescaped `{{{value}}}`.
 enum GalleryTemplates {
+    /// The templates, parsed once.
+    static let shared: MustacheLibrary = {
+        do {
+            return try library()
+        } catch {
+            // The templates are constants of this module, parsed by every test run.
+            preconditionFailure("the gallery's templates do not parse: \(error)")
+        }
+    }()
+
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
         try library.register(head, named: "head")

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import GRDB
@@ -113,7 +114,7 @@ extension ImageArchive {
 
         var hasher = SHA256()
         let size = try ImageBlob.forEachChunk(rowID: imageID, in: db) { chunk in hasher.update(bufferPointer: chunk) }
-        let actual = hexadecimal(hasher.finalize())
+        let actual = Hex.string(hasher.finalize())
         if size != byteCount {
             return (
                 size,
@@ -167,16 +168,4 @@ extension ImageArchive {
                     ?? "bytes kept for image \(imageID), which does not exist")
         }
     }
-}
-
-private let hexDigits = Array("0123456789abcdef".utf8)
-
-/// Lowercase hexadecimal, two digits a byte, as `sha256` columns keep a digest.
-func hexadecimal(_ bytes: some Sequence<UInt8>) -> String {
-    var text: [UInt8] = []
-    for byte in bytes {
-        text.append(hexDigits[Int(byte >> 4)])
-        text.append(hexDigits[Int(byte & 0x0f)])
-    }
-    return String(decoding: text, as: UTF8.self)
 }

@@ -159,10 +159,7 @@ public struct PhotoCatalog: Sendable {
         switch result {
         case .success(let value):
             return value
-        case .failure(let error as DatabaseError)
-        where query.text != nil && error.resultCode == .SQLITE_ERROR && !(error.message ?? "").hasPrefix("no such"):
-            // The statements themselves are fixed and tested: an SQL error with a search in it
-            // is FTS5 refusing the search text ("fts5: syntax error near", "unterminated string").
+        case .failure(let error as DatabaseError) where query.text != nil && error.isRejectedSearch:
             throw .invalidSearch(query.text ?? "")
         case .failure(let error):
             throw StoreError(error, path: database.path, operation: operation)

@@ -154,7 +154,8 @@ final class SynchronousWriteAudit: Sendable {
 }
 
 extension StoreError {
-    /// Wraps any error thrown under the store as a `StoreError`, keeping those that already are.
+    /// Wraps any error thrown under the store as a `StoreError`, keeping those that already are,
+    /// and sorting SQLite's by their result code.
     init(_ error: any Error, path: String, operation: String) {
         if let error = error as? StoreError {
             self = error
@@ -164,11 +165,32 @@ extension StoreError {
                 self = .notAPhotosyncDatabase(path: path)
             case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
                 self = .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+            case .SQLITE_FULL:
+                self = .diskFull(path: path, operation: operation)
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                self = .busy(path: path, operation: operation)
+            case .SQLITE_CORRUPT:
+                self = .corrupt(path: path, operation: operation)
             default:
-                self = .databaseFailure(path: path, operation: operation, reason: error.message ?? "\(error)")
+                // The message, not `error.description`, which quotes the statement.
+                self = .databaseFailure(
+                    path: path, operation: operation, code: error.extendedResultCode.rawValue,
+                    reason: error.message ?? "\(error.resultCode)")
             }
         } else {
-            self = .databaseFailure(path: path, operation: operation, reason: "\(error)")
+            self = .databaseFailure(path: path, operation: operation, code: nil, reason: "\(error)")
         }
+    }
+}
+
+extension DatabaseError {
+    /// Whether this is FTS5 refusing the search text bound to a `MATCH`: a plain SQL error
+    /// raised while running (GRDB then records the statement's arguments) a statement that
+    /// matches the search index. One whose statement did not compile (a missing table, say) has
+    /// no arguments: a fault of the file, not of the input. FTS5 has no result code of its own
+    /// for a query it cannot parse (`fts5: syntax error near`, `unterminated string`, `no such
+    /// column` for a column filter), so this is as near to a code as SQLite comes.
+    var isRejectedSearch: Bool {
+        resultCode == .SQLITE_ERROR && arguments != nil && (sql ?? "").contains(" MATCH ?")
     }
 }

@@ -1,7 +1,10 @@
 import Foundation
 
 /// Everything that can go wrong in the store, each case naming the file concerned so that a user
-/// can act on the message alone. The command line maps every `StoreError` to exit code 74.
+/// can act on the message alone. The failures a user can act on differently are cases of their
+/// own, told apart by the database's result code, never by its message: a full disk, a database
+/// another process keeps locked, a damaged file, a search the index cannot parse. The command
+/// line gives each its exit code (README's table).
 public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     /// `openExisting` found no file at `path` (and created none).
     case missing(path: String)
@@ -26,8 +29,19 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case cannotReadImageFile(file: String, reason: String)
     /// The destination of `writeImage` could not be created or written.
     case cannotWriteImageFile(file: String, reason: String)
-    /// Any other SQLite failure, with what the store was doing at the time.
-    case databaseFailure(path: String, operation: String, reason: String)
+    /// The disk (or the database's size limit) has no room for a write (SQLite's `SQLITE_FULL`);
+    /// the transaction was rolled back.
+    case diskFull(path: String, operation: String)
+    /// Another connection kept the database locked for longer than the store waits
+    /// (`SQLITE_BUSY`, `SQLITE_LOCKED`): nothing was changed, and trying again may pass.
+    case busy(path: String, operation: String)
+    /// SQLite found the file damaged (`SQLITE_CORRUPT`): a page or an index does not read as
+    /// written.
+    case corrupt(path: String, operation: String)
+    /// Any other database failure, with what the store was doing at the time: `code` is the
+    /// database's own code for it (SQLite's extended result code), nil when the failure was not
+    /// the database's; `reason` is its message, without the statement.
+    case databaseFailure(path: String, operation: String, code: Int32?, reason: String)
     /// A full-text search that SQLite's FTS5 cannot parse: a mistake in the input, not the file.
     case invalidSearch(String)
     /// A read stopped because the task that asked for it was cancelled (a client that left).
@@ -59,7 +73,15 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
             return "cannot read image file \(file): \(reason)"
         case .cannotWriteImageFile(let file, let reason):
             return "cannot write image to \(file): \(reason)"
-        case .databaseFailure(let path, let operation, let reason):
+        case .diskFull(let path, let operation):
+            return "the disk holding the database at \(path) is full: nothing was written while \(operation)"
+        case .busy(let path, let operation):
+            return
+                "the database at \(path) stayed locked by another connection while \(operation); nothing was changed, try again"
+        case .corrupt(let path, let operation):
+            return
+                "the database at \(path) is damaged (found while \(operation)); `photosync verify` checks it, a backup restores it"
+        case .databaseFailure(let path, let operation, _, let reason):
             return "database error at \(path) while \(operation): \(reason)"
         case .invalidSearch(let text):
             return "cannot search for '\(text.prefix(200))': use words, \"quoted phrases\", prefix* and AND, OR, NOT"

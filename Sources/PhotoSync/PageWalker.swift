@@ -229,7 +229,10 @@ struct PageWalker: Sendable {
         if page.photos.isEmpty && page.rejected.isEmpty && page.next != nil {
             return "the page is empty but links a next page"
         }
-        if case .search = source { return nil }
+        switch source {
+        case .search: return nil
+        case .feed, .user, .likes, .collection, .topic: break
+        }
         guard page.next == nil, let total = page.total else { return nil }
         let perPage = page.perPage ?? defaultPerPage
         guard let number = pageNumber(cursor), perPage > 0 else { return nil }

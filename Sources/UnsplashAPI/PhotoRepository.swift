@@ -65,19 +65,25 @@ public struct PhotoRepository: Sendable {
     }
 
     /// The first page of `source`, newest first (see ``UnsplashAPI/firstPage(of:perPage:as:)``).
+    /// A search answers its photos inside an object (``SearchResults``); every other kind, as an
+    /// array. The `switch`es name every kind, so a new one does not compile until it says which.
     public func firstPage(of source: PhotoSource, perPage: Int) async throws(UnsplashError) -> PhotoPage {
-        if case .search = source {
-            return try await searchPage(api.firstPage(of: source, perPage: perPage))
+        switch source {
+        case .search:
+            try await searchPage(api.firstPage(of: source, perPage: perPage))
+        case .feed, .user, .likes, .collection, .topic:
+            try await page(api.firstPage(of: source, perPage: perPage))
         }
-        return try await page(api.firstPage(of: source, perPage: perPage))
     }
 
     /// The page of `source` at a stored cursor, resolved against the API's base URL.
     public func page(of source: PhotoSource, atCursor cursor: String) async throws(UnsplashError) -> PhotoPage {
-        if case .search = source {
-            return try await searchPage(try api.page(atCursor: cursor))
+        switch source {
+        case .search:
+            try await searchPage(try api.page(atCursor: cursor))
+        case .feed, .user, .likes, .collection, .topic:
+            try await page(try api.page(atCursor: cursor))
         }
-        return try await page(try api.page(atCursor: cursor))
     }
 
     /// Downloads an image into `spool`, hashing it as it arrives.

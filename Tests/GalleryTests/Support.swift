@@ -44,10 +44,18 @@ struct GalleryFixture {
     func serve(pageSize: Int = 30, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void)
         async throws
     {
-        let gallery = Gallery(store: try PhotoStore.openExisting(path: path), pageSize: pageSize)
-        var logger = Logger(label: "GalleryTests")
-        logger.logLevel = .warning
-        try await gallery.application(host: "127.0.0.1", port: 0, logger: logger).test(.live) { client in
+        try await serve(Gallery(store: try PhotoStore.openExisting(path: path), pageSize: pageSize), body)
+    }
+
+    /// Runs `body` with a client of `gallery` served over real HTTP on a loopback port, logging
+    /// to `logger` (warnings and worse to nowhere by default).
+    func serve(
+        _ gallery: Gallery, logger: Logger? = nil,
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        var quiet = Logger(label: "GalleryTests")
+        quiet.logLevel = .warning
+        try await gallery.application(host: "127.0.0.1", port: 0, logger: logger ?? quiet).test(.live) { client in
             try await body(client)
         }
     }

@@ -148,5 +148,9 @@ import UnsplashAPI
         )
         #expect(contradiction(in: last, at: URL(string: "/photos?page=3&per_page=30")) == nil)
         #expect(contradiction(in: offByOne, at: URL(string: "/photos?page=2&per_page=30")) == nil)
+        // A search's X-Total is an estimate of matches, not a promise of pages.
+        let search = PhotoSource.search("fox")
+        let searchCursor = URL(string: "/search/photos?query=fox&page=2&per_page=30")
+        #expect(PageWalker.contradiction(in: early, at: searchCursor, perPage: 30, source: search) == nil)
     }
 }

@@ -31,7 +31,13 @@ import UnsplashAPI
         ("image size mismatch", .store(.imageSizeMismatch(file: "f", expected: 1, actual: 2)), 74),
         ("unreadable image file", .store(.cannotReadImageFile(file: "f", reason: "EIO")), 74),
         ("unwritable image file", .store(.cannotWriteImageFile(file: "f", reason: "ENOSPC")), 74),
-        ("database failure", .store(.databaseFailure(path: "/x.sqlite", operation: "insert", reason: "full")), 74),
+        ("disk full", .store(.diskFull(path: "/x.sqlite", operation: "storing a page")), 74),
+        ("database busy", .store(.busy(path: "/x.sqlite", operation: "storing a page")), 75),
+        ("database corrupt", .store(.corrupt(path: "/x.sqlite", operation: "listing photos")), 74),
+        (
+            "database failure",
+            .store(.databaseFailure(path: "/x.sqlite", operation: "insert", code: 1299, reason: "NOT NULL")), 74
+        ),
         ("interrupted read", .store(.interrupted(path: "/x.sqlite")), 74),
         ("writer lock held", .writerLock(.held(path: "/x.sqlite.lock", pid: 42)), 73),
         ("writer lock unusable", .writerLock(.cannotLock(path: "/x.sqlite.lock", reason: "EROFS")), 74),
@@ -46,6 +52,8 @@ import UnsplashAPI
         ("sources not found", .sync(.sourcesNotFound([SourceNotFound(source: "user:nobody", detail: "404")])), 78),
         ("sync store", .sync(.store(.invalidSearch("\""))), 64),
         ("sync store I/O", .sync(.store(.missing(path: "/x.sqlite"))), 74),
+        ("sync disk full", .sync(.store(.diskFull(path: "/x.sqlite", operation: "storing images"))), 74),
+        ("sync database busy", .sync(.store(.busy(path: "/x.sqlite", operation: "storing a page"))), 75),
         ("sync spool", .sync(.spool(.cannotCreate(path: "/x.sqlite.downloads", reason: "EACCES"))), 74),
         ("sync cancelled", .sync(.cancelled), 0),
         ("sync bug", .sync(.unexpected("a bug")), 70),

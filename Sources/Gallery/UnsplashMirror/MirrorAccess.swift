@@ -1,15 +1,18 @@
+import Basics
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
 
-/// The requests each client key has made in the current clock hour. Unsplash documents neither
-/// a reset header nor whether its hour is rolling: a fixed hour is the simpler promise.
+/// The requests each client key has left in the current clock hour: a ``FixedWindowBudget`` a
+/// key. Unsplash documents neither a reset header nor whether its hour is rolling: a fixed hour
+/// is the simpler promise.
 final class MirrorRateLimit: Sendable {
     let hourlyLimit: Int
     private let now: @Sendable () -> Date
-    private let counts = Mutex<(hour: Int64, used: [String: Int])>((hour: -1, used: [:]))
+    /// The hour the budgets are of; a new hour forgets the keys of the last.
+    private let budgets = Mutex<(hour: Int64, byKey: [String: FixedWindowBudget])>((hour: -1, byKey: [:]))
 
     init(hourlyLimit: Int, now: @escaping @Sendable () -> Date) {
         self.hourlyLimit = hourlyLimit
@@ -19,13 +22,13 @@ final class MirrorRateLimit: Sendable {
     /// Counts one request of `key`; the requests it has left this hour, or nil when none was
     /// left (the request is not counted then).
     func spend(_ key: String) -> Int? {
-        let hour = Int64((now().timeIntervalSince1970 / 3600).rounded(.down))
-        return counts.withLock { counts in
-            if counts.hour != hour { counts = (hour: hour, used: [:]) }
-            let used = counts.used[key, default: 0]
-            guard used < hourlyLimit else { return nil }
-            counts.used[key] = used + 1
-            return hourlyLimit - used - 1
+        let hour = FixedWindowBudget.window(at: .seconds(now().timeIntervalSince1970), length: .seconds(3600))
+        return budgets.withLock { budgets in
+            if budgets.hour != hour { budgets = (hour: hour, byKey: [:]) }
+            var budget = budgets.byKey[key] ?? FixedWindowBudget(limit: hourlyLimit, window: hour)
+            guard budget.spend(in: hour) else { return nil }
+            budgets.byKey[key] = budget
+            return budget.remaining
         }
     }
 }

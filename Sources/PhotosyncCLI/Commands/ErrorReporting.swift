@@ -94,6 +94,12 @@ enum CommandError: Error {
         switch error {
         case .invalidSearch:
             .usage
+        case .busy:
+            // Another program held the database past the wait: trying again may pass.
+            .tempFailure
+        case .diskFull, .corrupt:
+            // Nothing a restart can mend (the unit does not restart after 74).
+            .ioError
         case .missing, .cannotOpen, .notAPhotosyncDatabase, .newerSchema, .olderSchema, .unknownPhoto,
             .unknownImageJob, .imageTooLarge, .imageSizeMismatch, .cannotReadImageFile, .cannotWriteImageFile,
             .databaseFailure, .interrupted:

@@ -1,8 +1,8 @@
 import ArgumentParser
+import Basics
 import Crypto
 import Foundation
 import Gallery
-import Networking
 import PhotoStore
 import UnsplashAPI
 

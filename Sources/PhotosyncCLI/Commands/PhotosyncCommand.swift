@@ -24,7 +24,8 @@ public struct PhotosyncCommand: AsyncParsableCommand {
                   be written beside it (a full disk)
               75  run --once: some images are not stored yet (pending, or to retry after a
                   failure that may pass), or downloads or pages paused for free disk
-                  (min_free_disk); try again later
+                  (min_free_disk); any command: another program kept the database locked;
+                  try again later
               77  Unsplash rejected the access key (HTTP 401)
               78  bad configuration (a setting, the configuration file, the access key file),
                   or an address that cannot be bound (--metrics-listen, serve --listen)

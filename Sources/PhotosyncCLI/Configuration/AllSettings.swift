@@ -43,7 +43,8 @@ struct AllSettings: Sendable {
     let databasePath = Setting(
         "database", flag: "--database", .text, summary: "SQLite database file.",
         valueName: "path", default: defaultDatabasePath(environment:),
-        defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file()
+        defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file(),
+        reload: .restartNeeded
     ) { path throws(SettingProblem) in
         guard !path.isEmpty else { throw SettingProblem("must not be empty") }
         return path
@@ -51,7 +52,8 @@ struct AllSettings: Sendable {
 
     let apiBase = Setting(
         "api_base", flag: "--api-base", .text, summary: "Unsplash API base URL.", valueName: "url",
-        default: { _ in UnsplashAPI.defaultBaseURL.absoluteString }, rule: SettingRules.apiBase)
+        default: { _ in UnsplashAPI.defaultBaseURL.absoluteString }, reload: .restartNeeded,
+        rule: SettingRules.apiBase)
 
     let sources = Setting(
         "sources", flag: "--source", .list(of: "a list of sources"),
@@ -84,7 +86,7 @@ struct AllSettings: Sendable {
     let allowedImageHosts = Setting(
         "allowed_image_hosts", flag: "--allowed-image-host", .list(of: "a list of host names"),
         summary: "Host images may be downloaded from; repeat for several.", valueName: "host",
-        default: { _ in engine.allowedImageHosts.sorted() }, rule: SettingRules.imageHosts)
+        default: { _ in engine.allowedImageHosts.sorted() }, reload: .restartNeeded, rule: SettingRules.imageHosts)
 
     let imageMinRate = Setting(
         "image_min_rate", flag: "--image-min-rate", .text,
@@ -115,26 +117,28 @@ struct AllSettings: Sendable {
         "rate_limit_reserve", flag: "--rate-limit-reserve", .integer,
         summary: "API requests to keep in reserve (the sync waits rather than spend them), "
             + "\(SettingRules.span(0...1000)).",
-        valueName: "n", default: { _ in engine.rateLimitReserve }, rule: SettingRules.number(in: 0...1000))
+        valueName: "n", default: { _ in engine.rateLimitReserve }, reload: .restartNeeded,
+        rule: SettingRules.number(in: 0...1000))
 
     // SQLite keeps a value in at most 2 GiB - 1 bytes.
     let maxImageMiB = Setting(
         "max_image_mib", flag: "--max-image-mib", .integer,
         summary: "The largest image to accept, in MiB, \(SettingRules.span(1...2047)); "
             + "a larger one is recorded as failed.",
-        valueName: "n", default: { _ in 256 }, rule: SettingRules.number(in: 1...2047))
+        valueName: "n", default: { _ in 256 }, reload: .restartNeeded, rule: SettingRules.number(in: 1...2047))
 
     let metricsListen = Setting(
         "metrics_listen", flag: "--metrics-listen", .text,
         summary: "Serve Prometheus metrics at http://HOST:PORT/metrics while running "
             + "(no authentication: keep it on loopback).",
-        valueName: "host:port", default: { _ in "" }, defaultText: "off", rule: SettingRules.listenAddress)
+        valueName: "host:port", default: { _ in "" }, defaultText: "off", reload: .restartNeeded,
+        rule: SettingRules.listenAddress)
 
     let logLevel = Setting(
         "log_level", flag: "--log-level", .text,
         summary: "Lowest level logged: \(SettingRules.sentence(Logger.Level.allCases.map(\.rawValue))).",
         valueName: "level", default: { _ in Logger.Level.info.rawValue },
-        completion: .list(Logger.Level.allCases.map(\.rawValue)), rule: SettingRules.logLevel)
+        completion: .list(Logger.Level.allCases.map(\.rawValue)), reload: .restartNeeded, rule: SettingRules.logLevel)
 
     let storageLimit = Setting(
         "storage_limit", flag: "--storage-limit", .text,

@@ -23,6 +23,8 @@ class SettingDeclaration: @unchecked Sendable {
     /// The default, as `--help` and the README say it.
     let defaultText: String
     let completion: CompletionKind?
+    /// What a reload (SIGHUP) does with a changed value.
+    let reload: SettingReload
     /// The value a source gives, read and checked.
     let read: @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable
     /// The default, checked by the same rule, for an environment (`STATE_DIRECTORY`).
@@ -30,7 +32,7 @@ class SettingDeclaration: @unchecked Sendable {
 
     fileprivate init(
         name: String, flag: String, type: SettingType, summary: String, valueName: String, defaultText: String,
-        completion: CompletionKind?,
+        completion: CompletionKind?, reload: SettingReload,
         read: @escaping @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable,
         standard: @escaping @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
     ) {
@@ -41,6 +43,7 @@ class SettingDeclaration: @unchecked Sendable {
         self.valueName = valueName
         self.defaultText = defaultText
         self.completion = completion
+        self.reload = reload
         self.read = read
         self.standard = standard
     }
@@ -73,18 +76,29 @@ final class Setting<Value>: SettingDeclaration, @unchecked Sendable {
     /// `default` and every value given go through `rule`, so a default that breaks it is caught
     /// by the first test that resolves the settings. `defaultText` is how `--help` and the README
     /// say the default; without it, the default without an environment, as `type` shows it.
+    /// `reload` says whether a reload applies a changed value (the default) or keeps the running
+    /// one until a restart.
     init<Given>(
         _ name: String, flag: String, _ type: ValueType<Given>,
         summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
-        defaultText: String? = nil, completion: CompletionKind? = nil,
+        defaultText: String? = nil, completion: CompletionKind? = nil, reload: SettingReload = .applied,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
     ) where Value: Sendable & Equatable {
         super.init(
             name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
-            defaultText: defaultText ?? type.show(`default`([:])), completion: completion,
+            defaultText: defaultText ?? type.show(`default`([:])), completion: completion, reload: reload,
             read: { input throws(SettingProblem) in try rule(type.decode(input)) },
             standard: { environment throws(SettingProblem) in try rule(`default`(environment)) })
     }
+}
+
+/// What `systemctl reload` (SIGHUP) does with a setting whose value changed.
+enum SettingReload: Sendable, Equatable {
+    /// The running daemon takes the new value (``SyncEngine/reconfigure(_:repository:)``).
+    case applied
+    /// The value is read once at the start: the running one is kept, and the reload's log line
+    /// names the setting (`restart_needed_for=`).
+    case restartNeeded
 }
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".

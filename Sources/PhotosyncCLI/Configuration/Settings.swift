@@ -15,6 +15,12 @@ struct Settings: Sendable, Equatable {
         values[AllSettings.declared[keyPath: declaration].name] as! Value
     }
 
+    /// Whether the value of `setting` here is not the one in `other`.
+    func differs(from other: Settings, in setting: SettingDeclaration) -> Bool {
+        guard let value = values[setting.name] else { return other.values[setting.name] != nil }
+        return !value.isEqual(to: other.values[setting.name])
+    }
+
     static func == (lhs: Settings, rhs: Settings) -> Bool {
         lhs.values.count == rhs.values.count
             && lhs.values.allSatisfy { name, value in value.isEqual(to: rhs.values[name]) }

@@ -14,8 +14,8 @@ import UnsplashAPI
 /// Sources added or removed, the poll interval, concurrency, variants and the rest of
 /// ``SyncConfiguration`` take effect without dropping work in flight
 /// (``SyncEngine/reconfigure(_:repository:)``); a new access key is used from the next request.
-/// Settings that only a restart can change (``restartOnly``) keep their running value, and the
-/// log line names them. A configuration that does not resolve is one `error` line, and the
+/// Settings that only a restart can change (declared with `reload: .restartNeeded` in
+/// ``AllSettings``) keep their running value, and the log line names them. A configuration that does not resolve is one `error` line, and the
 /// running one is kept. Each reload that takes effect is recorded in the database for `status`.
 ///
 /// The process environment is the one the daemon started with: systemd reads
@@ -51,18 +51,11 @@ final class ConfigurationReloader: Service, Sendable {
         self.load = load
     }
 
-    /// Settings read once at the start, by their names: the database and its lock, the API's
-    /// origin (the key's scope), the metrics socket, the logger, the download spool's cap, and
-    /// the rate-limit budget and image hosts, which the engine builds once.
-    static let restartOnly: [(name: String, changed: @Sendable (Settings, Settings) -> Bool)] = [
-        ("database", { $0.databasePath != $1.databasePath }),
-        ("api_base", { $0.apiBase != $1.apiBase }),
-        ("metrics_listen", { $0.metricsListen != $1.metricsListen }),
-        ("log_level", { $0.logLevel != $1.logLevel }),
-        ("max_image_mib", { $0.maxImageMiB != $1.maxImageMiB }),
-        ("rate_limit_reserve", { $0.rateLimitReserve != $1.rateLimitReserve }),
-        ("allowed_image_hosts", { $0.allowedImageHosts != $1.allowedImageHosts }),
-    ]
+    /// The names of the settings read once at the start (their declaration says
+    /// `reload: .restartNeeded`) whose value `settings` changes from `previous`.
+    static func restartNeeded(from previous: Settings, to settings: Settings) -> [String] {
+        AllSettings.list.filter { $0.reload == .restartNeeded && settings.differs(from: previous, in: $0) }.map(\.name)
+    }
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
@@ -84,7 +77,7 @@ final class ConfigurationReloader: Service, Sendable {
             return
         }
         let (previous, previousKey) = running.withLock { ($0.settings, $0.key) }
-        let kept = Self.restartOnly.filter { $0.changed(previous, settings) }.map(\.name)
+        let kept = Self.restartNeeded(from: previous, to: settings)
         // storage_limit and min_free_disk live in SyncConfiguration: they apply from the next
         // round, with the rest.
         engine.reconfigure(

@@ -26,7 +26,8 @@ public struct PhotosyncExitCode: RawRepresentable, Hashable, Sendable, CustomStr
     /// 74 (`EX_IOERR`): the database could not be read or written.
     public static let ioError = PhotosyncExitCode(rawValue: 74)
     /// 75 (`EX_TEMPFAIL`): `run --once` finished, but some images are not stored, or pages paused
-    /// below the disk floor; try again later.
+    /// below the disk floor; or another program kept the database locked past the wait. Try again
+    /// later.
     public static let tempFailure = PhotosyncExitCode(rawValue: 75)
     /// 77 (`EX_NOPERM`): Unsplash rejected the access key (HTTP 401).
     public static let noPermission = PhotosyncExitCode(rawValue: 77)

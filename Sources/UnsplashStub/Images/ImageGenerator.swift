@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 
@@ -58,7 +59,7 @@ struct ImageGenerator: Sendable {
     }
 
     func sha256(name: String, variant: String) -> String {
-        Determinism.hex(SHA256.hash(data: bytes(name: name, variant: variant)))
+        Hex.string(SHA256.hash(data: bytes(name: name, variant: variant)))
     }
 
     /// `regular` is about `baseSize`; larger renditions are bigger, as on the CDN.

@@ -1,6 +1,9 @@
+import Basics
+
 /// The API requests left in the current window, and how far clients went over it.
 ///
-/// Windows are fixed, not rolling (Unsplash does not document which it uses): with a window
+/// Windows are fixed, not rolling (Unsplash does not document which it uses), counted by the
+/// same ``FixedWindowBudget`` that `serve`'s mirror limits its clients with: with a window
 /// length set, the budget refills to the limit when a request arrives in a later window than
 /// the last refill. Without one, it refills only when a test says so.
 struct RateLimitBudget: Sendable {
@@ -8,15 +11,11 @@ struct RateLimitBudget: Sendable {
         let length: Duration
         /// Time since the window's clock was set, read from that clock.
         let elapsed: @Sendable () -> Duration
-        var index: Int64 = 0
 
-        var currentIndex: Int64 {
-            Int64((elapsed() / length).rounded(.down))
-        }
+        var current: Int64 { FixedWindowBudget.window(at: elapsed(), length: length) }
     }
 
-    let limit: Int
-    private(set) var remaining: Int
+    private var budget: FixedWindowBudget
     private var window: Window?
     private var overBudgetThisWindow = 0
     /// The most requests that arrived with no budget left within one window.
@@ -25,32 +24,32 @@ struct RateLimitBudget: Sendable {
     private(set) var totalOverBudget = 0
 
     init(limit: Int, remaining: Int) {
-        self.limit = limit
-        self.remaining = remaining
+        budget = FixedWindowBudget(limit: limit, remaining: remaining)
     }
 
+    var limit: Int { budget.limit }
+    var remaining: Int { budget.remaining }
+
     /// What a request arriving now would find.
-    var remainingNow: Int {
-        if let window, window.currentIndex != window.index { return limit }
-        return remaining
-    }
+    var remainingNow: Int { budget.remaining(in: window?.current ?? budget.window) }
 
     /// Spends one request. False when none is left: the request is over budget, and counted.
     mutating func spend() -> Bool {
-        refillIfDue()
-        guard remaining > 0 else {
+        let before = budget.window
+        let spent = budget.spend(in: window?.current ?? before)
+        if budget.window != before { overBudgetThisWindow = 0 }
+        guard spent else {
             overBudgetThisWindow += 1
             totalOverBudget += 1
             maximumOverBudget = max(maximumOverBudget, overBudgetThisWindow)
             return false
         }
-        remaining -= 1
         return true
     }
 
     /// Starts a new window with `remaining` (clamped to 0...limit), or the full limit.
     mutating func refill(to remaining: Int? = nil) {
-        self.remaining = min(max(0, remaining ?? limit), limit)
+        budget.refill(to: remaining)
         overBudgetThisWindow = 0
     }
 
@@ -60,18 +59,9 @@ struct RateLimitBudget: Sendable {
             window = nil
             return
         }
-        var window = Window(length: length, elapsed: elapsed)
-        window.index = window.currentIndex
+        let window = Window(length: length, elapsed: elapsed)
+        budget.restart(at: window.current)
         self.window = window
-    }
-
-    private mutating func refillIfDue() {
-        guard var window else { return }
-        let index = window.currentIndex
-        guard index != window.index else { return }
-        window.index = index
-        self.window = window
-        refill()
     }
 }
 

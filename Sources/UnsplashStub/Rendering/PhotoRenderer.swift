@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Writes photos as Unsplash's `GET /photos` does: the same fields, in the same order, with
@@ -263,7 +264,7 @@ struct PhotoRenderer: Sendable {
     }
 
     private static func color(using generator: inout SplitMix64) -> String {
-        "#" + Determinism.hex((0..<3).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        "#" + Hex.string((0..<3).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
     }
 
     private static let base83 = Array(

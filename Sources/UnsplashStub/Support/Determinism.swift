@@ -29,13 +29,6 @@ enum Determinism {
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
-
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 0x10 ? "0" + digits : digits
-        }.joined()
-    }
 }
 
 /// SplitMix64: tiny, fast, and identical on every platform (unlike `SystemRandomNumberGenerator`).

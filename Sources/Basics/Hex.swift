@@ -1,4 +1,5 @@
-/// Lowercase hexadecimal text of bytes, such as a SHA-256 digest.
+/// Lowercase hexadecimal text of bytes, two digits a byte: how photosync writes a SHA-256 digest
+/// (a download's, a stored image's, an exported file's), and compares one.
 ///
 /// `String(format: "%02x")` goes through NSString on Linux and cost a tenth of a download's CPU.
 public enum Hex {
