@@ -175,7 +175,7 @@ public struct Gallery: Sendable {
         }
         // The largest stored variant: this is the page for looking at the photo.
         let shown = images.last
-        var view = PhotoPage(
+        var view = SinglePhotoPage(
             title: photo.description ?? photo.altDescription ?? attribution.text,
             query: search.query, user: search.user, sources: search.sources,
             imageURL: shown.map { GalleryLinks.image(photo.id, variant: $0.variant) },

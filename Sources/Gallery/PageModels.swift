@@ -61,7 +61,7 @@ struct SourceLink {
     var href: String
 }
 
-struct PhotoPage {
+struct SinglePhotoPage {
     var title: String
     var query: String
     var user: String

@@ -24,7 +24,7 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
     var downloadLocation: String?
     var downloadTrackedAt: StoredDate?
     var isPlus: Bool
-    var json: JSONText
+    var json: StoredJSON
     var firstSeenAt: StoredDate
     var lastSeenAt: StoredDate
 
@@ -74,7 +74,7 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         downloadLocation = photo.downloadLocation
         downloadTrackedAt = nil
         isPlus = photo.isPlus
-        json = JSONText(photo.json)
+        json = StoredJSON(photo.json)
         firstSeenAt = now.stored
         lastSeenAt = now.stored
     }
@@ -93,7 +93,7 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// A JSON document kept as TEXT, byte for byte: SQLite's JSON functions refuse BLOBs.
-struct JSONText: Codable, DatabaseValueConvertible, Sendable, Equatable {
+struct StoredJSON: Codable, DatabaseValueConvertible, Sendable, Equatable {
     var data: Data
 
     init(_ data: Data) {
@@ -104,8 +104,8 @@ struct JSONText: Codable, DatabaseValueConvertible, Sendable, Equatable {
         String(decoding: data, as: UTF8.self).databaseValue
     }
 
-    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> JSONText? {
-        Data.fromDatabaseValue(dbValue).map(JSONText.init)
+    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> StoredJSON? {
+        Data.fromDatabaseValue(dbValue).map(StoredJSON.init)
     }
 
     init(from decoder: any Decoder) throws {

@@ -21,7 +21,7 @@ public struct PhotoList: BodyDecodable, Sendable {
     public init(body: Data, decoder: JSONDecoder) throws {
         // The whole body must parse as an array before its text is cut into elements.
         let count = try decoder.decode([Unread].self, from: body).count
-        let elements = JSONText.arrayElements(of: body)
+        let elements = JSONSpans.arrayElements(of: body)
         guard elements.count == count else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: [], debugDescription: "the array's elements could not be told apart"))

@@ -19,7 +19,7 @@ public struct SearchResults: BodyDecodable, Sendable {
     /// - Throws: `DecodingError` when `body` is not an object with a `results` array.
     public init(body: Data, decoder: JSONDecoder) throws {
         let counts = try decoder.decode(Counts.self, from: body)
-        guard let results = JSONText.member("results", of: body) else {
+        guard let results = JSONSpans.member("results", of: body) else {
             throw DecodingError.keyNotFound(
                 CodingKeys.results, .init(codingPath: [], debugDescription: "no results in a search answer"))
         }

@@ -20,7 +20,7 @@ public actor UnsplashStub {
     /// The image names of photographers' avatars, `profile-<user id>`.
     let profileImageNames: Set<String>
 
-    var budget: RateLimitBudget
+    var budget: StubRateLimit
     var faults = Faults()
     var log = RequestLog()
     var waiters = RequestWaiters()
@@ -36,7 +36,7 @@ public actor UnsplashStub {
         photographers = Photographer.photographers(seed: configuration.seed)
         sponsors = Photographer.sponsors(seed: configuration.seed)
         profileImageNames = Set((photographers + sponsors).map { "profile-" + $0.id })
-        budget = RateLimitBudget(
+        budget = StubRateLimit(
             limit: configuration.rateLimit, remaining: configuration.rateLimitRemaining ?? configuration.rateLimit)
     }
 

@@ -17,7 +17,7 @@ import Testing
         // GIVEN a gallery whose database loses its photos table while it serves
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("one", day: 1)])
+        try await fixture.commit([Sample.photo("one", day: 1)])
         let log = LogCapture()
         let gallery = Gallery(store: try PhotoStore.openExisting(path: fixture.path))
         try await fixture.serve(gallery, logger: log.logger(level: .info)) { client in
@@ -54,7 +54,7 @@ import Testing
         // GIVEN a gallery whose page templates cannot render (a library without them)
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("one", day: 1)])
+        try await fixture.commit([Sample.photo("one", day: 1)])
         let log = LogCapture()
         let gallery = Gallery(
             store: try PhotoStore.openExisting(path: fixture.path), pageSize: 30, sources: nil,
@@ -75,7 +75,7 @@ import Testing
     @Test func badRequestsAndMissingPhotosKeepTheirStatusAndShape() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try fixture.commit([Sample.photo("one", day: 1)])
+        try await fixture.commit([Sample.photo("one", day: 1)])
         try await fixture.serve { client in
             let page = try await client.execute(uri: "/?page=0", method: .get)
             #expect(page.status == .badRequest)

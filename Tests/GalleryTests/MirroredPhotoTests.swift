@@ -17,11 +17,11 @@ import UnsplashAPI
         for fixture in [Fixture.photo, .photo2025, .photoRandom2023] { texts.append(try fixture.data) }
         for fixture in [Fixture.page1, .usersPhotos, .usersLikes, .collectionsPhotos, .topicsPhotos] {
             let body = try fixture.data
-            texts += JSONText.arrayElements(of: body).map { body[$0] }
+            texts += JSONSpans.arrayElements(of: body).map { body[$0] }
         }
         let search = try Fixture.searchPhotos.data
-        let results = try #require(JSONText.member("results", of: search))
-        texts += JSONText.arrayElements(of: search[results]).map { search[$0] }
+        let results = try #require(JSONSpans.member("results", of: search))
+        texts += JSONSpans.arrayElements(of: search[results]).map { search[$0] }
         return try texts.map { text in (try #require(JSONValue.parse(text)?["id"]?.string), text) }
     }
 

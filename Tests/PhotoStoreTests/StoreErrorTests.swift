@@ -117,7 +117,7 @@ struct StoreErrorTests {
     @Test("a column filter naming no column is an invalid search, in every listing")
     func columnFilter() async throws {
         try await withStore { store, _ in
-            try store.commit([Sample.photo("a")])
+            try await store.commit([Sample.photo("a")])
             let text = "nosuchcolumn: word"
             for sort in [PhotoQuery.Sort.relevance, .newest] {
                 await #expect(throws: StoreError.invalidSearch(text)) {

@@ -11,7 +11,7 @@ import Testing
         userUsername: "ann", userName: "Ann", image: nil, sources: ["feed", "user:ann"])
 
     @Test func textFromTheAPICannotSendEscapeSequencesToATerminal() {
-        let table = PhotoListing.table([Self.photo], width: 200).joined(separator: "\n")
+        let table = ListFormat.table([Self.photo], width: 200).joined(separator: "\n")
         #expect(!table.contains("\u{1B}"))
         #expect(
             !table.dropFirst(table.firstIndex(of: "\n").map { table.distance(from: table.startIndex, to: $0) + 1 } ?? 0)
@@ -19,13 +19,13 @@ import Testing
     }
 
     @Test func csvQuotesCommasQuotesAndLineBreaks() {
-        let line = PhotoListing.csvLine(Self.photo)
+        let line = ListFormat.csvLine(Self.photo)
         #expect(line.contains("\"a \u{1B}[31mred\u{1B}[0m, \"\"quoted\"\"\nsunset\""))
         #expect(line.hasPrefix("-R6xwObznIX,2024-01-01T00:00:00Z,4000,3000,#0c2626,7,"))
     }
 
     @Test func jsonLinesAreOneLineWithNullForWhatIsMissing() throws {
-        let line = PhotoListing.jsonLine(Self.photo)
+        let line = ListFormat.jsonLine(Self.photo)
         #expect(!line.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["image"] is NSNull && object["alt_description"] is NSNull)

@@ -120,31 +120,31 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
     @Test func findsEachElementWithStringsEscapesAndNestingInside() {
         let text = #" [ {"a": "x,]\"}", "b": [1, {"c": 2}]} ,"s\\",  -1.5e3 ,null,[[]] , {} ] "#
         let data = Data(text.utf8)
-        let elements = JSONText.arrayElements(of: data).map { String(decoding: data[$0], as: UTF8.self) }
+        let elements = JSONSpans.arrayElements(of: data).map { String(decoding: data[$0], as: UTF8.self) }
         #expect(elements == [#"{"a": "x,]\"}", "b": [1, {"c": 2}]}"#, #""s\\""#, "-1.5e3", "null", "[[]]", "{}"])
     }
 
     @Test func anEmptyArrayHasNoElements() {
-        #expect(JSONText.arrayElements(of: Data("[ ]".utf8)).isEmpty)
-        #expect(JSONText.arrayElements(of: Data("[]".utf8)).isEmpty)
+        #expect(JSONSpans.arrayElements(of: Data("[ ]".utf8)).isEmpty)
+        #expect(JSONSpans.arrayElements(of: Data("[]".utf8)).isEmpty)
     }
 
     @Test func findsATopLevelMemberWhateverComesBeforeIt() throws {
         let text =
             #"{"total": 3, "note": "\"results\": [0]", "nested": {"results": [1]}, "res\u0075lts" : [ {"id": "a"} ] }"#
         let data = Data(text.utf8)
-        let range = try #require(JSONText.member("results", of: data))
+        let range = try #require(JSONSpans.member("results", of: data))
         #expect(String(decoding: data[range], as: UTF8.self) == #"[ {"id": "a"} ]"#)
-        #expect(JSONText.member("total", of: data).map { String(decoding: data[$0], as: UTF8.self) } == "3")
-        #expect(JSONText.member("missing", of: data) == nil)
-        #expect(JSONText.member("results", of: Data("[1]".utf8)) == nil)
+        #expect(JSONSpans.member("total", of: data).map { String(decoding: data[$0], as: UTF8.self) } == "3")
+        #expect(JSONSpans.member("missing", of: data) == nil)
+        #expect(JSONSpans.member("results", of: Data("[1]".utf8)) == nil)
     }
 
     @Test func rangesAreIndicesOfTheDataGivenEvenASlice() {
         let whole = Data(#"xx["a","b"]"#.utf8)
         let slice = whole[2...]
         #expect(
-            JSONText.arrayElements(of: slice).map { String(decoding: slice[$0], as: UTF8.self) } == [#""a""#, #""b""#])
+            JSONSpans.arrayElements(of: slice).map { String(decoding: slice[$0], as: UTF8.self) } == [#""a""#, #""b""#])
     }
 }
 

@@ -20,10 +20,10 @@ struct MirroredPhoto {
     func text(_ json: Data, id: String, storedVariants: [StoredImage]) -> Data? {
         guard imageURLs == .unsplash || storedVariants.isEmpty,
             json.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "{"),
-            let links = JSONText.member("links", of: json)
+            let links = JSONSpans.member("links", of: json)
         else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
         guard json[links.lowerBound] == UInt8(ascii: "{") else { return json }
-        guard let location = JSONText.member("download_location", of: json[links]) else {
+        guard let location = JSONSpans.member("download_location", of: json[links]) else {
             // A photo without a location gets one added: rare enough to take the long way.
             return render(json, id: id, storedVariants: storedVariants)?.encoded
         }

@@ -142,7 +142,7 @@ struct PhotoExporter {
         let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
         let object: JSONValue = .object([
             "file": .string(file),
-            "photo": PhotoListing.jsonObject(photo),
+            "photo": ListFormat.jsonObject(photo),
             "attribution": .object([
                 "text": .string(attribution.text),
                 "photographer": .string(attribution.photographer),

@@ -119,9 +119,9 @@ struct ListingOptions: ParsableArguments {
     func write(_ photos: [PhotoSummary]) {
         let lines: [String] =
             switch output {
-            case .table: PhotoListing.table(photos, width: Terminal.columns())
-            case .json: photos.map(PhotoListing.jsonLine)
-            case .csv: [PhotoListing.csvHeader] + photos.map(PhotoListing.csvLine)
+            case .table: ListFormat.table(photos, width: Terminal.columns())
+            case .json: photos.map(ListFormat.jsonLine)
+            case .csv: [ListFormat.csvHeader] + photos.map(ListFormat.csvLine)
             case .ids: photos.map(\.id)
             }
         if !lines.isEmpty {
@@ -142,8 +142,8 @@ struct ListingOptions: ParsableArguments {
 extension PhotoQuery.Orientation: ExpressibleByArgument {}
 extension PhotoQuery.Sort: ExpressibleByArgument {}
 
-/// The output formats of `list`.
-enum PhotoListing {
+/// The output formats of `list` (the store's own `PhotoListing` finds the photos they print).
+enum ListFormat {
     static func jsonLine(_ photo: PhotoSummary) -> String {
         PhotoListingJSON.line(photo)
     }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Structural only: it follows strings, brackets and commas, and expects a document that a
 /// `JSONDecoder` has already accepted. On anything else it stops early rather than trap.
-public enum JSONText {
+public enum JSONSpans {
     /// The ranges of `data` that hold each element of the array `data` is, in order, without
     /// the whitespace around them.
     public static func arrayElements(of data: Data) -> [Range<Data.Index>] {

@@ -6,7 +6,7 @@ import Basics
 /// same ``FixedWindowBudget`` that `serve`'s mirror limits its clients with: with a window
 /// length set, the budget refills to the limit when a request arrives in a later window than
 /// the last refill. Without one, it refills only when a test says so.
-struct RateLimitBudget: Sendable {
+struct StubRateLimit: Sendable {
     struct Window: Sendable {
         let length: Duration
         /// Time since the window's clock was set, read from that clock.
