@@ -46,7 +46,7 @@ extension EndToEnd {
                     query.stdout.contains("camera      FUJIFILM X-T4, 1/250 s, f/5.6, 23.0 mm, ISO"), "\(query.stdout)")
                 #expect(query.stdout.contains("  tags        "), "\(query.stdout)")
 
-                // AND search finds the photos of a place by its city and its country
+                // AND search finds the photos of a place by its city
                 var cities: [String: Set<String>] = [:]
                 for id in ids {
                     let details = try #require(try await store.photoDetails.details(photoID: id))
@@ -55,9 +55,13 @@ extension EndToEnd {
                         cities[city, default: []].insert(id)
                     }
                 }
-                let (city, photos) = try #require(cities.first, "the stub gives some photos a place")
-                let found = try await store.catalog.photos(matching: PhotoQuery(text: "\"\(city)\"", limit: 100))
-                #expect(Set(found.map(\.id)) == photos, "\(city)")
+                #expect(!cities.isEmpty, "the stub gives some photos a place")
+                // Each place's photos are found by its city (so are photos whose description names
+                // it: the stub's descriptions name cities too, and search folds accents)
+                for (city, photos) in cities {
+                    let found = try await store.catalog.photos(matching: PhotoQuery(text: "\"\(city)\"", limit: 100))
+                    #expect(photos.isSubset(of: Set(found.map(\.id))), "\(city)")
+                }
             }
         }
 

@@ -182,8 +182,13 @@ extension EndToEnd {
                 let created = try #require(object["created_at"] as? String)
                 let createdAt = try Date(created, strategy: .iso8601)
                 #expect(lines.contains("  created     \(createdAt.formatted(.iso8601))"), "\(lines)")
-                let page = try #require((object["links"] as? [String: Any])?["html"] as? String)
-                #expect(lines.contains("  page        \(page)"), "\(lines)")
+                // The photo's page is the attribution link `export` writes too: Unsplash's page of
+                // the photo with photosync's utm parameters, as Unsplash's guidelines ask
+                var page = URLComponents(string: "https://unsplash.com/photos/\(id)")!
+                page.queryItems = [
+                    .init(name: "utm_source", value: "photosync"), .init(name: "utm_medium", value: "referral"),
+                ]
+                #expect(lines.contains("  page        \(page.string!)"), "\(lines)")
                 let size = ByteCountFormatter.string(fromByteCount: Int64(expected.count), countStyle: .file)
                 #expect(
                     lines.contains { $0.hasPrefix("  image       regular, image/jpeg, \(size), sha256 ") }, "\(lines)")
