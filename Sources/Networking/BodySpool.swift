@@ -103,9 +103,15 @@ public struct BodySpool: Sendable {
         var suffix = Data()
         var file: (url: URL, descriptor: Int32)?
 
+        /// Whether the body goes to a file from its first byte: its `Content-Length` says it will
+        /// not fit in memory, so it is never buffered there (at concurrency 4, four bodies
+        /// buffered up to the limit before moving to files held 16-32 MiB at once).
+        let spoolsAtOnce: Bool
+
         init(spool: BodySpool, expected: Int64?) {
             self.spool = spool
-            if let expected, expected <= Int64(spool.memoryLimit) {
+            spoolsAtOnce = expected.map { $0 > Int64(spool.memoryLimit) } ?? false
+            if let expected, !spoolsAtOnce {
                 memory.reserveCapacity(Int(expected))
             }
         }
@@ -116,8 +122,8 @@ public struct BodySpool: Sendable {
             if prefix.count < SpooledBody.prefixLength {
                 prefix.append(chunk.prefix(SpooledBody.prefixLength - prefix.count))
             }
-            suffix = Data((suffix + chunk.suffix(SpooledBody.suffixLength)).suffix(SpooledBody.suffixLength))
-            if file == nil, byteCount > Int64(spool.memoryLimit) {
+            keepSuffix(of: chunk)
+            if file == nil, spoolsAtOnce || byteCount > Int64(spool.memoryLimit) {
                 try openFile()
                 try write(memory)
                 memory = Data()
@@ -126,6 +132,18 @@ public struct BodySpool: Sendable {
                 try write(chunk)
             } else {
                 memory.append(chunk)
+            }
+        }
+
+        /// Keeps the last ``SpooledBody/suffixLength`` bytes seen, copied (a slice would hold
+        /// the whole chunk), with one small allocation a chunk.
+        private mutating func keepSuffix(of chunk: Data) {
+            let length = SpooledBody.suffixLength
+            if chunk.count >= length {
+                suffix = chunk.suffix(length).withUnsafeBytes { Data($0) }
+            } else {
+                suffix.append(chunk)
+                if suffix.count > length { suffix = suffix.suffix(length).withUnsafeBytes { Data($0) } }
             }
         }
 

@@ -187,6 +187,50 @@ import Testing
         spool.remove()
     }
 
+    @Test func aBodyDeclaredLargerThanTheMemoryLimitGoesToAFileFromItsFirstChunk() async throws {
+        let spool = try TemporarySpool(memoryLimit: 100)
+        let filesBeforeSecondChunk = Mutex<Int?>(nil)
+        let body = ResponseBody {
+            var sent = 0
+            return {
+                if sent == 1 { filesBeforeSecondChunk.withLock { $0 = spool.files().count } }
+                guard sent < 20 else { return nil }
+                sent += 1
+                return Data(repeating: UInt8(sent), count: 10)
+            }
+        }
+        let received = try await spool.spool.receive(body, declaredLength: 200, url: "u")
+        #expect(filesBeforeSecondChunk.withLock { $0 } == 1)
+        guard case .file(let file) = received.storage else {
+            Issue.record("expected a file, got \(received.storage)")
+            return
+        }
+        #expect(try Data(contentsOf: file) == Data((1...20).flatMap { Array(repeating: UInt8($0), count: 10) }))
+        received.remove()
+        spool.remove()
+    }
+
+    @Test(arguments: [[1], [5, 40, 3, 2], [31, 1, 1], [64], [7, 7, 7, 7, 7, 7]])
+    func theSuffixIsTheBodysLastBytesHoweverItIsCut(_ sizes: [Int]) async throws {
+        let spool = try TemporarySpool(memoryLimit: 1000)
+        var whole = Data()
+        var chunks: [Data] = []
+        for size in sizes {
+            let chunk = Data((0..<size).map { UInt8(truncatingIfNeeded: whole.count + $0) })
+            chunks.append(chunk)
+            whole.append(chunk)
+        }
+        let stream = AsyncThrowingStream<Data, any Error> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        let received = try await spool.spool.receive(
+            ResponseBody(stream, chunk: { $0 }), declaredLength: Int64(whole.count), url: "u")
+        #expect(received.suffix == whole.suffix(SpooledBody.suffixLength))
+        #expect(received.prefix == whole.prefix(SpooledBody.prefixLength))
+        spool.remove()
+    }
+
     @Test func aBodyShorterOrLongerThanItsContentLengthLeavesNothing() async throws {
         let spool = try TemporarySpool(memoryLimit: 10)
         for declared: Int64 in [50, 500] {

@@ -85,7 +85,7 @@ private final class BoundedBodyReader: @unchecked Sendable {
             throw mapError(error)
         }
         guard let buffer else { return nil }
-        let chunk = buffer.withUnsafeReadableBytes { Data($0) }
+        let chunk = Self.data(viewing: buffer)
         received += Int64(chunk.count)
         if var watch {
             if let shortfall = watch.received(chunk.count, at: .now - headAt) {
@@ -94,6 +94,19 @@ private final class BoundedBodyReader: @unchecked Sendable {
             self.watch = watch
         }
         return chunk
+    }
+
+    /// The bytes of `buffer` as `Data`, without copying them: the `Data` keeps the buffer's
+    /// storage alive, which nothing writes to once NIO has handed it over (a `ByteBuffer` is
+    /// copy-on-write). NIOFoundationCompat's `getData(at:length:byteTransferStrategy: .noCopy)`
+    /// does the same. Copying each chunk cost a `malloc` and a `memcpy` per chunk.
+    static func data(viewing buffer: ByteBuffer) -> Data {
+        guard buffer.readableBytes > 0 else { return Data() }
+        return buffer.withUnsafeReadableBytes { bytes in
+            Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count,
+                deallocator: .custom { _, _ in withExtendedLifetime(buffer) {} })
+        }
     }
 
     private struct DeadlinePassed: Error {}
