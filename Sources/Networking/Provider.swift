@@ -226,23 +226,7 @@ public struct Provider: Sendable {
             let url = { Redaction.string(for: sent.url) }
 
             let (step, duration) = await timed { () async -> Step<Payload> in
-                let head: ResponseHead
-                let body: ResponseBody
-                do {
-                    (head, body) = try await session.stream(for: outgoing)
-                } catch {
-                    return .noAnswer(NetworkError.wrapping(error, url: url()))
-                }
-                let status = head.statusCode
-                guard (200..<300).contains(status) else {
-                    let prefix = await body.prefix(upTo: NetworkError.bodyPrefixLimit)
-                    return .refused(status, head.headers, prefix, head.url)
-                }
-                do throws(NetworkError) {
-                    return .received(try await receive(body, head.headers, url), head.headers, status, head.url)
-                } catch {
-                    return .bodyFailed(error)
-                }
+                await hop(outgoing, receive: receive, url: url)
             }
 
             switch step {
@@ -294,6 +278,31 @@ public struct Provider: Sendable {
                     Response(
                         value: payload, statusCode: status, headers: headers, url: answeredURL ?? outgoing.url))
             }
+        }
+    }
+
+    /// Sends one hop and reads its answer as far as `receive` takes it.
+    private func hop<Payload>(
+        _ outgoing: TransportRequest,
+        receive: (ResponseBody, HTTPHeaders, () -> String) async throws(NetworkError) -> Payload,
+        url: @escaping () -> String
+    ) async -> Step<Payload> {
+        let head: ResponseHead
+        let body: ResponseBody
+        do {
+            (head, body) = try await session.stream(for: outgoing)
+        } catch {
+            return .noAnswer(NetworkError.wrapping(error, url: url()))
+        }
+        let status = head.statusCode
+        guard (200..<300).contains(status) else {
+            let prefix = await body.prefix(upTo: NetworkError.bodyPrefixLimit)
+            return .refused(status, head.headers, prefix, head.url)
+        }
+        do throws(NetworkError) {
+            return .received(try await receive(body, head.headers, url), head.headers, status, head.url)
+        } catch {
+            return .bodyFailed(error)
         }
     }
 

@@ -105,7 +105,6 @@ struct PhotoRenderer: Sendable {
         let isPromoted = generator.next() % 5 == 0
         let hasDescription = generator.next() % 3 != 0
         let ixid = photo.ixid
-        let image = imageBase(photo)
         let download = baseURL.absoluteString + "/photos/" + photo.id + "/download?ixid=" + ixid
 
         return [
@@ -130,20 +129,7 @@ struct PhotoRenderer: Sendable {
             ("description", hasDescription ? .string(Self.description(using: &generator)) : .null),
             ("alt_description", .string(altDescription)),
             ("breadcrumbs", []),
-            (
-                "urls",
-                [
-                    "raw": .string(rawImageURL(photo)),
-                    "full": .string("\(image)?crop=entropy&cs=srgb&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=85"),
-                    "regular": .string(
-                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=1080"),
-                    "small": .string(
-                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=400"),
-                    "thumb": .string(
-                        "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=200"),
-                    "small_s3": .string("\(image)?w=400"),
-                ]
-            ),
+            ("urls", urls(photo)),
             (
                 "links",
                 [
@@ -166,6 +152,22 @@ struct PhotoRenderer: Sendable {
             ),
             ("asset_type", "photo"),
             ("user", userObject(user)),
+        ]
+    }
+
+    /// The photo's `urls`: imgix's sizes of one image, as Unsplash lists them.
+    private func urls(_ photo: StubPhoto) -> JSONValue {
+        let (image, ixid) = (imageBase(photo), photo.ixid)
+        return [
+            "raw": .string(rawImageURL(photo)),
+            "full": .string("\(image)?crop=entropy&cs=srgb&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=85"),
+            "regular": .string(
+                "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=1080"),
+            "small": .string(
+                "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=400"),
+            "thumb": .string(
+                "\(image)?crop=entropy&cs=tinysrgb&fit=max&fm=jpg&ixid=\(ixid)&ixlib=rb-4.0.3&q=80&w=200"),
+            "small_s3": .string("\(image)?w=400"),
         ]
     }
 
