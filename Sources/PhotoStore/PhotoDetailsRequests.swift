@@ -6,27 +6,19 @@ import GRDB
 /// running sync fetches it within its budget at its next round
 /// (``PhotoDetailsStore/pending(_:limit:)``).
 ///
-/// As ``DownloadRequests``, it has its own small connection, so that the gallery's store stays
-/// read-only, and it writes one row per photo and nothing else.
+/// As ``DownloadRequests``, it has its own small connection (``RequestConnection``), so that the
+/// gallery's store stays read-only, and it writes one row per photo and nothing else.
 public final class PhotoDetailsRequests: Sendable {
+    private let connection: RequestConnection
     /// The file, as every `StoreError` names it.
-    public let path: String
-    private let queue: DatabaseQueue
+    public var path: String { connection.path }
 
     /// Opens the database at `path` for this write alone. Open it after
     /// ``PhotoStore/openExisting(path:)`` has checked the file: this adds no check of its own.
     /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
     public init(path: String) throws(StoreError) {
-        var configuration = Configuration()
-        configuration.label = "PhotoStore.photoDetailsRequests"
-        configuration.busyMode = .timeout(PhotoStore.busyTimeout)
-        configuration.foreignKeysEnabled = true
-        do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-        } catch {
-            throw StoreError(error, path: path, operation: "opening for photo details requests")
-        }
-        self.path = path
+        connection = try RequestConnection(
+            path: path, label: "PhotoStore.photoDetailsRequests", purpose: "photo details requests")
     }
 
     /// Records that a client asked for the full object of photo `photoID` at `date`; a photo
@@ -34,30 +26,22 @@ public final class PhotoDetailsRequests: Sendable {
     /// it is.
     /// - Returns: false when there is no such photo (nothing is recorded).
     public func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        do {
-            return try await queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO photo_details (photo_id, requested_at)
-                        SELECT id, ? FROM photo WHERE id = ?
-                        ON CONFLICT (photo_id) DO UPDATE SET requested_at = excluded.requested_at
-                        WHERE requested_at IS NULL AND json IS NULL
-                        """, arguments: [date.stored, photoID])
-                return try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM photo_details WHERE photo_id = ?)", arguments: [photoID])
-                    ?? false
-            }
-        } catch {
-            throw StoreError(error, path: path, operation: "recording a details request of photo \(photoID)")
+        try await connection.write("recording a details request of photo \(photoID)") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO photo_details (photo_id, requested_at)
+                    SELECT id, ? FROM photo WHERE id = ?
+                    ON CONFLICT (photo_id) DO UPDATE SET requested_at = excluded.requested_at
+                    WHERE requested_at IS NULL AND json IS NULL
+                    """, arguments: [date.stored, photoID])
+            return try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM photo_details WHERE photo_id = ?)", arguments: [photoID])
+                ?? false
         }
     }
 
     /// Closes the connection; every later call throws.
     public func close() throws(StoreError) {
-        do {
-            try queue.close()
-        } catch {
-            throw StoreError(error, path: path, operation: "closing")
-        }
+        try connection.close()
     }
 }
