@@ -124,8 +124,8 @@ public struct SyncLedger: Sendable {
     }
 
     /// Records that `run` loaded its configuration `at`: when it started, or (`reload`) on SIGHUP.
-    public func recordConfigurationLoaded(at date: Date, reload: Bool) throws(StoreError) {
-        try database.write("recording when the configuration was loaded") { db in
+    public func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError) {
+        try await database.write("recording when the configuration was loaded") { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO configuration_load (id, loaded_at, reason) VALUES (1, ?, ?)",
                 arguments: [date, reload ? "reload" : "start"])

@@ -81,8 +81,8 @@ struct BackupTests {
     func configurationLoad() async throws {
         try await withStore { store, _ in
             #expect(try await store.catalog.statistics().configurationLoaded == nil)
-            try store.ledger.recordConfigurationLoaded(at: Instant.t(0), reload: false)
-            try store.ledger.recordConfigurationLoaded(at: Instant.t(60), reload: true)
+            try await store.ledger.recordConfigurationLoaded(at: Instant.t(0), reload: false)
+            try await store.ledger.recordConfigurationLoaded(at: Instant.t(60), reload: true)
             #expect(
                 try await store.catalog.statistics().configurationLoaded
                     == ConfigurationLoad(at: Instant.t(60), reload: true))

@@ -13,20 +13,20 @@ struct SynchronousWriteAuditTests {
         try await withStore { store, _ in
             #expect(store.synchronousWritesOnTasks == 0)
 
-            // WHEN a synchronous write runs on a thread of its own (as BlockingWork's), and an
-            // async one on a task
+            // WHEN an async write runs on a task, and a synchronous one on a thread of its own
+            // (as the download tracker's GroupCommit and BlockingWork's)
+            try await store.commit([Sample.photo("a")])
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 DispatchQueue(label: "off the pool").async {
-                    _ = try? store.ledger.recordConfigurationLoaded(at: Instant.t0, reload: false)
+                    _ = try? store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t0)
                     continuation.resume()
                 }
             }
-            try await store.commit([Sample.photo("a")])
             // THEN neither is counted
             #expect(store.synchronousWritesOnTasks == 0)
 
             // WHEN a synchronous write runs on the task itself
-            try store.ledger.recordConfigurationLoaded(at: Instant.t(1), reload: true)
+            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(1))
             // THEN it is
             #expect(store.synchronousWritesOnTasks == 1)
         }

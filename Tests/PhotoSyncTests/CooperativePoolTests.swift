@@ -11,14 +11,13 @@ import Testing
     struct IdleUpkeepNeverRan: Error {}
 
     @Test func theEngineMakesNoSynchronousWriteOnATask() async throws {
-        // GIVEN a storage budget (pruning and incremental vacuum), and no download tracking,
-        // whose stage is another engineer's and still writes synchronously
-        // (a clock on which the poll's wait lasts until the daemon is cancelled)
+        // GIVEN a storage budget (pruning and incremental vacuum) and download tracking (whose
+        // records commit on a queue of their own), on a clock on which the poll's wait lasts
+        // until the daemon is cancelled
         let harness = try SyncHarness(photos: 60, clock: TestClock(suspending: { $0 >= .seconds(60) }))
         defer { harness.removeDirectory() }
         let configure: (inout SyncConfiguration) -> Void = {
             $0.storageLimit = 30_000
-            $0.downloadTracking = false
             $0.pollInterval = .seconds(7200)
         }
 

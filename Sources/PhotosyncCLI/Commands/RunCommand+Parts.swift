@@ -46,8 +46,7 @@ struct SyncParts: Sendable {
             onProgress: { progress in
                 display.show(progress)
                 metrics.record(progress)
-                // A failure to record this is not worth stopping the sync for; `status` shows the last.
-                if progress.pages > 0 { try? loads.started() }
+                if progress.pages > 0 { loads.started() }
             })
         self.notifier = notifier
         self.display = display

@@ -59,12 +59,12 @@ final class ConfigurationReloader: Service, Sendable {
 
     func run() async throws {
         for await _ in hangups.cancelOnGracefulShutdown() {
-            reload()
+            await reload()
         }
     }
 
     /// Reads and applies the configuration once, between systemd's `RELOADING=1` and `READY=1`.
-    func reload() {
+    func reload() async {
         notifier.reloading()
         defer { notifier.ready() }
         let settings: Settings
@@ -84,7 +84,7 @@ final class ConfigurationReloader: Service, Sendable {
             SyncConfiguration(settings, once: false), repository: key == previousKey ? nil : makeRepository(key))
         running.withLock { $0 = (settings, key) }
         do {
-            try loads.reloaded()
+            try await loads.reloaded()
         } catch {
             logger.warning("configuration reloaded but not recorded: \(error.localizedDescription)")
         }
@@ -110,14 +110,17 @@ final class ConfigurationLoadLog: Sendable {
         self.store = store
     }
 
-    /// Records the start, once; after a reload, nothing.
-    func started() throws(StoreError) {
+    /// Records the start, once; after a reload, nothing. Called from the engine's synchronous
+    /// progress callback, so the write runs in a task of its own, off the caller's thread; a
+    /// failure is not worth stopping the sync for (`status` shows the last load recorded).
+    func started() {
         guard !recorded.exchange(true, ordering: .relaxed) else { return }
-        try store.ledger.recordConfigurationLoaded(at: Date(), reload: false)
+        let ledger = store.ledger
+        Task { try? await ledger.recordConfigurationLoaded(at: Date(), reload: false) }
     }
 
-    func reloaded() throws(StoreError) {
+    func reloaded() async throws(StoreError) {
         recorded.store(true, ordering: .relaxed)
-        try store.ledger.recordConfigurationLoaded(at: Date(), reload: true)
+        try await store.ledger.recordConfigurationLoaded(at: Date(), reload: true)
     }
 }
