@@ -113,6 +113,7 @@ extension EndToEnd {
                     ["status", "--json", "--database", world.database, "--config", world.config],
                     environment: ["PHOTOSYNC_MIN_FREE_DISK": "1000TB"])
                 #expect(status.status == 0 && status.stdout.contains("\"downloads_paused\" : \"downloads paused"))
+                #expect(status.stdout.contains("\"pages_paused\" : \"pages paused"), "\(status.stdout)")
                 #expect(status.stdout.contains("\"wal_bytes\""), "\(status.stdout)")
                 let storedBefore = try Set(await world.store().catalog.photoIDs(withStoredImage: true))
 
