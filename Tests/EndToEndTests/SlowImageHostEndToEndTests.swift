@@ -191,6 +191,9 @@ extension EndToEnd {
                     #expect(try await store.catalog.photo(id: id)?.image == nil, "\(id) has an image")
                 }
                 #expect(try FileManager.default.contentsOfDirectory(atPath: world.database + ".downloads").isEmpty)
+                // AND the log says which host was too slow
+                let tooSlow = first.stderr.split(separator: "\n").filter { $0.contains("image host too slow") }
+                #expect(!tooSlow.isEmpty && tooSlow.allSatisfy { $0.contains("host=127.0.0.1") }, "\(first.stderr)")
 
                 // WHEN the images are served whole again and photosync runs once more
                 await world.stub.clearFaults()
