@@ -168,7 +168,12 @@ public struct Gallery: Sendable {
             try await store.archive.storedImages(photoIDs: [id])[id] ?? []
         }
         let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
-        let details = PhotoDetails(json: photo.json)
+        // The full object (`photo_details`) when stored: the list version seldom has a camera,
+        // a place or tags.
+        let full = try await reading { () async throws(StoreError) in
+            try await store.photoDetails.details(photoID: photo.id)
+        }
+        let details = PhotoDetails(json: full?.json ?? photo.json)
         let search = SearchState(query: nil, user: nil, source: nil, knownSources: try await knownSources())
         let photoSources = try await reading { () async throws(StoreError) in
             try await store.catalog.sources(ofPhoto: photo.id)
@@ -187,7 +192,7 @@ public struct Gallery: Sendable {
             size: photo.width.flatMap { width in photo.height.map { "\(width) × \($0) px" } },
             created: photo.createdAt.map { $0.formatted(.iso8601.year().month().day()) },
             likes: photo.likes.map(String.init),
-            location: details.location, exif: details.exif,
+            location: details.location, exif: details.exif, tags: TagList(details.tags),
             photoSources: photoSources.map {
                 SourceLink(name: $0, href: GalleryLinks.grid(query: nil, user: nil, source: $0))
             },

@@ -119,6 +119,7 @@ enum GalleryTemplates {
         {{#location}}<dt>Location</dt><dd>{{.}}</dd>{{/location}}
         {{#exif}}<dt>{{name}}</dt><dd>{{value}}</dd>
         {{/exif}}
+        {{#tags}}<dt>Tags</dt><dd id="tags">{{#links}}<a href="{{href}}">{{name}}</a> {{/links}}</dd>{{/tags}}
         <dt>Sources</dt><dd>{{#photoSources}}<a href="{{href}}">{{name}}</a> {{/photoSources}}</dd>
         {{#variants}}<dt>Stored</dt><dd><a href="{{href}}">{{name}}</a>, {{size}}</dd>
         {{/variants}}

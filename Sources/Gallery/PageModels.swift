@@ -61,6 +61,16 @@ struct SourceLink {
     var href: String
 }
 
+/// A photo's tags, as its page links them: each one searches the grid for it.
+struct TagList {
+    var links: [SourceLink]
+
+    init?(_ tags: [String]) {
+        guard !tags.isEmpty else { return nil }
+        links = tags.map { SourceLink(name: $0, href: GalleryLinks.grid(query: $0, user: nil, source: nil)) }
+    }
+}
+
 struct SinglePhotoPage {
     var title: String
     var query: String
@@ -79,6 +89,8 @@ struct SinglePhotoPage {
     var likes: String?
     var location: String?
     var exif: [PhotoDetails.Fact]
+    /// The photo's tags, each a search of the grid; nil when it has none.
+    var tags: TagList?
     var photoSources: [SourceLink]
     var variants: [VariantLink]
     /// No image is stored because it was pruned to stay within `storage_limit`: the frame shows

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a photo's stored JSON says beyond the columns: where it was taken and with what camera.
-/// Unsplash's feed often leaves these out; a photo fetched on its own has them.
+/// What a photo's stored JSON says beyond the columns: where it was taken, with what camera, and
+/// its tags. Unsplash's feed often leaves these out; a photo's full object (`GET /photos/:id`,
+/// stored with `photo_details`) has them.
 struct PhotoDetails: Equatable {
     /// "Name, City, Country" as far as the JSON has them; nil when it has none.
     var location: String?
@@ -9,6 +10,8 @@ struct PhotoDetails: Equatable {
     var exif: [Fact]
     /// The photo's `blur_hash`, when the JSON has a well-formed one.
     var blurHash: BlurHash?
+    /// The titles of its `tags`, in order, each once.
+    var tags: [String]
 
     struct Fact: Equatable {
         var name: String
@@ -43,6 +46,9 @@ struct PhotoDetails: Equatable {
         if let iso = exif?.iso?.text { facts.append(Fact(name: "ISO", value: iso)) }
         self.exif = facts
         blurHash = stored.blurHash.flatMap(BlurHash.init)
+        var tags: [String] = []
+        for tag in stored.tags.compactMap(\.title?.text) where !tags.contains(tag) { tags.append(tag) }
+        self.tags = tags
     }
 }
 
@@ -52,9 +58,10 @@ private struct StoredDetails: Decodable {
     var location: Location?
     var exif: Exif?
     var blurHash: String?
+    var tags: [Tag] = []
 
     enum CodingKeys: String, CodingKey {
-        case location, exif
+        case location, exif, tags
         case blurHash = "blur_hash"
     }
 
@@ -65,6 +72,17 @@ private struct StoredDetails: Decodable {
         location = try? container.decodeIfPresent(Location.self, forKey: .location)
         exif = try? container.decodeIfPresent(Exif.self, forKey: .exif)
         blurHash = try? container.decodeIfPresent(String.self, forKey: .blurHash)
+        tags = (try? container.decodeIfPresent([Tag].self, forKey: .tags)) ?? []
+    }
+
+    struct Tag: Decodable {
+        var title: Text?
+
+        init(from decoder: any Decoder) throws {
+            title = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Text.self, forKey: .title)
+        }
+
+        enum CodingKeys: String, CodingKey { case title }
     }
 
     struct Location: Decodable {

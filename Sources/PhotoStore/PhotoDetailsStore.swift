@@ -99,6 +99,31 @@ public struct PhotoDetailsStore: Sendable {
         }
     }
 
+    /// The stored full objects of the photos `photoIDs` that have one, by photo id (for a list
+    /// of photos, such as `/photos/random`'s, in one read).
+    public func details(photoIDs: [String]) async throws(StoreError) -> [String: Details] {
+        guard !photoIDs.isEmpty else { return [:] }
+        return try await database.read("reading the details of \(photoIDs.count) photos") { db in
+            var found: [String: Details] = [:]
+            // SQLite's default limit on a statement's variables is 32,766: chunks stay well within it.
+            for chunk in stride(from: 0, to: photoIDs.count, by: 500).map({
+                photoIDs[$0..<min($0 + 500, photoIDs.count)]
+            }) {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT photo_id, CAST(json AS BLOB) AS json, fetched_at FROM photo_details
+                        WHERE json IS NOT NULL AND photo_id IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """, arguments: StatementArguments(Array(chunk)))
+                for row in rows {
+                    guard let id = row["photo_id"] as String?, let json = row["json"] as Data? else { continue }
+                    found[id] = Details(json: json, fetchedAt: try row.decodeDateIfPresent(forColumn: "fetched_at"))
+                }
+            }
+            return found
+        }
+    }
+
     /// Whether a client asked for the details of photo `photoID` and they are not stored yet.
     public func isRequested(photoID: String) async throws(StoreError) -> Bool {
         try await database.read("reading the details request of photo \(photoID)") { db in

@@ -93,9 +93,10 @@ public struct FullPhoto: BodyDecodable, Sendable, Equatable {
 }
 
 extension UnsplashAPI {
-    /// `GET /photos/:id`: the photo's full object.
+    /// `GET /photos/:id`: the photo's full object, within ``requestTimeout`` as every API route.
     public func photo(id: String) -> Endpoint<FullPhoto> {
-        var endpoint = Endpoint<FullPhoto>(baseURL: baseURL, headers: headers, credential: credential)
+        var endpoint = Endpoint<FullPhoto>(
+            baseURL: baseURL, headers: headers, timeout: Self.requestTimeout, credential: credential)
         endpoint.segments = ["photos", id]
         return endpoint
     }

@@ -45,6 +45,14 @@ extension EndToEnd {
                 #expect(
                     query.stdout.contains("camera      FUJIFILM X-T4, 1/250 s, f/5.6, 23.0 mm, ISO"), "\(query.stdout)")
                 #expect(query.stdout.contains("  tags        "), "\(query.stdout)")
+                // AND query --json is the full object, with when it was fetched
+                let json = try await world.query(["--id", id, "--json"])
+                #expect(json.status == 0, "\(json.stderr)")
+                let object = try #require(
+                    try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+                #expect((object["exif"] as? [String: Any])?["make"] as? String == "FUJIFILM", "\(json.stdout)")
+                #expect((object["tags"] as? [Any])?.isEmpty == false && object["views"] != nil, "\(json.stdout)")
+                #expect(object["details_fetched_at"] is String && object["image"] is NSNull, "\(json.stdout)")
 
                 // AND search finds the photos of a place by its city
                 var cities: [String: Set<String>] = [:]

@@ -164,6 +164,7 @@ extension EndToEnd {
                 let object = try #require(
                     try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
                 #expect(object["id"] as? String == id)
+                #expect(object["details_fetched_at"] is NSNull, "no full object is stored")
                 let image = try #require(object["image"] as? [String: Any])
                 let expected = world.stub.imageBytes(photoID: id, variant: "regular")
                 #expect(image["variant"] as? String == "regular")

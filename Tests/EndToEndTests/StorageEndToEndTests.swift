@@ -113,6 +113,7 @@ extension EndToEnd {
                     ["status", "--json", "--database", world.database, "--config", world.config],
                     environment: ["PHOTOSYNC_MIN_FREE_DISK": "1000TB"])
                 #expect(status.status == 0 && status.stdout.contains("\"downloads_paused\" : \"downloads paused"))
+                #expect(status.stdout.contains("\"pages_paused\" : \"pages paused"), "\(status.stdout)")
                 #expect(status.stdout.contains("\"wal_bytes\""), "\(status.stdout)")
                 let storedBefore = try Set(await world.store().catalog.photoIDs(withStoredImage: true))
 
@@ -140,22 +141,36 @@ extension EndToEnd {
             }
         }
 
-        /// Whether this machine lets a test mount a file system of its own: `unshare -rm` (a
-        /// user and mount namespace) then `mount -t tmpfs`. Not where user namespaces are off.
-        static let canMountTmpfs: Bool = {
+        /// How this test mounts a file system of its own, in a mount namespace of its own: as root
+        /// (CI), `unshare -m` alone; otherwise `unshare -rm`, a user namespace as well, where the
+        /// kernel allows them. Nil when neither works: the test then fails, naming what is missing.
+        static let tmpfsNamespace: [String]? = {
+            let namespace = ["/usr/bin/unshare", geteuid() == 0 ? "-m" : "-rm"]
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.arguments = ["-rm", "/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"]
+            process.executableURL = URL(fileURLWithPath: namespace[0])
+            process.arguments =
+                Array(namespace.dropFirst()) + ["/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return false }
+            guard (try? process.run()) != nil else { return nil }
             process.waitUntilExit()
-            return process.terminationStatus == 0
+            return process.terminationStatus == 0 ? namespace : nil
         }()
+
+        struct CannotMountTmpfs: Error, CustomStringConvertible {
+            var description: String {
+                geteuid() == 0
+                    ? "cannot mount a tmpfs: running as root, `/usr/bin/unshare -m` then `mount -t tmpfs` failed "
+                        + "(util-linux's unshare missing, or no CAP_SYS_ADMIN)"
+                    : "cannot mount a tmpfs: not root, and `unshare -rm` then `mount -t tmpfs` failed (user namespaces "
+                        + "are off: run as root, as CI does, or allow unprivileged user namespaces)"
+            }
+        }
 
         /// Runs photosync on a tmpfs of `size` mounted over `disk` in a namespace of its own, then
         /// copies what it left there to `copyTo` (the tmpfs ends with the namespace).
-        static func onTmpfs(of size: String, at disk: String, copyTo: String) -> [String] {
+        static func onTmpfs(of size: String, at disk: String, copyTo: String) throws -> [String] {
+            guard let namespace = tmpfsNamespace else { throw CannotMountTmpfs() }
             let script = """
                 out=$1; shift
                 mount -t tmpfs -o size=\(size) tmpfs "$0" || exit 99
@@ -163,11 +178,10 @@ extension EndToEnd {
                 cp -a "$0"/. "$out"/ || exit 98
                 exit $status
                 """
-            return ["/usr/bin/unshare", "-rm", "/bin/sh", "-c", script, disk, copyTo]
+            return namespace + ["/bin/sh", "-c", script, disk, copyTo]
         }
 
-        @Test(.enabled(if: canMountTmpfs, "needs unshare -rm and a tmpfs mount"))
-        func onA24MBDiskPagesPauseAtHalfTheReserveAndResumeWithRoom() async throws {
+        @Test func onA24MBDiskPagesPauseAtHalfTheReserveAndResumeWithRoom() async throws {
             // GIVEN 1,200 photos of about 60 KB (72 MB of images, about 5 MB of metadata) and a
             // file system of 24 MB with a reserve of 8 MB: downloads pause below 8 MB free, pages
             // below 4 MB, half the reserve, which the metadata alone would cross
@@ -176,6 +190,7 @@ extension EndToEnd {
             try await withTeardown(await world.stop()) {
                 let disk = world.directory.appending(path: "disk")
                 try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+                let launcher = try Self.onTmpfs(of: "24m", at: disk.path, copyTo: world.directory.path)
                 let database = disk.appending(path: URL(fileURLWithPath: world.database).lastPathComponent).path
                 let arguments = await world.runArguments(["--min-free-disk", "8MB"]).map {
                     $0 == world.database ? database : $0
@@ -187,7 +202,7 @@ extension EndToEnd {
                 ) {
                     try await PhotosyncProcess.run(
                         arguments, environment: Self.environment,
-                        launcher: Self.onTmpfs(of: "24m", at: disk.path, copyTo: world.directory.path))
+                        launcher: launcher)
                 }
 
                 // THEN it stops before the disk fills: exit 75 (work left), not 74, with one line

@@ -9,7 +9,8 @@ import Testing
 
 /// `GET /unsplash/photos/:id` against Unsplash's own answer (the recording `photo.json`): the
 /// full object once the sync stored it, field by field; the summary until then, saying so, and
-/// asking the sync for the full object.
+/// asking the sync for the full object. `GET /unsplash/photos/random` likewise (the recording
+/// `photo-random-2023-with-location.json`): Unsplash answers full objects there too.
 @Suite struct FullPhotoContractTests {
     /// The keys Unsplash's `GET /photos/:id` has beyond a list's photo (`photo-2025-02.json`).
     static let fullOnly: Set<String> = [
@@ -17,8 +18,10 @@ import Testing
     ]
 
     /// The recording, its summary stored as the list photo, and its id.
-    static func storeSummary(_ fixture: GalleryFixture) async throws -> (recorded: JSONShape, id: String) {
-        let recorded = try JSONShape.parse(try Fixture.photo.data)
+    static func storeSummary(
+        _ fixture: GalleryFixture, of recording: Fixture = .photo
+    ) async throws -> (recorded: JSONShape, id: String) {
+        let recorded = try JSONShape.parse(try recording.data)
         guard case .object(var members) = recorded else { throw CancellationError() }
         for key in fullOnly { members[key] = nil }
         var summary = GalleryFixture.record(.object(members))
@@ -39,25 +42,71 @@ import Testing
 
             #expect(response.status == .ok)
             #expect(response.header("X-Photosync-Photo") == "full")
-            #expect(JSONShape.mismatches(expected: recorded, actual: response.json) == [])
-            guard case .object(let wanted) = recorded, case .object(let got) = response.json else {
-                Issue.record("not objects")
-                return
-            }
-            #expect(Set(got.keys) == Set(wanted.keys))
-            for (key, value) in wanted where key != "links" {
-                #expect(got[key] == value, "\(key)")
-            }
-            // Only the download location moves to the mirror; every other link stays Unsplash's.
-            guard case .object(var links)? = recorded["links"], case .object(var answered)? = got["links"] else {
-                Issue.record("no links")
-                return
-            }
-            let location = try #require(answered.removeValue(forKey: "download_location")?.text)
-            let ixid = try #require(links.removeValue(forKey: "download_location")?.text?.split(separator: "?").last)
-            #expect(location.hasSuffix("/unsplash/photos/\(id)/download?\(ixid)"), "\(location)")
-            #expect(answered == links)
+            try Self.expectFieldByField(recorded, response.json, id: id)
             #expect(response.header("X-Ratelimit-Remaining") == "4999")
+        }
+    }
+
+    /// `answered` is `recorded` value for value, but for its download location, which moves to
+    /// the mirror; every other link stays Unsplash's.
+    static func expectFieldByField(_ recorded: JSONShape, _ answered: JSONShape, id: String) throws {
+        #expect(JSONShape.mismatches(expected: recorded, actual: answered) == [])
+        guard case .object(let wanted) = recorded, case .object(let got) = answered else {
+            Issue.record("not objects")
+            return
+        }
+        #expect(Set(got.keys) == Set(wanted.keys))
+        for (key, value) in wanted where key != "links" {
+            #expect(got[key] == value, "\(key)")
+        }
+        guard case .object(var links)? = recorded["links"], case .object(var answeredLinks)? = got["links"] else {
+            Issue.record("no links")
+            return
+        }
+        let location = try #require(answeredLinks.removeValue(forKey: "download_location")?.text)
+        let ixid = try #require(links.removeValue(forKey: "download_location")?.text?.split(separator: "?").last)
+        #expect(location.hasSuffix("/unsplash/photos/\(id)/download?\(ixid)"), "\(location)")
+        #expect(answeredLinks == links)
+    }
+
+    @Test func aRandomPhotoIsItsStoredFullObjectAsUnsplashAnswersIt() async throws {
+        // GIVEN the recorded random photo's summary, as a page lists it, and its full object
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let (recorded, id) = try await Self.storeSummary(fixture, of: .photoRandom2023)
+        #expect(try await fixture.writer.photoDetails.store(try Fixture.photoRandom2023.data, photoID: id, at: Date()))
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN a client draws it, THEN it is the recording, field by field
+            let one = try await client.get("/unsplash/photos/random")
+            #expect(one.status == .ok)
+            #expect(one.header("X-Photosync-Photo") == "full")
+            try Self.expectFieldByField(recorded, one.json, id: id)
+            #expect(one.json["tags"]?.elements.count == 20 && one.json["location"]?["country"]?.text == "Türkei")
+
+            // AND so is each photo drawn with a count, and with a filter
+            let many = try await client.get("/unsplash/photos/random?count=2")
+            #expect(many.json.elements.count == 2)
+            for photo in many.json.elements { try Self.expectFieldByField(recorded, photo, id: id) }
+            let username = try #require(recorded["user"]?["username"]?.text)
+            let filtered = try await client.get("/unsplash/photos/random?username=\(username)")
+            try Self.expectFieldByField(recorded, filtered.json, id: id)
+        }
+    }
+
+    @Test func aRandomPhotoWithoutItsFullObjectIsTheSummarySaidInAHeader() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let (recorded, _) = try await Self.storeSummary(fixture, of: .photoRandom2023)
+        guard case .object(let members) = recorded else { throw CancellationError() }
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let one = try await client.get("/unsplash/photos/random")
+
+            #expect(one.header("X-Photosync-Photo") == "summary")
+            let missing = JSONShape.mismatches(expected: recorded, actual: one.json)
+            let fullOnly = Self.fullOnly.filter { members[$0] != nil }
+            #expect(!fullOnly.isEmpty && Set(missing) == Set(fullOnly.map { "$.\($0) is missing" }))
         }
     }
 

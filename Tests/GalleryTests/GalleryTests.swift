@@ -3,6 +3,7 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import TestSupport
 import Testing
 
 /// `photosync serve`'s gallery over real HTTP on loopback, on a database in a temporary directory.
@@ -113,6 +114,36 @@ import Testing
             #expect(last.contains("rel=\"prev\"") && !last.contains("rel=\"next\""))
             #expect(try await client.execute(uri: "/?page=0", method: .get).status == .badRequest)
             #expect(try await client.execute(uri: "/?page=two", method: .get).status == .badRequest)
+        }
+    }
+
+    @Test func aPhotoPageShowsTheCameraPlaceAndTagsOfItsStoredFullObject() async throws {
+        // GIVEN photos whose list versions have no camera, place or tags, and whose full objects
+        // (photo_details) are Unsplash's recorded ones, stored as the sync stores them: one with
+        // a camera, one with a place
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try await fixture.commit([
+            Sample.photo("camera", day: 1), Sample.photo("place", day: 2), Sample.photo("bare", day: 3),
+        ])
+        #expect(try await fixture.writer.photoDetails.store(try Fixture.photo.data, photoID: "camera", at: Date()))
+        #expect(
+            try await fixture.writer.photoDetails.store(try Fixture.photoRandom2023.data, photoID: "place", at: Date()))
+
+        try await fixture.serve { client in
+            // WHEN their pages are asked for
+            let camera = try await client.execute(uri: "/photos/camera", method: .get).text
+            let place = try await client.execute(uri: "/photos/place", method: .get).text
+
+            // THEN each shows its full object's camera, place and tags, each tag a search
+            #expect(camera.contains("<dt>Camera</dt><dd>Leica M6</dd>"), "\(camera)")
+            #expect(camera.contains("<dt>Aperture</dt><dd>ƒ/4</dd>"), "\(camera)")
+            #expect(camera.contains("<dt>Tags</dt><dd id=\"tags\"><a href=\"/?q=building\">building</a> "), "\(camera)")
+            #expect(place.contains("<dt>Location</dt><dd>Cappadocia, Türkei</dd>"), "\(place)")
+            #expect(place.contains("<a href=\"/?q=hot%20air%20balloon\">hot air balloon</a>"), "\(place)")
+            // AND a photo without a full object shows none of them
+            let bare = try await client.execute(uri: "/photos/bare", method: .get).text
+            #expect(!bare.contains("Camera") && !bare.contains("Location") && !bare.contains("Tags"))
         }
     }
 

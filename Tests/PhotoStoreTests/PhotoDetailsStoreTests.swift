@@ -29,6 +29,26 @@ struct PhotoDetailsStoreTests {
         }
     }
 
+    @Test("the full objects of several photos are read at once, by id; those without one are left out")
+    func severalAtOnce() async throws {
+        try await withStore { store, _ in
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try await store.photoDetails.store(Self.full, photoID: "a", at: Instant.t0)
+            try await store.photoDetails.store(Data(#"{"id":"c"}"#.utf8), photoID: "c", at: Instant.t0)
+            // A request recorded for b stores no object for it.
+            let requests = try PhotoDetailsRequests(path: store.path)
+            _ = try await requests.record(photoID: "b", at: Instant.t0)
+            try requests.close()
+
+            let found = try await store.photoDetails.details(photoIDs: ["a", "b", "c", "a", "nobody"])
+
+            #expect(found.keys.sorted() == ["a", "c"])
+            #expect(found["a"] == PhotoDetailsStore.Details(json: Self.full, fetchedAt: Instant.t0))
+            #expect(found["c"]?.json == Data(#"{"id":"c"}"#.utf8))
+            #expect(try await store.photoDetails.details(photoIDs: []).isEmpty)
+        }
+    }
+
     @Test("text that is not JSON is refused and changes nothing")
     func notJSONRefused() async throws {
         try await withStore { store, _ in

@@ -49,5 +49,36 @@ import Testing
             storageLimit: nil, sizes: DatabaseFileSizes(database: 1, wal: 0),
             disk: DiskSpace(available: 50_000_000_000, total: 100_000_000_000), reserve: .standard)
         #expect(roomy.pause == nil && !roomy.lines(bytesStored: 0).joined().contains("paused"))
+        #expect(try JSONOutput.string(.object(roomy.jsonFields)).contains("\"pages_paused\" : null"))
+    }
+
+    @Test func statusSaysWhyPagesArePausedBelowHalfTheReserve() throws {
+        // GIVEN 800 MB free on a 100 GB disk: under the standard reserve of 1 GiB, above its half
+        let downloadsOnly = StatusStorage(
+            storageLimit: nil, sizes: DatabaseFileSizes(database: 9_000_000, wal: 0),
+            disk: DiskSpace(available: 800_000_000, total: 100_000_000_000), reserve: .standard)
+        // THEN downloads are paused, pages are not
+        let first = downloadsOnly.lines(bytesStored: 0).joined(separator: "\n")
+        #expect(first.contains("downloads paused") && !first.contains("pages paused"), "\(first)")
+        #expect(try JSONOutput.string(.object(downloadsOnly.jsonFields)).contains("\"pages_paused\" : null"))
+
+        // GIVEN 400 MB free: under half the reserve, the floor
+        let storage = StatusStorage(
+            storageLimit: nil, sizes: DatabaseFileSizes(database: 9_000_000, wal: 0),
+            disk: DiskSpace(available: 400_000_000, total: 100_000_000_000), reserve: .standard)
+
+        // THEN status says downloads and pages are paused, and why, as run's log and metrics do
+        let text = storage.lines(bytesStored: 0).joined(separator: "\n")
+        #expect(
+            text.contains(
+                "free disk       400 MB, reserve 1.07 GB; downloads paused: 400 MB free, below the 1.07 GB reserve "
+                    + "(min_free_disk); pages paused: 400 MB free, below the 536.9 MB floor (half of min_free_disk)"),
+            "\(text)")
+        let json = try JSONOutput.string(.object(storage.jsonFields))
+        #expect(
+            json.contains(
+                "\"pages_paused\" : \"pages paused: 400 MB free, below the 536.9 MB floor (half of min_free_disk)\""),
+            "\(json)")
+        #expect(json.contains("\"downloads_paused\" : \"downloads paused"), "\(json)")
     }
 }

@@ -4,8 +4,9 @@ import Hummingbird
 import PhotoStore
 
 extension HTTPField.Name {
-    /// Which version of a photo `GET /unsplash/photos/:id` answered: `full` (the object
-    /// `GET /photos/:id` answers, as the sync stored it) or `summary` (the list version).
+    /// Which version of a photo `GET /unsplash/photos/:id` (or `/photos/random` without
+    /// `count`) answered: `full` (the object `GET /photos/:id` answers, as the sync stored it)
+    /// or `summary` (the list version).
     static let xPhotosyncPhoto = Self("X-Photosync-Photo")!
 }
 
@@ -31,6 +32,27 @@ extension UnsplashMirror {
         else { return nil }
         await requestDetails(id)
         return (body, .summary)
+    }
+
+    /// The drawn photos as `GET /photos/random` answers them: Unsplash answers full objects
+    /// there, so each photo's stored full object when there is one, else its list version
+    /// (nothing is recorded for `on-demand`: only `/photos/:id` asks), rewritten as
+    /// ``fullPhoto(id:_:)`` rewrites them, in their order.
+    func randomlyDrawn(_ photos: [OriginalJSONPage.Photo], _ request: MirrorRequest) async throws -> [(
+        body: Data, version: PhotoVersion
+    )] {
+        let ids = photos.map(\.id)
+        let images = try await storedImages(ids)
+        let details = try await store.photoDetails.details(photoIDs: ids)
+        return photos.compactMap { photo in
+            let variants = images[photo.id] ?? []
+            if let full = details[photo.id],
+                let body = request.photo.text(full.json, id: photo.id, storedVariants: variants)
+            {
+                return (body, .full)
+            }
+            return request.photo.text(photo.json, id: photo.id, storedVariants: variants).map { ($0, .summary) }
+        }
     }
 
     /// Records that a client asked for photo `id`'s full object; a failure is logged and

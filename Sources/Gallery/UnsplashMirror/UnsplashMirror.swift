@@ -161,7 +161,7 @@ public struct UnsplashMirror: Sendable {
             text: text.map(Self.searchText), username: parameters["username"], orientation: orientation)
         if base == PhotoQuery() && collections.isEmpty && topics.isEmpty {
             // Any stored photo: drawn by key, not by position in a listing.
-            let photos = try await rendered(store.catalog.randomOriginalJSON(count: count ?? 1), request)
+            let photos = try await randomlyDrawn(store.catalog.randomOriginalJSON(count: count ?? 1), request)
             guard !photos.isEmpty else { throw MirrorFailure.notFound("Photo") }
             return try randomAnswer(photos, count: count)
         }
@@ -199,16 +199,17 @@ public struct UnsplashMirror: Sendable {
             return nil
         }
         let drawnPhotos = try await store.catalog.originalJSONPages(matching: pages).flatMap(\.photos)
-        return try await randomAnswer(rendered(drawnPhotos, request), count: count)
+        return try await randomAnswer(randomlyDrawn(drawnPhotos, request), count: count)
     }
 
-    /// One photo without `count`, as Unsplash answers, an array with it.
-    private func randomAnswer(_ photos: [Data], count: Int?) throws -> Response {
+    /// One photo without `count`, as Unsplash answers (saying which version, as `/photos/:id`
+    /// does), an array with it.
+    private func randomAnswer(_ photos: [(body: Data, version: PhotoVersion)], count: Int?) throws -> Response {
         guard count != nil else {
             guard let first = photos.first else { throw MirrorFailure.notFound("Photo") }
-            return MirrorAnswer.json(.ok, first)
+            return MirrorAnswer.json(.ok, first.body, headers: [.xPhotosyncPhoto: first.version.rawValue])
         }
-        return MirrorAnswer.json(.ok, MirrorAnswer.array(photos))
+        return MirrorAnswer.json(.ok, MirrorAnswer.array(photos.map(\.body)))
     }
 
     private func download(id: String, _ request: MirrorRequest) async throws -> Response {

@@ -99,7 +99,9 @@ public final class AsyncHTTPClientSession: URLSessionable {
             // AsyncHTTPClient's deadline covers only the wait for the head: the body's reads
             // are bounded by `bounds`.
             response = try await client.execute(outgoing, deadline: .now() + .init(bounds.headTimeout))
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            // The head's deadline, or its read timeout: AsyncHTTPClient does not reset that for
+            // each byte of a head, so a host that trickles one misses it. Either is a head too slow.
             throw bounds.missedHead(sentAt: sentAt)
         } catch {
             throw Self.transportError(for: error, through: proxy)

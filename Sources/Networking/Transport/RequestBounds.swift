@@ -25,12 +25,13 @@ struct RequestBounds: Sendable {
         minimumRate = request.minimumRate ?? (request.timeout == nil ? configuration.minimumRate : nil)
     }
 
-    /// The error for a head that did not arrive within ``headTimeout``.
+    /// The error for a head that did not arrive within ``headTimeout``, or within the read
+    /// timeout, which may end the wait first.
     func missedHead(sentAt: ContinuousClock.Instant) -> TransportError {
         let elapsed = (ContinuousClock.now - sentAt).inSeconds
         guard let timeout else {
             return TransportError(
-                .timedOut, detail: "no answer head within \(ByteRate.seconds(headTimeout.inSeconds))",
+                .timedOut, detail: "no answer head within \(ByteRate.seconds(min(elapsed, headTimeout.inSeconds)))",
                 shortfall: Shortfall(bytes: 0, seconds: elapsed))
         }
         return TransportError(.timedOut, shortfall: Shortfall(bytes: 0, seconds: elapsed, deadline: timeout))

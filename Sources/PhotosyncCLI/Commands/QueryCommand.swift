@@ -64,8 +64,8 @@ struct QueryCommand: AsyncParsableCommand {
                     print("wrote \(written) bytes to \(output)")
                 }
             }
-            let details = json ? nil : try await store.photoDetails.details(photoID: photo.id)
-            print(json ? try Self.json(photo) : Self.text(photo) + Self.detailsText(details))
+            let details = try await store.photoDetails.details(photoID: photo.id)
+            print(json ? try Self.json(photo, details: details) : Self.text(photo) + Self.detailsText(details))
         }
     }
 
@@ -88,12 +88,15 @@ struct QueryCommand: AsyncParsableCommand {
                 + "(\(ByteCount.text(pruned.byteCount)), sha256 \(pruned.sha256))")
     }
 
-    /// The API's fields as stored, plus what photosync knows of the image.
-    static func json(_ photo: StoredPhoto) throws -> String {
+    /// The API's fields as stored: the photo's full object when it is stored (`photo_details`),
+    /// else its list version; plus what photosync knows of the image, and when the full object
+    /// was fetched (`details_fetched_at`, null when none is stored).
+    static func json(_ photo: StoredPhoto, details: PhotoDetailsStore.Details? = nil) throws -> String {
         var object: [String: JSONValue] = [:]
-        if case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: photo.json) {
+        if case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: details?.json ?? photo.json) {
             object = fields
         }
+        object["details_fetched_at"] = details?.fetchedAt.map { .string($0.iso8601Text) } ?? .null
         object["image"] =
             photo.image.map { image in
                 .object([

@@ -5,7 +5,8 @@ import UnsplashAPI
 
 /// What `status` says of the disk: the storage budget, the free disk against the reserve, and the
 /// database's files. The reserve is judged as `run` judges it, from the same settings and the
-/// same file system, so `status` says why downloads are paused while `run` pauses them.
+/// same file system, so `status` says why downloads (and, below half the reserve, pages) are
+/// paused while `run` pauses them.
 struct StatusStorage: Equatable {
     var storageLimit: Int64?
     var databaseBytes: Int64
@@ -13,6 +14,7 @@ struct StatusStorage: Equatable {
     var disk: DiskSpace?
     var reserveBytes: Int64?
     var pause: DownloadPause?
+    var pagePause: PagePause?
 
     init(
         storageLimit: Int64?, sizes: DatabaseFileSizes, disk: DiskSpace?, reserve: FreeDiskReserve
@@ -23,6 +25,7 @@ struct StatusStorage: Equatable {
         self.disk = disk
         reserveBytes = disk.map { reserve.bytes(ofDiskOf: $0.total) }
         pause = disk.flatMap { DownloadPause.judging($0, reserve: reserve) }
+        pagePause = disk.flatMap { PagePause.judging($0, reserve: reserve) }
     }
 
     /// For the store at `path`, with the settings `options` resolve. A setting that does not
@@ -43,6 +46,7 @@ struct StatusStorage: Equatable {
             "disk_free_bytes": disk.map { .int($0.available) } ?? .null,
             "disk_reserve_bytes": reserveBytes.map { .int($0) } ?? .null,
             "downloads_paused": pause.map { .string($0.description) } ?? .null,
+            "pages_paused": pagePause.map { .string($0.description) } ?? .null,
         ]
     }
 
@@ -55,7 +59,7 @@ struct StatusStorage: Equatable {
         if let disk, let reserveBytes {
             lines.append(
                 "free disk       \(ByteCount.text(disk.available)), reserve \(ByteCount.text(reserveBytes))"
-                    + (pause.map { "; \($0)" } ?? ""))
+                    + (pause.map { "; \($0)" } ?? "") + (pagePause.map { "; \($0)" } ?? ""))
         }
         return lines
     }
