@@ -78,7 +78,7 @@ extension ImageArchive {
                 db,
                 sql: """
                     SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
-                    WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                    WHERE image.status = \(ImageStatus.stored.sqlLiteral) AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
                     ORDER BY photo.sequence, image.variant
                     """
             ).map { row -> Int64 in try row.decode(forColumn: "id") }
@@ -104,7 +104,11 @@ extension ImageArchive {
     private static func rehash(imageID: Int64, in db: Database) throws -> (Int64, VerificationProblem?) {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT photo_id, variant, byte_count, sha256 FROM image WHERE id = ? AND status = 'stored'",
+                db,
+                sql: """
+                    SELECT photo_id, variant, byte_count, sha256 FROM image
+                    WHERE id = ? AND status = \(ImageStatus.stored.sqlLiteral)
+                    """,
                 arguments: [imageID])
         else { return (0, nil) }
         let photoID: String = try row.decode(forColumn: "photo_id")
@@ -139,7 +143,7 @@ extension ImageArchive {
             db,
             sql: """
                 SELECT photo_id, variant FROM image
-                WHERE status = 'stored' AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                WHERE status = \(ImageStatus.stored.sqlLiteral) AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
                 ORDER BY id
                 """
         ).map { row in
@@ -155,7 +159,7 @@ extension ImageArchive {
             sql: """
                 SELECT image_data.image_id, image.photo_id, image.variant, image.status
                 FROM image_data LEFT JOIN image ON image.id = image_data.image_id
-                WHERE image.id IS NULL OR image.status <> 'stored'
+                WHERE image.id IS NULL OR image.status <> \(ImageStatus.stored.sqlLiteral)
                 ORDER BY image_data.image_id
                 """
         ).map { row in

@@ -80,7 +80,7 @@ public struct ImageArchive: Sendable {
     /// when nil): its bytes were freed to keep within `storage_limit`; nil when there is none.
     public func prunedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
-            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: "pruned")?.image
+            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: .pruned)?.image
         }
     }
 
@@ -133,7 +133,7 @@ public struct ImageArchive: Sendable {
                     db.cachedStatement(
                         sql: """
                             SELECT \(StoredImageRow.columns) FROM image
-                            WHERE photo_id = ? AND +status = 'stored'
+                            WHERE photo_id = ? AND +status = \(ImageStatus.stored.sqlLiteral)
                             ORDER BY byte_count, variant
                             """),
                     arguments: [id])
@@ -209,9 +209,9 @@ public struct ImageArchive: Sendable {
         else {
             throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
         }
-        let status: String = try job.decode(forColumn: "status")
+        let status: ImageStatus = try job.decode(forColumn: "status")
         // A pruned image was stored once; storing it again would undo the budget that freed it.
-        return status == "stored" || status == "pruned" ? nil : try job.decode(forColumn: "id")
+        return status == .stored || status == .pruned ? nil : try job.decode(forColumn: "id")
     }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
@@ -227,16 +227,12 @@ public struct ImageArchive: Sendable {
         while used + incoming > limit {
             guard
                 let oldest = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT id, photo_id, variant, byte_count FROM image
-                            WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
-                            """))
+                    db.cachedStatement(sql: oldestStoredSQL))
             else { return }
             let id: Int64 = try oldest.decode(forColumn: "id")
             let byteCount: Int64 = try oldest.decode(forColumn: "byte_count")
             try db.cachedStatement(sql: "DELETE FROM image_data WHERE image_id = ?").execute(arguments: [id])
-            try db.cachedStatement(sql: "UPDATE image SET status = 'pruned' WHERE id = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: pruneSQL).execute(arguments: [id])
             used -= byteCount
             pruned.append(
                 PrunedImage(
@@ -266,16 +262,29 @@ public struct ImageArchive: Sendable {
             try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
         }
         // Cached: run for every image, where parsing it again cost more than running it.
-        try db.cachedStatement(
-            sql: """
-                UPDATE image SET
-                    status = 'stored', content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
-                    next_attempt_at = NULL
-                WHERE id = ?
-                """
-        ).execute(arguments: [image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID])
+        try db.cachedStatement(sql: markStoredSQL).execute(arguments: [
+            image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID,
+        ])
         return true
     }
+
+    // The statements the image writer runs for every image, built once, their status literals
+    // from `ImageStatus`. The oldest stored image comes from `image_stored_by_fetch`, the partial
+    // index `WHERE status = 'stored'`, which only a statement with that literal in its text can
+    // use. `INDEXED BY` says so: left to itself, without statistics, SQLite took the queue's
+    // status index and sorted every stored image for each one pruned; with it, a statement that
+    // cannot use the index (a bound status, say) fails to prepare (`QueryPlanTests`).
+    private static let oldestStoredSQL = """
+        SELECT id, photo_id, variant, byte_count FROM image INDEXED BY image_stored_by_fetch
+        WHERE status = \(ImageStatus.stored.sqlLiteral) ORDER BY fetched_at, id LIMIT 1
+        """
+    private static let pruneSQL = "UPDATE image SET status = \(ImageStatus.pruned.sqlLiteral) WHERE id = ?"
+    private static let markStoredSQL = """
+        UPDATE image SET
+            status = \(ImageStatus.stored.sqlLiteral), content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
+            next_attempt_at = NULL
+        WHERE id = ?
+        """
 
     /// Blob offsets in SQLite's C API are 32-bit.
     private static func checkBlobSize(_ image: ImageToStore) throws(StoreError) {
@@ -353,7 +362,7 @@ struct StoredImageRow: Decodable, FetchableRecord {
     /// image sits under one key, instead of the photo's own rows: every read that looks up a
     /// photo's images writes it so (`QueryPlanTests` checks them all).
     static func fetchOne(
-        _ db: Database, photoID: String, variant: String?, status: String = "stored"
+        _ db: Database, photoID: String, variant: String?, status: ImageStatus = .stored
     ) throws -> StoredImageRow? {
         try fetchOne(
             db.cachedStatement(

@@ -219,7 +219,7 @@ public struct SyncLedger: Sendable {
     static let pendingDownloadTrackingSQL = """
         SELECT id AS photo_id, download_location FROM photo
         WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
-          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral))
                OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
         ORDER BY sequence
         LIMIT ?
