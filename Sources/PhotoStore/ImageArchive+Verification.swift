@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What `photosync verify` found.
 public struct VerificationReport: Sendable, Equatable {
@@ -33,11 +34,11 @@ public struct VerificationProblem: Sendable, Equatable {
     public var kind: Kind
     /// The photo concerned; nil for orphaned bytes whose image row is gone.
     public var photoID: String?
-    public var variant: String?
+    public var variant: ImageVariant?
     /// What was expected and what was found, for a person to read.
     public var detail: String
 
-    public init(kind: Kind, photoID: String?, variant: String?, detail: String) {
+    public init(kind: Kind, photoID: String?, variant: ImageVariant?, detail: String) {
         self.kind = kind
         self.photoID = photoID
         self.variant = variant
@@ -112,7 +113,7 @@ extension ImageArchive {
                 arguments: [imageID])
         else { return (0, nil) }
         let photoID: String = try row.decode(forColumn: "photo_id")
-        let variant: String = try row.decode(forColumn: "variant")
+        let variant: ImageVariant = try row.decode(forColumn: "variant")
         let byteCount: Int64 = try row.decode(forColumn: "byte_count")
         let recorded: String = try row.decode(forColumn: "sha256")
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 #if canImport(Glibc)
     import Glibc
@@ -78,7 +79,7 @@ public struct ImageArchive: Sendable {
 
     /// The pruned image of `variant` of `photoID` (of its most recently fetched pruned variant
     /// when nil): its bytes were freed to keep within `storage_limit`; nil when there is none.
-    public func prunedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
+    public func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
             try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: .pruned)?.image
         }
@@ -91,7 +92,7 @@ public struct ImageArchive: Sendable {
     /// - Returns: true when stored; false, changing nothing, when the image was already stored.
     @discardableResult
     public func storeImage(
-        photoID: String, variant: String, contentType: String, fileURL: URL, byteCount: Int64, sha256: String,
+        photoID: String, variant: ImageVariant, contentType: String, fileURL: URL, byteCount: Int64, sha256: String,
         fetchedAt: Date
     ) throws(StoreError) -> Bool {
         try storeImages([
@@ -104,7 +105,7 @@ public struct ImageArchive: Sendable {
     /// Same as the file variant, from bytes in memory: for small images and tests.
     @discardableResult
     public func storeImage(
-        photoID: String, variant: String, contentType: String, data: Data, sha256: String, fetchedAt: Date
+        photoID: String, variant: ImageVariant, contentType: String, data: Data, sha256: String, fetchedAt: Date
     ) throws(StoreError) -> Bool {
         try storeImages([
             ImageToStore(
@@ -115,7 +116,7 @@ public struct ImageArchive: Sendable {
 
     /// The metadata of the stored image of `variant` (of the most recently fetched stored
     /// variant when nil), without its bytes; nil when no such image is stored.
-    public func storedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
+    public func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
             try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant)?.image
         }
@@ -158,7 +159,7 @@ public struct ImageArchive: Sendable {
     /// The stored image's bytes in memory, chosen as by ``storedImage(photoID:variant:)``; nil
     /// when none is stored. For small images and tests: ``chunks(of:photoID:chunkSize:)``
     /// streams them.
-    public func imageData(photoID: String, variant: String?) async throws(StoreError) -> Data? {
+    public func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
             return try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [image.id])
@@ -172,7 +173,9 @@ public struct ImageArchive: Sendable {
     ///   such image is stored.
     /// - Throws: `StoreError.cannotWriteImageFile` (the file may then be partly written),
     ///   `.databaseFailure`.
-    public func writeImage(photoID: String, variant: String?, to destination: URL) async throws(StoreError) -> Int64? {
+    public func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
+        -> Int64?
+    {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
             let output = try Self.createOrTruncate(destination)
@@ -188,7 +191,7 @@ public struct ImageArchive: Sendable {
     /// - Throws: `StoreError.cannotWriteImageFile` (some bytes may have been written),
     ///   `.databaseFailure`.
     public func writeImage(
-        photoID: String, variant: String?, to output: FileHandle, named name: String
+        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
     ) async throws(StoreError) -> Int64? {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
@@ -200,7 +203,7 @@ public struct ImageArchive: Sendable {
 
     /// The job's row id, or nil when its image is already stored.
     private static func imageIDToStore(
-        photoID: String, variant: String, path: String, in db: Database
+        photoID: String, variant: ImageVariant, path: String, in db: Database
     ) throws -> Int64? {
         guard
             let job = try Row.fetchOne(
@@ -341,7 +344,7 @@ public struct ImageChunks: AsyncSequence, Sendable {
 /// A stored `image` row, without its bytes: the one column list of a stored image's metadata.
 struct StoredImageRow: Decodable, FetchableRecord {
     var id: Int64
-    var variant: String
+    var variant: ImageVariant
     var contentType: String
     var byteCount: Int64
     var sha256: String
@@ -362,7 +365,7 @@ struct StoredImageRow: Decodable, FetchableRecord {
     /// image sits under one key, instead of the photo's own rows: every read that looks up a
     /// photo's images writes it so (`QueryPlanTests` checks them all).
     static func fetchOne(
-        _ db: Database, photoID: String, variant: String?, status: ImageStatus = .stored
+        _ db: Database, photoID: String, variant: ImageVariant?, status: ImageStatus = .stored
     ) throws -> StoredImageRow? {
         try fetchOne(
             db.cachedStatement(
@@ -387,6 +390,6 @@ public struct StoredBatch: Sendable, Equatable {
 /// An image whose bytes were freed to keep within `storage_limit`.
 public struct PrunedImage: Sendable, Equatable {
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var byteCount: Int64
 }

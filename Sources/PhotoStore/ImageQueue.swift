@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// The image download queue. A job is one photo in one variant, and moves pending -> stored
 /// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when an attempt failed for
@@ -19,7 +20,7 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs were created.
     @discardableResult
-    public func enqueueMissingImages(variant: String) async throws(StoreError) -> Int {
+    public func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
         try await database.write("queueing missing \(variant) images") { db in
             // json_each looks the variant up as a key, so no JSON path is built from input.
             try db.execute(
@@ -40,9 +41,9 @@ public struct ImageQueue: Sendable {
     /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
     /// order their photos were first stored (lowest sequence first; a photo's variants one after
     /// another), at most `limit`.
-    public func dueImageJobs(variants: [String], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
+    public func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
         let variantList = Self.json(variants)
-        return try await database.read("listing due \(variants.joined(separator: ", ")) images") { db in
+        return try await database.read("listing due \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
             // Cached, like the other queries the pipeline runs again and again: preparing them
             // anew each time cost more than running them.
             try ImageJobRow.fetchAll(
@@ -55,7 +56,7 @@ public struct ImageQueue: Sendable {
     /// The earliest next attempt time among pending jobs of `variants`, to know how long to
     /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
     /// nothing is pending.
-    public func nextImageRetry(variants: [String]) async throws(StoreError) -> Date? {
+    public func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         let variantList = Self.json(variants)
         return try await database.read("finding the next image retry") { db in
             let neverAttempted =
@@ -79,7 +80,7 @@ public struct ImageQueue: Sendable {
 
     /// Pending jobs of `variants` never attempted yet: the downloads the page walker has queued
     /// ahead of the fetchers. Jobs waiting for a retry do not count.
-    public func unattemptedImageCount(variants: [String]) async throws(StoreError) -> Int {
+    public func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
         let variantList = Self.json(variants)
         return try await database.read("counting queued images") { db in
             try Int.fetchOne(
@@ -99,7 +100,9 @@ public struct ImageQueue: Sendable {
     /// or pruned, is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
-    public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
+    public func recordImageFailure(photoID: String, variant: ImageVariant, error: String, retryAt: Date?)
+        throws(StoreError)
+    {
         let failure = ImageAttemptFailure(photoID: photoID, variant: variant, error: error, retryAt: retryAt)
         let path = database.path
         try database.write("recording a failed download of photo \(photoID)") { db in
@@ -208,9 +211,9 @@ public struct ImageQueue: Sendable {
     }
 
     /// The images of all of `variants` together, by state, from the queue's columns only.
-    public func imageCounts(variants: [String]) async throws(StoreError) -> ImageCounts {
+    public func imageCounts(variants: [ImageVariant]) async throws(StoreError) -> ImageCounts {
         let variantList = Self.json(variants)
-        return try await database.read("counting \(variants.joined(separator: ", ")) images") { db in
+        return try await database.read("counting \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
             var counts: [ImageStatus: Int64] = [:]
             for row in try Row.fetchAll(
                 db,
@@ -280,13 +283,14 @@ public struct ImageQueue: Sendable {
           AND status NOT IN (\(ImageStatus.stored.sqlLiteral), \(ImageStatus.pruned.sqlLiteral))
         """
 
-    static func json(_ variants: [String]) -> String {
+    static func json(_ variants: [ImageVariant]) -> String {
         String(decoding: (try? JSONEncoder().encode(variants)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
     /// Queues the jobs a page commit creates for `photo`, inside the commit's transaction: see
     /// ``SyncLedger/commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``.
-    static func queue(_ photo: PhotoRecord, variant: String, moreVariants: [String], in db: Database) throws {
+    static func queue(_ photo: PhotoRecord, variant: ImageVariant, moreVariants: [ImageVariant], in db: Database) throws
+    {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
         guard !photo.isPlus else { return }
         if let imageURL = photo.imageURL {
@@ -318,7 +322,7 @@ public struct ImageQueue: Sendable {
 /// A pending `image` row as the fetchers read it.
 private struct ImageJobRow: Decodable, FetchableRecord {
     var photoId: String
-    var variant: String
+    var variant: ImageVariant
     var sourceUrl: String
     var attempts: Int
 

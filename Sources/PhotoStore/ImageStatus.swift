@@ -1,4 +1,5 @@
 import GRDB
+import PhotosyncModel
 
 /// Where an image job stands, as the `image.status` column stores it.
 ///
@@ -36,3 +37,6 @@ extension StoredWord {
     /// index needs it. The raw values are fixed words without quotes, so this needs no escaping.
     var sqlLiteral: String { "'\(rawValue)'" }
 }
+
+/// A variant is stored as its name (`regular`), as Unsplash's `urls` object keys it.
+extension ImageVariant: DatabaseValueConvertible {}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What a person looks up in the database: photos listed and searched, one photo, the sources
 /// that listed it, and the statistics of `photosync status`. Every method only reads, from one
@@ -15,7 +16,7 @@ public struct PhotoCatalog: Sendable {
 
     /// The photo with this id, with the metadata of its stored image of `variant` (of the most
     /// recently fetched stored variant when nil); nil when no such photo exists.
-    public func photo(id: String, variant: String? = nil) async throws(StoreError) -> StoredPhoto? {
+    public func photo(id: String, variant: ImageVariant? = nil) async throws(StoreError) -> StoredPhoto? {
         try await database.read("reading photo \(id)") { db in
             // By SQL rather than by key: a key lookup first reads the table's schema, which on the
             // fresh connection of `photosync query` costs more than the lookup itself.
@@ -192,7 +193,7 @@ public struct PhotoCatalog: Sendable {
     private static func summaries(_ rows: [Row]) throws -> [PhotoSummary] {
         let decoder = JSONDecoder()
         return try rows.map { row in
-            let variant: String? = try row.decode(forColumn: "variant")
+            let variant: ImageVariant? = try row.decode(forColumn: "variant")
             var summary = PhotoSummary(
                 id: try row.decode(forColumn: "id"),
                 createdAt: try row.decodeDateIfPresent(forColumn: "created_at"),

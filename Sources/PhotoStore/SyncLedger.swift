@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What the sync engine records of its walk: the pages it stored with their cursors, the
 /// sources it walks, the feed elements it rejected, and the download tracking it owes Unsplash.
@@ -41,7 +42,8 @@ public struct SyncLedger: Sendable {
     ///   changed then.
     @discardableResult
     public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, moreVariants: [String] = [],
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: ImageVariant,
+        moreVariants: [ImageVariant] = [],
         source: String, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
     ) async throws(StoreError) -> PageCommit {
         try await database.write("committing a page of \(photos.count) photos") { db in

@@ -315,7 +315,7 @@ struct PageWalker: Sendable {
         _ page: PhotoPage, of source: String, at location: URL?,
         cursor: @escaping @Sendable (PageCommit) -> CursorChange
     ) async throws -> CursorChange {
-        let variants = configuration.variants.map(\.rawValue)
+        let variants = configuration.variants
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
@@ -323,7 +323,7 @@ struct PageWalker: Sendable {
         let change = Mutex<CursorChange?>(nil)
         let commit = try await writingStore { () async throws(StoreError) in
             try await store.ledger.commitPage(
-                records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
+                records, rejected: rejected, variant: variants.first ?? .regular,
                 moreVariants: Array(variants.dropFirst()), source: source, now: now()
             ) { commit in
                 let decided = cursor(commit)

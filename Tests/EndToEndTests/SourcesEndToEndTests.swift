@@ -246,11 +246,11 @@ extension EndToEnd {
                     try #require(await world.stub.photoIDs(ofSource: "feed"))
                         + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
                 for id in ids.subtracting(premium) {
-                    for variant in ["regular", "thumb"] {
+                    for variant in [ImageVariant.regular, .thumb] {
                         let image = try #require(
                             try await store.catalog.photo(id: id, variant: variant)?.image,
                             "\(id) has no \(variant) image")
-                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
+                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant.rawValue))
                     }
                     #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
                     #expect(

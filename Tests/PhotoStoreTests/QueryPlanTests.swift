@@ -47,7 +47,7 @@ struct QueryPlanTests {
 
             // WHEN every reader of images runs
             _ = try await reader.catalog.photo(id: "a")
-            _ = try await reader.catalog.photo(id: "a", variant: "regular")
+            _ = try await reader.catalog.photo(id: "a", variant: .regular)
             _ = try await reader.catalog.photoIDs(withStoredImage: true)
             _ = try await reader.catalog.photos(matching: PhotoQuery())
             _ = try await reader.catalog.photos(matching: PhotoQuery(text: "photo", sort: .likes))

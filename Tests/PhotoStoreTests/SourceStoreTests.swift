@@ -98,7 +98,7 @@ struct SourceStoreTests {
                 try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: Instant.t0, limit: 10).map(
                     \.photoID) == ["free"])
             #expect(
-                try await store.imageQueue.enqueueMissingImages(variant: "small") == 1,
+                try await store.imageQueue.enqueueMissingImages(variant: .small) == 1,
                 "only the free photo gets a small job"
             )
             let stats = try await store.catalog.statistics()

@@ -114,6 +114,6 @@ import UnsplashAPI
         try await harness.engine().runOnce()
         try await harness.engine { $0.variant = .thumb }.runOnce()
         #expect(try await harness.store.catalog.statistics().imagesStored == 10)
-        #expect(try await harness.store.archive.imageData(photoID: harness.fake.ids[0], variant: "thumb") != nil)
+        #expect(try await harness.store.archive.imageData(photoID: harness.fake.ids[0], variant: .thumb) != nil)
     }
 }

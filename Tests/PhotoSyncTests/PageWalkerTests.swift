@@ -21,7 +21,7 @@ import Testing
             harness.fake.pageRequests.map(\.query) == [
                 "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
             ])
-        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 25)
+        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: [.regular]) == 25)
         #expect(harness.fake.totalImageRequests == 0, "the walker only queues images")
     }
 
@@ -41,7 +41,7 @@ import Testing
         #expect(harness.fake.pageRequests.count == 2)
         for id in harness.fake.ids.prefix(10) {
             try harness.store.archive.storeImage(
-                photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
+                photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
         settled.signal()
