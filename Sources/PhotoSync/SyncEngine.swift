@@ -342,7 +342,7 @@ public final class SyncEngine: Sendable {
     private func applyConfiguration() async throws {
         let configuration = configuration
         try await writingStore { () async throws(StoreError) in
-            try await store.ledger.activateSources(configuration.sources.map(\.description))
+            try await store.ledger.activateSources(configuration.sources)
         }
         if let storageLimit = configuration.storageLimit {
             try await maintenance.fit(storageLimit: storageLimit)

@@ -58,7 +58,7 @@ extension EndToEnd {
                     PhotoRecord(
                         id: "big", imageURL: "https://images.example.com/big", json: Data(#"{"id": "big"}"#.utf8))
                 ],
-                variant: .regular, source: "feed", now: Date()
+                variant: .regular, source: .feed, now: Date()
             ) { _ in .backfill(next: nil) }
             let file = directory.appending(path: "big.jpg")
             FileManager.default.createFile(atPath: file.path, contents: nil)

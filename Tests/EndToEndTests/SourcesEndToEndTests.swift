@@ -124,7 +124,7 @@ extension EndToEnd {
                 let store = try world.store()
                 var committedPages: [String: Int] = [:]
                 for source in sources {
-                    let state = try await store.ledger.syncState(source: source)
+                    let state = try await store.ledger.syncState(source: PhotoSource(parsing: source))
                     let ids = try #require(await world.stub.photoIDs(ofSource: source))
                     if state.backfillComplete {
                         committedPages[source] = (ids.count + 9) / 10

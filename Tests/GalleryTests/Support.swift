@@ -24,7 +24,7 @@ struct GalleryFixture {
     /// Stores `photos` as one page, each with a job for `variant`.
     func commit(_ photos: [PhotoRecord], variant: ImageVariant = .regular) async throws {
         try await writer.ledger.commitPage(
-            photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)
+            photos, variant: variant, source: .feed, now: Date(timeIntervalSince1970: 1_700_000_000)
         ) { _ in .backfill(next: nil) }
     }
 

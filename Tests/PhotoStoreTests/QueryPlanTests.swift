@@ -81,7 +81,7 @@ struct QueryPlanTests {
             plus.isPlus = true
             try await store.commit([Sample.photo("a"), plus])
             try await store.ledger.commitPage(
-                [Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0
+                [Sample.photo("b")], variant: Sample.variant, source: .user("ada"), now: Instant.t0
             ) { _ in .backfill(next: nil) }
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()

@@ -89,7 +89,7 @@ extension PhotoStore {
     /// Commits `photos` as a backfill page at `now`.
     @discardableResult
     func commit(_ photos: [PhotoRecord], next: Int? = 2, now: Date = Instant.t0) async throws -> PageCommit {
-        try await ledger.commitPage(photos, variant: Sample.variant, source: "feed", now: now) { _ in
+        try await ledger.commitPage(photos, variant: Sample.variant, source: .feed, now: now) { _ in
             .backfill(next: next.map(Sample.pageURL))
         }
     }

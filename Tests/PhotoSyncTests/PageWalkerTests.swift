@@ -66,7 +66,7 @@ import Testing
                     reason: "the page is empty but links a next page")
         }
         #expect(
-            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+            try await harness.store.ledger.syncState(source: .feed).backfillNext?.absoluteString
                 == "/photos?page=2&per_page=10")
         #expect(try await harness.store.catalog.statistics().backfillStall != nil)
     }
@@ -90,7 +90,7 @@ import Testing
                 "page=3&per_page=10",
             ])
         #expect(try await harness.store.catalog.statistics().photos == 50)
-        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
+        #expect(try await harness.store.ledger.syncState(source: .feed).catchUpNext == nil)
     }
 }
 
