@@ -3,7 +3,8 @@ import PackageDescription
 
 // One module per concern. Dependencies point one way:
 // PhotosyncCLI -> (PhotoSync, Gallery) -> UnsplashAPI -> Networking, and
-// (PhotoSync, Gallery) -> PhotoStore, which depends on none of photosync's modules.
+// (PhotoSync, Gallery) -> PhotoStore, which depends on none of photosync's modules but the leaves
+// that everyone may use: Basics and PhotosyncModel (the values the store speaks).
 let package = Package(
     name: "photosync",
     platforms: [.macOS(.v15)],
@@ -11,6 +12,7 @@ let package = Package(
         .executable(name: "photosync", targets: ["photosync"]),
         .executable(name: "unsplash-stub", targets: ["unsplash-stub"]),
         .library(name: "Networking", targets: ["Networking"]),
+        .library(name: "PhotosyncModel", targets: ["PhotosyncModel"]),
         .library(name: "UnsplashAPI", targets: ["UnsplashAPI"]),
         .library(name: "PhotoStore", targets: ["PhotoStore"]),
         .library(name: "PhotoSync", targets: ["PhotoSync"]),
@@ -49,6 +51,10 @@ let package = Package(
         // What the modules below and the stub share, with no dependency: hex text of a digest,
         // the fixed-window request budget.
         .target(name: "Basics"),
+        // photosync's own values, which the API, the store and everyone above speak: a source
+        // (`PhotoSource`), an image variant (`ImageVariant`). No dependency, so the store can
+        // name them without depending on the API (docs/ARCHITECTURE.md, "Shared values").
+        .target(name: "PhotosyncModel"),
         // A small, general HTTP layer: Endpoint, Provider, retries, interceptors, and the
         // AsyncHTTPClient transport. It never imports FoundationNetworking, so neither does the
         // shipped binary (the URLSession conformance is in TestSupport).
@@ -70,13 +76,13 @@ let package = Package(
         // Unsplash's API as photosync needs it: endpoints, DTOs, PhotoRepository.
         .target(
             name: "UnsplashAPI",
-            dependencies: ["Networking"]
+            dependencies: ["Networking", "PhotosyncModel"]
         ),
         // The SQLite database: schema, migrations, records, transactions.
         .target(
             name: "PhotoStore",
             dependencies: [
-                "Basics",
+                "Basics", "PhotosyncModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // `verify` re-hashes stored images.

@@ -198,7 +198,7 @@ public struct Gallery: Sendable {
             },
             variants: images.map { image in
                 VariantLink(
-                    name: image.variant, href: GalleryLinks.image(photo.id, variant: image.variant),
+                    name: image.variant.rawValue, href: GalleryLinks.image(photo.id, variant: image.variant),
                     size: GalleryLinks.byteCount(image.byteCount))
             })
         if shown == nil {
@@ -221,18 +221,19 @@ public struct Gallery: Sendable {
     /// slow client holds no snapshot open. Should the image be stored again under the stream,
     /// the connection is closed rather than mixing two images' bytes.
     func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws(GalleryError) -> Response {
-        let variant = try GalleryForm(uri).variant
-        guard
+        let name = try GalleryForm(uri).variant
+        let variant = name.flatMap(ImageVariant.init(rawValue:))
+        guard name == nil || variant != nil,
             let image = try await reading({ () async throws(StoreError) in
                 try await store.archive.storedImage(photoID: id, variant: variant)
             })
         else {
-            throw .notFound(title: "No such image", message: "No \(variant ?? "") image of photo \(id) is stored.")
+            throw .notFound(title: "No such image", message: "No \(name ?? "") image of photo \(id) is stored.")
         }
         let etag = "\"\(image.sha256)\""
         // A named variant's bytes never change. Without one, the URL means the latest variant
         // fetched, which another fetch can replace: kept, but checked by its ETag each time.
-        let caching = variant == nil ? "no-cache" : "public, max-age=31536000, immutable"
+        let caching = name == nil ? "no-cache" : "public, max-age=31536000, immutable"
         var headers: HTTPFields = [.eTag: etag, .cacheControl: caching]
         if Self.matches(etag, ifNoneMatch) {
             return Response(status: .notModified, headers: headers)
@@ -248,7 +249,7 @@ public struct Gallery: Sendable {
                 sent += Int64(chunk.count)
             }
             guard sent == image.byteCount else {
-                throw GalleryError.imageChanged(photoID: id, variant: image.variant)
+                throw GalleryError.imageChanged(photoID: id, variant: image.variant.rawValue)
             }
             try await writer.finish(nil)
         }

@@ -109,8 +109,8 @@ struct ProblemPage {
 enum GalleryLinks {
     static func photo(_ id: String) -> String { "/photos/" + Attribution.pathSegment(id) }
 
-    static func image(_ id: String, variant: String) -> String {
-        "/images/" + Attribution.pathSegment(id) + "?" + GalleryLinks.query([("variant", variant)])
+    static func image(_ id: String, variant: ImageVariant) -> String {
+        "/images/" + Attribution.pathSegment(id) + "?" + GalleryLinks.query([("variant", variant.rawValue)])
     }
 
     /// The grid with these filters; page 1 is left out of the link.

@@ -74,7 +74,8 @@ public enum PhotoListingJSON {
             sources: photo.sources,
             image: photo.image.map { image in
                 Object.Image(
-                    variant: image.variant, contentType: image.contentType, bytes: image.byteCount, sha256: image.sha256
+                    variant: image.variant.rawValue, contentType: image.contentType, bytes: image.byteCount,
+                    sha256: image.sha256
                 )
             })
     }

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What `photosync verify` found.
 public struct VerificationReport: Sendable, Equatable {
@@ -33,11 +34,11 @@ public struct VerificationProblem: Sendable, Equatable {
     public var kind: Kind
     /// The photo concerned; nil for orphaned bytes whose image row is gone.
     public var photoID: String?
-    public var variant: String?
+    public var variant: ImageVariant?
     /// What was expected and what was found, for a person to read.
     public var detail: String
 
-    public init(kind: Kind, photoID: String?, variant: String?, detail: String) {
+    public init(kind: Kind, photoID: String?, variant: ImageVariant?, detail: String) {
         self.kind = kind
         self.photoID = photoID
         self.variant = variant
@@ -78,7 +79,7 @@ extension ImageArchive {
                 db,
                 sql: """
                     SELECT image.id FROM image JOIN photo ON photo.id = image.photo_id
-                    WHERE image.status = 'stored' AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                    WHERE image.status = \(ImageStatus.stored.sqlLiteral) AND EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
                     ORDER BY photo.sequence, image.variant
                     """
             ).map { row -> Int64 in try row.decode(forColumn: "id") }
@@ -104,11 +105,15 @@ extension ImageArchive {
     private static func rehash(imageID: Int64, in db: Database) throws -> (Int64, VerificationProblem?) {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT photo_id, variant, byte_count, sha256 FROM image WHERE id = ? AND status = 'stored'",
+                db,
+                sql: """
+                    SELECT photo_id, variant, byte_count, sha256 FROM image
+                    WHERE id = ? AND status = \(ImageStatus.stored.sqlLiteral)
+                    """,
                 arguments: [imageID])
         else { return (0, nil) }
         let photoID: String = try row.decode(forColumn: "photo_id")
-        let variant: String = try row.decode(forColumn: "variant")
+        let variant: ImageVariant = try row.decode(forColumn: "variant")
         let byteCount: Int64 = try row.decode(forColumn: "byte_count")
         let recorded: String = try row.decode(forColumn: "sha256")
 
@@ -139,7 +144,7 @@ extension ImageArchive {
             db,
             sql: """
                 SELECT photo_id, variant FROM image
-                WHERE status = 'stored' AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
+                WHERE status = \(ImageStatus.stored.sqlLiteral) AND NOT EXISTS (SELECT 1 FROM image_data WHERE image_id = image.id)
                 ORDER BY id
                 """
         ).map { row in
@@ -155,7 +160,7 @@ extension ImageArchive {
             sql: """
                 SELECT image_data.image_id, image.photo_id, image.variant, image.status
                 FROM image_data LEFT JOIN image ON image.id = image_data.image_id
-                WHERE image.id IS NULL OR image.status <> 'stored'
+                WHERE image.id IS NULL OR image.status <> \(ImageStatus.stored.sqlLiteral)
                 ORDER BY image_data.image_id
                 """
         ).map { row in

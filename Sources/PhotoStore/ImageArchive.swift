@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 #if canImport(Glibc)
     import Glibc
@@ -78,9 +79,9 @@ public struct ImageArchive: Sendable {
 
     /// The pruned image of `variant` of `photoID` (of its most recently fetched pruned variant
     /// when nil): its bytes were freed to keep within `storage_limit`; nil when there is none.
-    public func prunedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
+    public func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
-            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: "pruned")?.image
+            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: .pruned)?.image
         }
     }
 
@@ -91,7 +92,7 @@ public struct ImageArchive: Sendable {
     /// - Returns: true when stored; false, changing nothing, when the image was already stored.
     @discardableResult
     public func storeImage(
-        photoID: String, variant: String, contentType: String, fileURL: URL, byteCount: Int64, sha256: String,
+        photoID: String, variant: ImageVariant, contentType: String, fileURL: URL, byteCount: Int64, sha256: String,
         fetchedAt: Date
     ) throws(StoreError) -> Bool {
         try storeImages([
@@ -104,7 +105,7 @@ public struct ImageArchive: Sendable {
     /// Same as the file variant, from bytes in memory: for small images and tests.
     @discardableResult
     public func storeImage(
-        photoID: String, variant: String, contentType: String, data: Data, sha256: String, fetchedAt: Date
+        photoID: String, variant: ImageVariant, contentType: String, data: Data, sha256: String, fetchedAt: Date
     ) throws(StoreError) -> Bool {
         try storeImages([
             ImageToStore(
@@ -115,7 +116,7 @@ public struct ImageArchive: Sendable {
 
     /// The metadata of the stored image of `variant` (of the most recently fetched stored
     /// variant when nil), without its bytes; nil when no such image is stored.
-    public func storedImage(photoID: String, variant: String?) async throws(StoreError) -> StoredImage? {
+    public func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
             try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant)?.image
         }
@@ -133,7 +134,7 @@ public struct ImageArchive: Sendable {
                     db.cachedStatement(
                         sql: """
                             SELECT \(StoredImageRow.columns) FROM image
-                            WHERE photo_id = ? AND +status = 'stored'
+                            WHERE photo_id = ? AND +status = \(ImageStatus.stored.sqlLiteral)
                             ORDER BY byte_count, variant
                             """),
                     arguments: [id])
@@ -158,7 +159,7 @@ public struct ImageArchive: Sendable {
     /// The stored image's bytes in memory, chosen as by ``storedImage(photoID:variant:)``; nil
     /// when none is stored. For small images and tests: ``chunks(of:photoID:chunkSize:)``
     /// streams them.
-    public func imageData(photoID: String, variant: String?) async throws(StoreError) -> Data? {
+    public func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
             return try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [image.id])
@@ -172,7 +173,9 @@ public struct ImageArchive: Sendable {
     ///   such image is stored.
     /// - Throws: `StoreError.cannotWriteImageFile` (the file may then be partly written),
     ///   `.databaseFailure`.
-    public func writeImage(photoID: String, variant: String?, to destination: URL) async throws(StoreError) -> Int64? {
+    public func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
+        -> Int64?
+    {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
             let output = try Self.createOrTruncate(destination)
@@ -188,7 +191,7 @@ public struct ImageArchive: Sendable {
     /// - Throws: `StoreError.cannotWriteImageFile` (some bytes may have been written),
     ///   `.databaseFailure`.
     public func writeImage(
-        photoID: String, variant: String?, to output: FileHandle, named name: String
+        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
     ) async throws(StoreError) -> Int64? {
         try await database.read("reading the image of photo \(photoID)") { db in
             guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
@@ -200,7 +203,7 @@ public struct ImageArchive: Sendable {
 
     /// The job's row id, or nil when its image is already stored.
     private static func imageIDToStore(
-        photoID: String, variant: String, path: String, in db: Database
+        photoID: String, variant: ImageVariant, path: String, in db: Database
     ) throws -> Int64? {
         guard
             let job = try Row.fetchOne(
@@ -209,9 +212,9 @@ public struct ImageArchive: Sendable {
         else {
             throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
         }
-        let status: String = try job.decode(forColumn: "status")
+        let status: ImageStatus = try job.decode(forColumn: "status")
         // A pruned image was stored once; storing it again would undo the budget that freed it.
-        return status == "stored" || status == "pruned" ? nil : try job.decode(forColumn: "id")
+        return status == .stored || status == .pruned ? nil : try job.decode(forColumn: "id")
     }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
@@ -227,16 +230,12 @@ public struct ImageArchive: Sendable {
         while used + incoming > limit {
             guard
                 let oldest = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT id, photo_id, variant, byte_count FROM image
-                            WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
-                            """))
+                    db.cachedStatement(sql: oldestStoredSQL))
             else { return }
             let id: Int64 = try oldest.decode(forColumn: "id")
             let byteCount: Int64 = try oldest.decode(forColumn: "byte_count")
             try db.cachedStatement(sql: "DELETE FROM image_data WHERE image_id = ?").execute(arguments: [id])
-            try db.cachedStatement(sql: "UPDATE image SET status = 'pruned' WHERE id = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: pruneSQL).execute(arguments: [id])
             used -= byteCount
             pruned.append(
                 PrunedImage(
@@ -266,16 +265,29 @@ public struct ImageArchive: Sendable {
             try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
         }
         // Cached: run for every image, where parsing it again cost more than running it.
-        try db.cachedStatement(
-            sql: """
-                UPDATE image SET
-                    status = 'stored', content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
-                    next_attempt_at = NULL
-                WHERE id = ?
-                """
-        ).execute(arguments: [image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID])
+        try db.cachedStatement(sql: markStoredSQL).execute(arguments: [
+            image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID,
+        ])
         return true
     }
+
+    // The statements the image writer runs for every image, built once, their status literals
+    // from `ImageStatus`. The oldest stored image comes from `image_stored_by_fetch`, the partial
+    // index `WHERE status = 'stored'`, which only a statement with that literal in its text can
+    // use. `INDEXED BY` says so: left to itself, without statistics, SQLite took the queue's
+    // status index and sorted every stored image for each one pruned; with it, a statement that
+    // cannot use the index (a bound status, say) fails to prepare (`QueryPlanTests`).
+    private static let oldestStoredSQL = """
+        SELECT id, photo_id, variant, byte_count FROM image INDEXED BY image_stored_by_fetch
+        WHERE status = \(ImageStatus.stored.sqlLiteral) ORDER BY fetched_at, id LIMIT 1
+        """
+    private static let pruneSQL = "UPDATE image SET status = \(ImageStatus.pruned.sqlLiteral) WHERE id = ?"
+    private static let markStoredSQL = """
+        UPDATE image SET
+            status = \(ImageStatus.stored.sqlLiteral), content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
+            next_attempt_at = NULL
+        WHERE id = ?
+        """
 
     /// Blob offsets in SQLite's C API are 32-bit.
     private static func checkBlobSize(_ image: ImageToStore) throws(StoreError) {
@@ -332,7 +344,7 @@ public struct ImageChunks: AsyncSequence, Sendable {
 /// A stored `image` row, without its bytes: the one column list of a stored image's metadata.
 struct StoredImageRow: Decodable, FetchableRecord {
     var id: Int64
-    var variant: String
+    var variant: ImageVariant
     var contentType: String
     var byteCount: Int64
     var sha256: String
@@ -353,7 +365,7 @@ struct StoredImageRow: Decodable, FetchableRecord {
     /// image sits under one key, instead of the photo's own rows: every read that looks up a
     /// photo's images writes it so (`QueryPlanTests` checks them all).
     static func fetchOne(
-        _ db: Database, photoID: String, variant: String?, status: String = "stored"
+        _ db: Database, photoID: String, variant: ImageVariant?, status: ImageStatus = .stored
     ) throws -> StoredImageRow? {
         try fetchOne(
             db.cachedStatement(
@@ -378,6 +390,6 @@ public struct StoredBatch: Sendable, Equatable {
 /// An image whose bytes were freed to keep within `storage_limit`.
 public struct PrunedImage: Sendable, Equatable {
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var byteCount: Int64
 }

@@ -1,14 +1,15 @@
 import Foundation
+import PhotosyncModel
 
 /// An image waiting to be downloaded: one photo in one variant.
 public struct ImageJob: Sendable, Equatable {
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var sourceURL: String
     /// Failed attempts so far.
     public var attempts: Int
 
-    public init(photoID: String, variant: String, sourceURL: String, attempts: Int) {
+    public init(photoID: String, variant: ImageVariant, sourceURL: String, attempts: Int) {
         self.photoID = photoID
         self.variant = variant
         self.sourceURL = sourceURL
@@ -19,13 +20,13 @@ public struct ImageJob: Sendable, Equatable {
 /// An image whose last attempt failed, for reporting: failed for good, or waiting for a retry.
 public struct ImageFailure: Sendable, Equatable {
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var attempts: Int
     public var lastError: String
     /// When it is tried again; nil when it failed for good (or is due at once).
     public var nextAttemptAt: Date?
 
-    public init(photoID: String, variant: String, attempts: Int, lastError: String, nextAttemptAt: Date? = nil) {
+    public init(photoID: String, variant: ImageVariant, attempts: Int, lastError: String, nextAttemptAt: Date? = nil) {
         self.photoID = photoID
         self.variant = variant
         self.attempts = attempts

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// The image download queue. A job is one photo in one variant, and moves pending -> stored
 /// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when an attempt failed for
@@ -19,7 +20,7 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs were created.
     @discardableResult
-    public func enqueueMissingImages(variant: String) async throws(StoreError) -> Int {
+    public func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
         try await database.write("queueing missing \(variant) images") { db in
             // json_each looks the variant up as a key, so no JSON path is built from input.
             try db.execute(
@@ -40,21 +41,13 @@ public struct ImageQueue: Sendable {
     /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
     /// order their photos were first stored (lowest sequence first; a photo's variants one after
     /// another), at most `limit`.
-    public func dueImageJobs(variants: [String], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
+    public func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
         let variantList = Self.json(variants)
-        return try await database.read("listing due \(variants.joined(separator: ", ")) images") { db in
+        return try await database.read("listing due \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
             // Cached, like the other queries the pipeline runs again and again: preparing them
             // anew each time cost more than running them.
             try ImageJobRow.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT image.photo_id, image.variant, image.source_url, image.attempts
-                        FROM image JOIN photo ON photo.id = image.photo_id
-                        WHERE image.status = 'pending' AND image.variant IN \(Self.variantList)
-                          AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
-                        ORDER BY photo.sequence, image.variant
-                        LIMIT ?
-                        """),
+                db.cachedStatement(sql: Self.dueJobsSQL),
                 arguments: [variantList, now.stored, limit]
             ).map(\.job)
         }
@@ -63,7 +56,7 @@ public struct ImageQueue: Sendable {
     /// The earliest next attempt time among pending jobs of `variants`, to know how long to
     /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
     /// nothing is pending.
-    public func nextImageRetry(variants: [String]) async throws(StoreError) -> Date? {
+    public func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         let variantList = Self.json(variants)
         return try await database.read("finding the next image retry") { db in
             let neverAttempted =
@@ -71,7 +64,7 @@ public struct ImageQueue: Sendable {
                     db.cachedStatement(
                         sql: """
                             SELECT EXISTS (SELECT 1 FROM image
-                            WHERE status = 'pending' AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
+                            WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
                             """),
                     arguments: [variantList]) ?? false
             if neverAttempted { return Date.distantPast }
@@ -79,7 +72,7 @@ public struct ImageQueue: Sendable {
                 db.cachedStatement(
                     sql: """
                         SELECT MIN(next_attempt_at) FROM image
-                        WHERE status = 'pending' AND variant IN \(Self.variantList)
+                        WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList)
                         """),
                 arguments: [variantList])
         }
@@ -87,14 +80,14 @@ public struct ImageQueue: Sendable {
 
     /// Pending jobs of `variants` never attempted yet: the downloads the page walker has queued
     /// ahead of the fetchers. Jobs waiting for a retry do not count.
-    public func unattemptedImageCount(variants: [String]) async throws(StoreError) -> Int {
+    public func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
         let variantList = Self.json(variants)
         return try await database.read("counting queued images") { db in
             try Int.fetchOne(
                 db,
                 sql: """
                     SELECT COUNT(*) FROM image
-                    WHERE status = 'pending' AND variant IN \(Self.variantList) AND attempts = 0
+                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList) AND attempts = 0
                     """,
                 arguments: [variantList]) ?? 0
         }
@@ -107,7 +100,9 @@ public struct ImageQueue: Sendable {
     /// or pruned, is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
-    public func recordImageFailure(photoID: String, variant: String, error: String, retryAt: Date?) throws(StoreError) {
+    public func recordImageFailure(photoID: String, variant: ImageVariant, error: String, retryAt: Date?)
+        throws(StoreError)
+    {
         let failure = ImageAttemptFailure(photoID: photoID, variant: variant, error: error, retryAt: retryAt)
         let path = database.path
         try database.write("recording a failed download of photo \(photoID)") { db in
@@ -119,7 +114,7 @@ public struct ImageQueue: Sendable {
     /// stored, at most `limit`.
     public func failedImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
         try await database.read("listing failed images") { db in
-            try Self.failures(db, status: "failed", order: "photo.sequence, image.variant", limit: limit)
+            try Self.failures(db, status: .failed, order: "photo.sequence, image.variant", limit: limit)
         }
     }
 
@@ -127,11 +122,13 @@ public struct ImageQueue: Sendable {
     public func retryingImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
         try await database.read("listing images waiting for a retry") { db in
             try Self.failures(
-                db, status: "pending", order: "image.next_attempt_at, photo.sequence, image.variant", limit: limit)
+                db, status: .pending, order: "image.next_attempt_at, photo.sequence, image.variant", limit: limit)
         }
     }
 
-    private static func failures(_ db: Database, status: String, order: String, limit: Int) throws -> [ImageFailure] {
+    private static func failures(
+        _ db: Database, status: ImageStatus, order: String, limit: Int
+    ) throws -> [ImageFailure] {
         try Row.fetchAll(
             db,
             sql: """
@@ -148,7 +145,7 @@ public struct ImageQueue: Sendable {
                 variant: try row.decode(forColumn: "variant"),
                 attempts: try row.decode(forColumn: "attempts"),
                 lastError: try row.decode(String?.self, forColumn: "last_error") ?? "",
-                nextAttemptAt: status == "failed" ? nil : try row.decode(Date?.self, forColumn: "next_attempt_at"))
+                nextAttemptAt: status == .failed ? nil : try row.decode(Date?.self, forColumn: "next_attempt_at"))
         }
     }
 
@@ -163,7 +160,7 @@ public struct ImageQueue: Sendable {
             try db.execute(
                 sql: """
                     UPDATE image SET next_attempt_at = ?
-                    WHERE status = 'pending' AND failure_class = 'transient' AND next_attempt_at > ?
+                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral) AND next_attempt_at > ?
                     """,
                 arguments: [now, now])
             return db.changesCount
@@ -179,13 +176,17 @@ public struct ImageQueue: Sendable {
         let path = database.path
         return try database.write("requeueing failed images") { db in
             let reset = """
-                UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
+                UPDATE image SET status = \(ImageStatus.pending.sqlLiteral), failure_class = NULL, attempts = 0, next_attempt_at = NULL
                 """
             var outcome = RetryOutcome()
             switch request {
             case .transient, .all:
-                let classes = request == .all ? "('transient', 'permanent')" : "('transient')"
-                try db.execute(sql: "\(reset) WHERE status <> 'stored' AND failure_class IN \(classes)")
+                let classes: [ImageFailureClass] = request == .all ? [.transient, .permanent] : [.transient]
+                try db.execute(
+                    sql: """
+                        \(reset) WHERE status <> \(ImageStatus.stored.sqlLiteral)
+                        AND failure_class IN (\(classes.map(\.sqlLiteral).joined(separator: ", ")))
+                        """)
                 outcome.requeued = db.changesCount
             case .photos(let ids):
                 for id in ids {
@@ -193,7 +194,10 @@ public struct ImageQueue: Sendable {
                         db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)", arguments: [id])
                     guard known == true else { throw StoreError.unknownPhoto(path: path, photoID: id) }
                     try db.execute(
-                        sql: "\(reset) WHERE photo_id = ? AND status <> 'stored' AND failure_class IS NOT NULL",
+                        sql: """
+                            \(reset) WHERE photo_id = ? AND status <> \(ImageStatus.stored.sqlLiteral)
+                            AND failure_class IS NOT NULL
+                            """,
                         arguments: [id])
                     if db.changesCount == 0 {
                         outcome.nothingToRetry.append(id)
@@ -207,10 +211,10 @@ public struct ImageQueue: Sendable {
     }
 
     /// The images of all of `variants` together, by state, from the queue's columns only.
-    public func imageCounts(variants: [String]) async throws(StoreError) -> ImageCounts {
+    public func imageCounts(variants: [ImageVariant]) async throws(StoreError) -> ImageCounts {
         let variantList = Self.json(variants)
-        return try await database.read("counting \(variants.joined(separator: ", ")) images") { db in
-            var counts: [String: Int64] = [:]
+        return try await database.read("counting \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
+            var counts: [ImageStatus: Int64] = [:]
             for row in try Row.fetchAll(
                 db,
                 sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant IN \(Self.variantList) GROUP BY status",
@@ -219,13 +223,13 @@ public struct ImageQueue: Sendable {
                 counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
             }
             var imageCounts = ImageCounts(
-                stored: counts["stored", default: 0], pending: counts["pending", default: 0],
-                failed: counts["failed", default: 0])
+                stored: counts[.stored, default: 0], pending: counts[.pending, default: 0],
+                failed: counts[.failed, default: 0])
             if let retrying = try Row.fetchOne(
                 db,
                 sql: """
                     SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
-                    WHERE status = 'pending' AND failure_class = 'transient' AND variant IN \(Self.variantList)
+                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral) AND variant IN \(Self.variantList)
                     """,
                 arguments: [variantList])
             {
@@ -242,52 +246,65 @@ public struct ImageQueue: Sendable {
     /// from input.
     static let variantList = "(SELECT value FROM json_each(?))"
 
-    static func json(_ variants: [String]) -> String {
+    // The statements the page commit, the fetchers and the image writer run again and again,
+    // built once. Their status words come from `ImageStatus` as literals in the text, where the
+    // `image_queue` index and the planner see them (`QueryPlanTests`).
+    private static let dueJobsSQL = """
+        SELECT image.photo_id, image.variant, image.source_url, image.attempts
+        FROM image JOIN photo ON photo.id = image.photo_id
+        WHERE image.status = \(ImageStatus.pending.sqlLiteral) AND image.variant IN \(variantList)
+          AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
+        ORDER BY photo.sequence, image.variant
+        LIMIT ?
+        """
+    private static let queueSQL = """
+        INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
+        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+        WHERE status <> \(ImageStatus.stored.sqlLiteral)
+        """
+    private static let queueFromJSONSQL = """
+        INSERT INTO image (photo_id, variant, source_url)
+        SELECT photo.id, :variant, url.value
+        FROM photo, json_each(photo.json, '$.urls') AS url
+        WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
+        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
+        WHERE status <> \(ImageStatus.stored.sqlLiteral)
+        """
+    private static let recordFailureSQL = """
+        UPDATE image SET
+            attempts = attempts + 1,
+            last_error = :error,
+            status = CASE WHEN :retryAt IS NULL
+                THEN \(ImageStatus.failed.sqlLiteral) ELSE \(ImageStatus.pending.sqlLiteral) END,
+            failure_class = CASE WHEN :retryAt IS NULL
+                THEN \(ImageFailureClass.permanent.sqlLiteral) ELSE \(ImageFailureClass.transient.sqlLiteral) END,
+            next_attempt_at = :retryAt
+        WHERE photo_id = :photoID AND variant = :variant
+          AND status NOT IN (\(ImageStatus.stored.sqlLiteral), \(ImageStatus.pruned.sqlLiteral))
+        """
+
+    static func json(_ variants: [ImageVariant]) -> String {
         String(decoding: (try? JSONEncoder().encode(variants)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
     /// Queues the jobs a page commit creates for `photo`, inside the commit's transaction: see
     /// ``SyncLedger/commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``.
-    static func queue(_ photo: PhotoRecord, variant: String, moreVariants: [String], in db: Database) throws {
+    static func queue(_ photo: PhotoRecord, variant: ImageVariant, moreVariants: [ImageVariant], in db: Database) throws
+    {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
         guard !photo.isPlus else { return }
         if let imageURL = photo.imageURL {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
-                    ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                    WHERE status <> 'stored'
-                    """
-            ).execute(arguments: [photo.id, variant, imageURL])
+            try db.cachedStatement(sql: queueSQL).execute(arguments: [photo.id, variant, imageURL])
         }
         for extra in moreVariants where extra != variant {
             // json_each looks the variant up as a key, so no JSON path is built from input.
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO image (photo_id, variant, source_url)
-                    SELECT photo.id, :variant, url.value
-                    FROM photo, json_each(photo.json, '$.urls') AS url
-                    WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
-                    ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                    WHERE status <> 'stored'
-                    """
-            ).execute(arguments: ["id": photo.id, "variant": extra])
+            try db.cachedStatement(sql: queueFromJSONSQL).execute(arguments: ["id": photo.id, "variant": extra])
         }
     }
 
     /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
     static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {
-        try db.cachedStatement(
-            sql: """
-                UPDATE image SET
-                    attempts = attempts + 1,
-                    last_error = :error,
-                    status = CASE WHEN :retryAt IS NULL THEN 'failed' ELSE 'pending' END,
-                    failure_class = CASE WHEN :retryAt IS NULL THEN 'permanent' ELSE 'transient' END,
-                    next_attempt_at = :retryAt
-                WHERE photo_id = :photoID AND variant = :variant AND status NOT IN ('stored', 'pruned')
-                """
-        ).execute(arguments: [
+        try db.cachedStatement(sql: recordFailureSQL).execute(arguments: [
             "error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant,
         ])
         if db.changesCount == 0 {
@@ -305,7 +322,7 @@ public struct ImageQueue: Sendable {
 /// A pending `image` row as the fetchers read it.
 private struct ImageJobRow: Decodable, FetchableRecord {
     var photoId: String
-    var variant: String
+    var variant: ImageVariant
     var sourceUrl: String
     var attempts: Int
 

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosyncModel
 
 /// A downloaded image ready to be stored with its job: for ``ImageArchive/storeImages(_:failures:)``.
 public struct ImageToStore: Sendable, Equatable {
@@ -9,14 +10,16 @@ public struct ImageToStore: Sendable, Equatable {
     }
 
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var contentType: String
     public var bytes: Bytes
     /// Lowercase hex SHA-256 of the bytes, computed by the caller.
     public var sha256: String
     public var fetchedAt: Date
 
-    public init(photoID: String, variant: String, contentType: String, bytes: Bytes, sha256: String, fetchedAt: Date) {
+    public init(
+        photoID: String, variant: ImageVariant, contentType: String, bytes: Bytes, sha256: String, fetchedAt: Date
+    ) {
         self.photoID = photoID
         self.variant = variant
         self.contentType = contentType
@@ -36,12 +39,12 @@ public struct ImageToStore: Sendable, Equatable {
 /// A failed download attempt to record with a batch: see ``ImageQueue/recordImageFailure(photoID:variant:error:retryAt:)``.
 public struct ImageAttemptFailure: Sendable, Equatable {
     public var photoID: String
-    public var variant: String
+    public var variant: ImageVariant
     public var error: String
     /// When to try again; nil gives the image up as failed.
     public var retryAt: Date?
 
-    public init(photoID: String, variant: String, error: String, retryAt: Date?) {
+    public init(photoID: String, variant: ImageVariant, error: String, retryAt: Date?) {
         self.photoID = photoID
         self.variant = variant
         self.error = error

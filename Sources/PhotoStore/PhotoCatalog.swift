@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What a person looks up in the database: photos listed and searched, one photo, the sources
 /// that listed it, and the statistics of `photosync status`. Every method only reads, from one
@@ -15,7 +16,7 @@ public struct PhotoCatalog: Sendable {
 
     /// The photo with this id, with the metadata of its stored image of `variant` (of the most
     /// recently fetched stored variant when nil); nil when no such photo exists.
-    public func photo(id: String, variant: String? = nil) async throws(StoreError) -> StoredPhoto? {
+    public func photo(id: String, variant: ImageVariant? = nil) async throws(StoreError) -> StoredPhoto? {
         try await database.read("reading photo \(id)") { db in
             // By SQL rather than by key: a key lookup first reads the table's schema, which on the
             // fresh connection of `photosync query` costs more than the lookup itself.
@@ -37,7 +38,7 @@ public struct PhotoCatalog: Sendable {
                 sql: withStoredImage
                     ? """
                     SELECT id FROM photo
-                    WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND +status = 'stored')
+                    WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND +status = \(ImageStatus.stored.sqlLiteral))
                     ORDER BY sequence
                     """
                     : "SELECT id FROM photo ORDER BY sequence")
@@ -74,7 +75,7 @@ public struct PhotoCatalog: Sendable {
     public func statistics() async throws(StoreError) -> StoreStatistics {
         try await database.read("computing statistics") { db in
             let photos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
-            var counts: [String: Int64] = [:]
+            var counts: [ImageStatus: Int64] = [:]
             var bytesStored: Int64 = 0
             var bytesPruned: Int64 = 0
             for row in try Row.fetchAll(
@@ -84,10 +85,10 @@ public struct PhotoCatalog: Sendable {
                     FROM image GROUP BY status
                     """)
             {
-                let status: String = try row.decode(forColumn: "status")
+                let status: ImageStatus = try row.decode(forColumn: "status")
                 counts[status] = try row.decode(forColumn: "count")
-                if status == "stored" { bytesStored = try row.decode(forColumn: "bytes") }
-                if status == "pruned" { bytesPruned = try row.decode(forColumn: "bytes") }
+                if status == .stored { bytesStored = try row.decode(forColumn: "bytes") }
+                if status == .pruned { bytesPruned = try row.decode(forColumn: "bytes") }
             }
             // The top-level backfill facts are the feed's, as before there were sources; complete
             // means every active source is complete.
@@ -96,9 +97,9 @@ public struct PhotoCatalog: Sendable {
             let active = sources.filter(\.active)
             var statistics = StoreStatistics(
                 photos: photos,
-                imagesStored: counts["stored", default: 0],
-                imagesPending: counts["pending", default: 0],
-                imagesFailed: counts["failed", default: 0],
+                imagesStored: counts[.stored, default: 0],
+                imagesPending: counts[.pending, default: 0],
+                imagesFailed: counts[.failed, default: 0],
                 bytesStored: bytesStored,
                 backfillNext: state.backfillNext,
                 backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
@@ -111,13 +112,13 @@ public struct PhotoCatalog: Sendable {
                 db,
                 sql: """
                     SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
-                    WHERE status = 'pending' AND failure_class = 'transient'
+                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral)
                     """)
             {
                 statistics.imagesRetrying = try retrying.decode(forColumn: "count")
                 statistics.nextImageRetryAt = try retrying.decode(Date?.self, forColumn: "next")
             }
-            statistics.imagesPruned = counts["pruned", default: 0]
+            statistics.imagesPruned = counts[.pruned, default: 0]
             statistics.bytesPruned = bytesPruned
             if let load = try Row.fetchOne(db, sql: "SELECT loaded_at, reason FROM configuration_load WHERE id = 1"),
                 let loadedAt = (load["loaded_at"] as StoredDate?)?.date
@@ -182,7 +183,7 @@ public struct PhotoCatalog: Sendable {
                 FROM json_each(?) AS page
                 CROSS JOIN photo ON photo.rowid = page.value
                 LEFT JOIN image ON image.id = (
-                    SELECT id FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored'
+                    SELECT id FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral)
                     ORDER BY image.fetched_at DESC, image.variant LIMIT 1)
                 ORDER BY page.key
                 """)
@@ -192,7 +193,7 @@ public struct PhotoCatalog: Sendable {
     private static func summaries(_ rows: [Row]) throws -> [PhotoSummary] {
         let decoder = JSONDecoder()
         return try rows.map { row in
-            let variant: String? = try row.decode(forColumn: "variant")
+            let variant: ImageVariant? = try row.decode(forColumn: "variant")
             var summary = PhotoSummary(
                 id: try row.decode(forColumn: "id"),
                 createdAt: try row.decodeDateIfPresent(forColumn: "created_at"),

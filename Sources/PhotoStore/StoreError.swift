@@ -1,4 +1,5 @@
 import Foundation
+import PhotosyncModel
 
 /// Everything that can go wrong in the store, each case naming the file concerned so that a user
 /// can act on the message alone. The failures a user can act on differently are cases of their
@@ -20,9 +21,9 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case unknownPhoto(path: String, photoID: String)
     /// No image job exists for this photo and variant: jobs are created by `commitPage` and
     /// `enqueueMissingImages`.
-    case unknownImageJob(path: String, photoID: String, variant: String)
+    case unknownImageJob(path: String, photoID: String, variant: ImageVariant)
     /// SQLite's incremental blob I/O addresses bytes with 32-bit offsets.
-    case imageTooLarge(photoID: String, variant: String, byteCount: Int64)
+    case imageTooLarge(photoID: String, variant: ImageVariant, byteCount: Int64)
     /// The downloaded file did not hold the announced number of bytes; nothing was stored.
     case imageSizeMismatch(file: String, expected: Int64, actual: Int64)
     /// The downloaded file could not be read.

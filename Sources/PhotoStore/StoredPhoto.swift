@@ -1,15 +1,16 @@
 import Foundation
+import PhotosyncModel
 
 /// A stored image's metadata; its bytes are read with `ImageArchive`.
 public struct StoredImage: Sendable, Equatable {
-    public var variant: String
+    public var variant: ImageVariant
     public var contentType: String
     public var byteCount: Int64
     /// Lowercase hex SHA-256 of the bytes, as given to `ImageArchive.storeImages`.
     public var sha256: String
     public var fetchedAt: Date
 
-    public init(variant: String, contentType: String, byteCount: Int64, sha256: String, fetchedAt: Date) {
+    public init(variant: ImageVariant, contentType: String, byteCount: Int64, sha256: String, fetchedAt: Date) {
         self.variant = variant
         self.contentType = contentType
         self.byteCount = byteCount

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotosyncModel
 
 /// What the sync engine records of its walk: the pages it stored with their cursors, the
 /// sources it walks, the feed elements it rejected, and the download tracking it owes Unsplash.
@@ -41,11 +42,12 @@ public struct SyncLedger: Sendable {
     ///   changed then.
     @discardableResult
     public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: String, moreVariants: [String] = [],
-        source: String, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: ImageVariant,
+        moreVariants: [ImageVariant] = [],
+        source: PhotoSource, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
     ) async throws(StoreError) -> PageCommit {
         try await database.write("committing a page of \(photos.count) photos") { db in
-            let sourceID = try Self.sourceID(named: source, in: db)
+            let sourceID = try Self.sourceID(named: source.description, in: db)
             var existingSequences: [String: Int64] = [:]
             var existingMemberships: [String: Int64] = [:]
             var insertedNow: Set<String> = []
@@ -105,15 +107,17 @@ public struct SyncLedger: Sendable {
     }
 
     /// The cursors of `source` as last committed; a source never committed has none.
-    public func syncState(source: String) async throws(StoreError) -> SyncState {
-        try await database.read("reading the sync state of \(source)") { db in try Self.syncState(db, source: source) }
+    public func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
+        try await database.read("reading the sync state of \(source)") { db in
+            try Self.syncState(db, source: source.description)
+        }
     }
 
     /// Records that the backfill page at the current cursor of `source` contradicted itself and
     /// will be fetched again; the cursor itself does not move. The next backfill commit clears it.
-    public func recordBackfillStall(reason: String, source: String, at now: Date) async throws(StoreError) {
+    public func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
         try await database.write("recording a backfill stall of \(source)") { db in
-            let id = try Self.sourceID(named: source, in: db)
+            let id = try Self.sourceID(named: source.description, in: db)
             try db.execute(
                 sql: """
                     UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?)
@@ -132,12 +136,12 @@ public struct SyncLedger: Sendable {
         }
     }
 
-    /// Marks `names` as the configured sources (creating rows for new ones), and every other
+    /// Marks `sources` as the configured ones (creating rows for new ones), and every other
     /// source as inactive.
-    public func activateSources(_ names: [String]) async throws(StoreError) {
+    public func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
         try await database.write("recording the configured sources") { db in
             try db.execute(sql: "UPDATE source SET active = 0")
-            for name in names {
+            for name in sources.map(\.description) {
                 _ = try Self.sourceID(named: name, in: db)
                 try db.execute(sql: "UPDATE source SET active = 1 WHERE name = ?", arguments: [name])
             }
@@ -146,9 +150,9 @@ public struct SyncLedger: Sendable {
 
     /// Records why `source` could not be read (an unknown user answers 404); cleared by its
     /// next stored page.
-    public func recordSourceFailure(_ source: String, message: String, at now: Date) async throws(StoreError) {
+    public func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError) {
         try await database.write("recording a failure of \(source)") { db in
-            let id = try Self.sourceID(named: source, in: db)
+            let id = try Self.sourceID(named: source.description, in: db)
             try db.execute(
                 sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",
                 arguments: [message, now, id])
@@ -219,7 +223,7 @@ public struct SyncLedger: Sendable {
     static let pendingDownloadTrackingSQL = """
         SELECT id AS photo_id, download_location FROM photo
         WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
-          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = 'stored')
+          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral))
                OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
         ORDER BY sequence
         LIMIT ?

@@ -8,20 +8,20 @@ import PhotoStore
 /// earlier run count too, and a failed image waiting for its retry does not hold the walk up.
 struct ImageBacklog: Sendable {
     let store: PhotoStore
-    let variants: [String]
+    let variants: [ImageVariant]
     /// Queued images at or above which the walker waits.
     let limit: Int
     /// Signalled after every commit of the image writer.
     let imagesSettled: WakeSignal
 
-    init(store: PhotoStore, variants: [String], limit: Int, imagesSettled: WakeSignal) {
+    init(store: PhotoStore, variants: [ImageVariant], limit: Int, imagesSettled: WakeSignal) {
         self.store = store
         self.variants = variants
         self.limit = limit
         self.imagesSettled = imagesSettled
     }
 
-    init(store: PhotoStore, variant: String, limit: Int, imagesSettled: WakeSignal) {
+    init(store: PhotoStore, variant: ImageVariant, limit: Int, imagesSettled: WakeSignal) {
         self.init(store: store, variants: [variant], limit: limit, imagesSettled: imagesSettled)
     }
 

@@ -16,7 +16,7 @@ import Synchronization
 /// waiting for their backoff are left to a later round.
 final class ImageJobFeed: Sendable {
     let store: PhotoStore
-    let variants: [String]
+    let variants: [ImageVariant]
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
     let progress: ProgressTracker
@@ -35,7 +35,7 @@ final class ImageJobFeed: Sendable {
     private let wake = WakeSignal()
 
     init(
-        store: PhotoStore, variants: [String], capacity: Int, clock: any Clock<Duration>,
+        store: PhotoStore, variants: [ImageVariant], capacity: Int, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date,
         progress: ProgressTracker, retries: RetriesWithinRun, disk: DiskReserveWatch, reserve: FreeDiskReserve,
         downloadsPaused: @escaping @Sendable () -> Void = {}, logger: Logger

@@ -95,7 +95,7 @@ struct PageWalker: Sendable {
                     }
                 } catch SyncError.sourceNotFound(let failure) {
                     try await writingStore { () async throws(StoreError) in
-                        try await store.ledger.recordSourceFailure(failure.source, message: failure.detail, at: now())
+                        try await store.ledger.recordSourceFailure(walk.source, message: failure.detail, at: now())
                     }
                     backoff.failed(
                         failure, until: now().addingTimeInterval(configuration.sourceRetryDelay.timeInterval))
@@ -144,7 +144,7 @@ struct PageWalker: Sendable {
         if !walk.backfillComplete {
             let name = walk.name
             let state = try await readingStore { () async throws(StoreError) in
-                try await store.ledger.syncState(source: name)
+                try await store.ledger.syncState(source: walk.source)
             }
             if state.backfillComplete {
                 // Straight on to the head: a turn is a page.
@@ -161,14 +161,14 @@ struct PageWalker: Sendable {
                 in: page, at: cursor, perPage: configuration.perPage, source: walk.source)
             {
                 try await writingStore { () async throws(StoreError) in
-                    try await store.ledger.recordBackfillStall(reason: reason, source: walk.name, at: now())
+                    try await store.ledger.recordBackfillStall(reason: reason, source: walk.source, at: now())
                 }
                 throw SyncError.inconsistentPage(
                     PageContradiction(
                         walk: "backfill", source: walk.name, cursor: cursor?.absoluteString, reason: reason))
             }
             let following = try nextCursor(of: page)
-            try await commit(page, of: walk.name, at: cursor) { _ in .backfill(next: following) }
+            try await commit(page, of: walk.source, at: cursor) { _ in .backfill(next: following) }
             walk.backfillPages += 1
             return true
         }
@@ -183,7 +183,7 @@ struct PageWalker: Sendable {
             (cursor, baseline) = catchUp
         } else {
             let state = try await readingStore { () async throws(StoreError) in
-                try await store.ledger.syncState(source: name)
+                try await store.ledger.syncState(source: walk.source)
             }
             if let stateBaseline = state.catchUpBaseline {
                 baseline = stateBaseline
@@ -205,7 +205,7 @@ struct PageWalker: Sendable {
         let organic = page.photos.filter { !$0.isSponsored }.count
         let next = try nextCursor(of: page)
         let knownRunToStop = configuration.knownRunToStop
-        let change = try await commit(page, of: name, at: cursor) { commit in
+        let change = try await commit(page, of: walk.source, at: cursor) { commit in
             let reachedKnown =
                 Self.knownRun(in: page.photos, existing: commit.existingMemberships, baseline: baseline)
                 >= min(knownRunToStop, max(1, organic))
@@ -312,10 +312,10 @@ struct PageWalker: Sendable {
     /// rejected elements; each element not seen before is logged once. Returns the change made.
     @discardableResult
     private func commit(
-        _ page: PhotoPage, of source: String, at location: URL?,
+        _ page: PhotoPage, of source: PhotoSource, at location: URL?,
         cursor: @escaping @Sendable (PageCommit) -> CursorChange
     ) async throws -> CursorChange {
-        let variants = configuration.variants.map(\.rawValue)
+        let variants = configuration.variants
         let records = page.photos.map { PhotoRecord($0, variant: configuration.variants.first) }
         let rejected = page.rejected.map { element in
             RejectedPhoto(photoID: element.photoID, json: element.json, reason: element.reason)
@@ -323,7 +323,7 @@ struct PageWalker: Sendable {
         let change = Mutex<CursorChange?>(nil)
         let commit = try await writingStore { () async throws(StoreError) in
             try await store.ledger.commitPage(
-                records, rejected: rejected, variant: variants.first ?? ImageVariant.regular.rawValue,
+                records, rejected: rejected, variant: variants.first ?? .regular,
                 moreVariants: Array(variants.dropFirst()), source: source, now: now()
             ) { commit in
                 let decided = cursor(commit)

@@ -12,7 +12,7 @@ import Synchronization
 final class RetriesWithinRun: Sendable {
     private struct Key: Hashable {
         var photoID: String
-        var variant: String
+        var variant: ImageVariant
     }
 
     private struct State {

@@ -283,7 +283,7 @@ public final class SyncEngine: Sendable {
 
     private func makePipeline(retriesWithinRun: Bool, generation: Int) -> Pipeline {
         let (configuration, repository) = current.withLock { ($0.configuration, $0.repository) }
-        let variants = configuration.variants.map(\.rawValue)
+        let variants = configuration.variants
         let imagesSettled = WakeSignal()
         let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
         let feed = ImageJobFeed(
@@ -342,12 +342,12 @@ public final class SyncEngine: Sendable {
     private func applyConfiguration() async throws {
         let configuration = configuration
         try await writingStore { () async throws(StoreError) in
-            try await store.ledger.activateSources(configuration.sources.map(\.description))
+            try await store.ledger.activateSources(configuration.sources)
         }
         if let storageLimit = configuration.storageLimit {
             try await maintenance.fit(storageLimit: storageLimit)
         }
-        for variant in configuration.variants.map(\.rawValue) {
+        for variant in configuration.variants {
             let created = try await writingStore { () async throws(StoreError) in
                 try await store.imageQueue.enqueueMissingImages(variant: variant)
             }
@@ -374,7 +374,7 @@ public final class SyncEngine: Sendable {
     /// The wait until the next poll, or sooner when a failed image falls due for another try.
     private func nextWake() async throws -> Duration {
         var wait = configuration.pollInterval
-        let variants = configuration.variants.map(\.rawValue)
+        let variants = configuration.variants
         if let retry = try await readingStore({ () async throws(StoreError) in
             try await store.imageQueue.nextImageRetry(variants: variants)
         }) {

@@ -58,7 +58,7 @@ extension EndToEnd {
                     PhotoRecord(
                         id: "big", imageURL: "https://images.example.com/big", json: Data(#"{"id": "big"}"#.utf8))
                 ],
-                variant: "regular", source: "feed", now: Date()
+                variant: .regular, source: .feed, now: Date()
             ) { _ in .backfill(next: nil) }
             let file = directory.appending(path: "big.jpg")
             FileManager.default.createFile(atPath: file.path, contents: nil)
@@ -77,7 +77,7 @@ extension EndToEnd {
             try output.close()
             let sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
             try store.archive.storeImage(
-                photoID: "big", variant: "regular", contentType: "image/jpeg", fileURL: file,
+                photoID: "big", variant: .regular, contentType: "image/jpeg", fileURL: file,
                 byteCount: Int64(imageBytes), sha256: sha256, fetchedAt: Date())
             try FileManager.default.removeItem(at: file)
             return sha256

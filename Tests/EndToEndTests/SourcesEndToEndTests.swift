@@ -124,7 +124,7 @@ extension EndToEnd {
                 let store = try world.store()
                 var committedPages: [String: Int] = [:]
                 for source in sources {
-                    let state = try await store.ledger.syncState(source: source)
+                    let state = try await store.ledger.syncState(source: PhotoSource(parsing: source))
                     let ids = try #require(await world.stub.photoIDs(ofSource: source))
                     if state.backfillComplete {
                         committedPages[source] = (ids.count + 9) / 10
@@ -246,11 +246,11 @@ extension EndToEnd {
                     try #require(await world.stub.photoIDs(ofSource: "feed"))
                         + (await world.stub.photoIDs(ofSource: "topic:wallpapers") ?? []))
                 for id in ids.subtracting(premium) {
-                    for variant in ["regular", "thumb"] {
+                    for variant in [ImageVariant.regular, .thumb] {
                         let image = try #require(
                             try await store.catalog.photo(id: id, variant: variant)?.image,
                             "\(id) has no \(variant) image")
-                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant))
+                        #expect(image.sha256 == world.stub.expectedSHA256(photoID: id, variant: variant.rawValue))
                     }
                     #expect(await world.stub.imageRequestCount(photoID: id) == 2, "\(id): one request per variant")
                     #expect(

@@ -15,9 +15,9 @@ import Testing
         try await fixture.commit([
             Sample.photo("old", day: 1), Sample.photo("mid", day: 2, color: "#abcdef"), Sample.photo("new", day: 3),
         ])
-        try await fixture.commit([Sample.photo("old", day: 1)], variant: "small")
-        try fixture.storeImage("old", variant: "regular", bytes: Sample.bytes(5_000))
-        try fixture.storeImage("old", variant: "small", bytes: Sample.bytes(900))
+        try await fixture.commit([Sample.photo("old", day: 1)], variant: .small)
+        try fixture.storeImage("old", variant: .regular, bytes: Sample.bytes(5_000))
+        try fixture.storeImage("old", variant: .small, bytes: Sample.bytes(900))
         try fixture.storeImage("mid", bytes: Sample.bytes(2_000))
 
         try await fixture.serve { client in
@@ -198,11 +198,11 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)])
-        try await fixture.commit([Sample.photo("a", day: 1)], variant: "small")
+        try await fixture.commit([Sample.photo("a", day: 1)], variant: .small)
         let bytes = Sample.bytes(70_000)
-        let sha256 = try fixture.storeImage("a", variant: "regular", bytes: bytes)
+        let sha256 = try fixture.storeImage("a", variant: .regular, bytes: bytes)
         let small = try fixture.storeImage(
-            "a", variant: "small", bytes: Sample.bytes(100, seed: 9), contentType: "image/webp")
+            "a", variant: .small, bytes: Sample.bytes(100, seed: 9), contentType: "image/webp")
 
         try await fixture.serve { client in
             let response = try await client.execute(uri: "/images/a?variant=regular", method: .get)
@@ -246,7 +246,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)])
-        try fixture.storeImage("a", variant: "regular", bytes: Sample.bytes(5_000))
+        try fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(5_000))
 
         try await fixture.serve { client in
             for uri in ["/", "/photos/a", "/images/a?variant=regular", "/api/photos", "/healthz", "/photos/nope"] {

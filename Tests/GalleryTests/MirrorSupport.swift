@@ -169,7 +169,7 @@ extension GalleryFixture {
     /// Stores `photos` as one page of `source`.
     func commit(_ photos: [PhotoRecord], source: String, at seconds: TimeInterval = 1_700_000_000) async throws {
         try await writer.ledger.commitPage(
-            photos, variant: "regular", source: source, now: Date(timeIntervalSince1970: seconds)
+            photos, variant: .regular, source: PhotoSource(parsing: source), now: Date(timeIntervalSince1970: seconds)
         ) { _ in .backfill(next: nil) }
     }
 

@@ -20,7 +20,7 @@ import Testing
         let batch = try fixture.writer.archive.storeImages(
             [
                 ImageToStore(
-                    photoID: "new", variant: "regular", contentType: "image/jpeg", bytes: .data(bytes),
+                    photoID: "new", variant: .regular, contentType: "image/jpeg", bytes: .data(bytes),
                     sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
                     fetchedAt: Date(timeIntervalSince1970: 1_700_000_200))
             ],

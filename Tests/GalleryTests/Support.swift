@@ -22,15 +22,17 @@ struct GalleryFixture {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
     /// Stores `photos` as one page, each with a job for `variant`.
-    func commit(_ photos: [PhotoRecord], variant: String = "regular") async throws {
+    func commit(_ photos: [PhotoRecord], variant: ImageVariant = .regular) async throws {
         try await writer.ledger.commitPage(
-            photos, variant: variant, source: "feed", now: Date(timeIntervalSince1970: 1_700_000_000)
+            photos, variant: variant, source: .feed, now: Date(timeIntervalSince1970: 1_700_000_000)
         ) { _ in .backfill(next: nil) }
     }
 
     /// Stores `bytes` as the `variant` image of `photoID`; returns their SHA-256.
     @discardableResult
-    func storeImage(_ photoID: String, variant: String = "regular", bytes: Data, contentType: String = "image/jpeg")
+    func storeImage(
+        _ photoID: String, variant: ImageVariant = .regular, bytes: Data, contentType: String = "image/jpeg"
+    )
         throws -> String
     {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()

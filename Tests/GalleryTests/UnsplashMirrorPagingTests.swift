@@ -164,7 +164,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
-        let sha256 = try fixture.storeImage("a", variant: "regular", bytes: Sample.bytes(3_000))
+        let sha256 = try fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(3_000))
 
         try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local)) { client in
             let photo = try await client.get("/unsplash/photos/a").json
@@ -192,7 +192,7 @@ import Testing
         let baseline = try await fixture.writer.ledger.maxMembership()
         let new = ["new-0", "new-1", "new-2"]
         try await fixture.writer.ledger.commitPage(
-            (new + old.prefix(5)).map { Sample.photo($0, day: 200) }, variant: "regular", source: "user:ann",
+            (new + old.prefix(5)).map { Sample.photo($0, day: 200) }, variant: .regular, source: .user("ann"),
             now: Date(timeIntervalSince1970: 1_700_000_100)
         ) { _ in .catchUp(next: nil, baseline: baseline) }
 

@@ -116,11 +116,11 @@ struct ImageBytesTests {
             try store.storeSample("a", variant: variant)
             let destination = directory.appendingPathComponent("out.jpg")
 
-            #expect(try await store.archive.writeImage(photoID: "a", variant: "small", to: destination) == nil)
+            #expect(try await store.archive.writeImage(photoID: "a", variant: .small, to: destination) == nil)
             #expect(try await store.archive.writeImage(photoID: "zz", variant: nil, to: destination) == nil)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(try await store.archive.imageData(photoID: "a", variant: "small") == nil)
-            #expect(try await store.catalog.photo(id: "a", variant: "small")?.image == nil)
+            #expect(try await store.archive.imageData(photoID: "a", variant: .small) == nil)
+            #expect(try await store.catalog.photo(id: "a", variant: .small)?.image == nil)
         }
     }
 
@@ -128,16 +128,16 @@ struct ImageBytesTests {
     func anyVariant() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a")])
-            try await store.imageQueue.enqueueMissingImages(variant: "small")
+            try await store.imageQueue.enqueueMissingImages(variant: .small)
             try store.archive.storeImage(
-                photoID: "a", variant: "small", contentType: "image/jpeg", data: Data("small".utf8),
+                photoID: "a", variant: .small, contentType: "image/jpeg", data: Data("small".utf8),
                 sha256: Sample.sha256, fetchedAt: Instant.t(10))
             try store.archive.storeImage(
                 photoID: "a", variant: variant, contentType: "image/jpeg", data: Data("regular".utf8),
                 sha256: Sample.sha256, fetchedAt: Instant.t(20))
 
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Data("regular".utf8))
-            #expect(try await store.archive.imageData(photoID: "a", variant: "small") == Data("small".utf8))
+            #expect(try await store.archive.imageData(photoID: "a", variant: .small) == Data("small".utf8))
             #expect(try await store.catalog.photo(id: "a")?.image?.variant == variant)
             #expect(try await store.catalog.statistics().imagesStored == 2)
         }

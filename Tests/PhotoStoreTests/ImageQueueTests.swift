@@ -65,7 +65,7 @@ struct ImageQueueTests {
     @Test("a photo without a URL for the variant gets no job")
     func noURLNoJob() async throws {
         try await withStore { store, _ in
-            try await store.commit([Sample.photo("a", variants: ["raw"])])
+            try await store.commit([Sample.photo("a", variants: [.raw])])
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).isEmpty)
@@ -119,8 +119,8 @@ struct ImageQueueTests {
             try await store.commit([Sample.photo("a")])
             let path = store.path
 
-            #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: "small")) {
-                try store.imageQueue.recordImageFailure(photoID: "a", variant: "small", error: "x", retryAt: nil)
+            #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: .small)) {
+                try store.imageQueue.recordImageFailure(photoID: "a", variant: .small, error: "x", retryAt: nil)
             }
             #expect(throws: StoreError.unknownImageJob(path: path, photoID: "zz", variant: variant)) {
                 try store.storeSample("zz")
@@ -132,20 +132,20 @@ struct ImageQueueTests {
     func enqueueMissingVariant() async throws {
         try await withStore { store, _ in
             try await store.commit([
-                Sample.photo("a"), Sample.photo("b"), Sample.photo("c", variants: ["raw", "regular"]),
+                Sample.photo("a"), Sample.photo("b"), Sample.photo("c", variants: [.raw, .regular]),
             ])
             try store.storeSample("a")
 
-            #expect(try await store.imageQueue.enqueueMissingImages(variant: "small") == 2)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
 
             #expect(
-                try await store.imageQueue.dueImageJobs(variants: ["small"], now: Instant.t0, limit: 10) == [
+                try await store.imageQueue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10) == [
                     ImageJob(
-                        photoID: "a", variant: "small", sourceURL: Sample.imageURL("a", variant: "small"), attempts: 0),
+                        photoID: "a", variant: .small, sourceURL: Sample.imageURL("a", variant: .small), attempts: 0),
                     ImageJob(
-                        photoID: "b", variant: "small", sourceURL: Sample.imageURL("b", variant: "small"), attempts: 0),
+                        photoID: "b", variant: .small, sourceURL: Sample.imageURL("b", variant: .small), attempts: 0),
                 ])
-            #expect(try await store.imageQueue.enqueueMissingImages(variant: "small") == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 0)
             #expect(try await store.imageQueue.enqueueMissingImages(variant: variant) == 0)
             #expect(try await store.catalog.statistics().imagesPending == 4)
         }

@@ -121,10 +121,10 @@ struct ImageRetryTests {
 
             let store = try PhotoStore(path: path)
 
-            let counts = try await store.imageQueue.imageCounts(variants: ["regular"])
+            let counts = try await store.imageQueue.imageCounts(variants: [.regular])
             #expect(counts.failed == 0 && counts.pending == 3 && counts.retrying == 2)
             #expect(
-                try await store.imageQueue.dueImageJobs(variants: ["regular"], now: Instant.t0, limit: 10)
+                try await store.imageQueue.dueImageJobs(variants: [.regular], now: Instant.t0, limit: 10)
                     .map(\.photoID) == ["a", "c"])
         }
     }

@@ -26,7 +26,7 @@ struct MigrationTests {
                 backfillNext: "https://api.unsplash.com/photos?order_by=latest&page=7&per_page=30",
                 catchUpNext: "http://127.0.0.1:8080/photos?page=2&per_page=30")
 
-            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
+            let state = try await PhotoStore(path: path).ledger.syncState(source: .feed)
 
             #expect(state.backfillNext?.absoluteString == "/photos?order_by=latest&page=7&per_page=30")
             #expect(state.catchUpNext?.absoluteString == "/photos?page=2&per_page=30")
@@ -40,7 +40,7 @@ struct MigrationTests {
             let path = directory.appendingPathComponent("old.sqlite").path
             try version1Database(at: path, backfillNext: "https://api.unsplash.com", catchUpNext: "garbage")
 
-            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
+            let state = try await PhotoStore(path: path).ledger.syncState(source: .feed)
 
             #expect(state.backfillNext == nil && !state.backfillComplete)
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
@@ -53,7 +53,7 @@ struct MigrationTests {
             let path = directory.appendingPathComponent("old.sqlite").path
             try version1Database(at: path, backfillNext: "/photos?page=3&per_page=30", catchUpNext: nil)
 
-            let state = try await PhotoStore(path: path).ledger.syncState(source: "feed")
+            let state = try await PhotoStore(path: path).ledger.syncState(source: .feed)
 
             #expect(state.backfillNext?.absoluteString == "/photos?page=3&per_page=30")
             #expect(state.catchUpNext == nil)

@@ -54,7 +54,7 @@ import Testing
             for (page, ids) in [["c", "a"], ["d", "b"]].enumerated() {
                 let now = Instant.t(Double(page))
                 try await store.ledger.commitPage(
-                    ids.map { Sample.photo($0) }, variant: Sample.variant, source: "user:ann", now: now
+                    ids.map { Sample.photo($0) }, variant: Sample.variant, source: .user("ann"), now: now
                 ) { _ in .backfill(next: nil) }
             }
             try await store.commit([Sample.photo("e")])
@@ -86,7 +86,7 @@ import Testing
             photos[4].description = "photo e lake"
             photos[0].userUsername = "Ann"
             try await store.ledger.commitPage(
-                Array(photos[0..<3]), variant: Sample.variant, source: "user:ann", now: Instant.t0
+                Array(photos[0..<3]), variant: Sample.variant, source: .user("ann"), now: Instant.t0
             ) {
                 _ in .backfill(next: nil)
             }

@@ -21,7 +21,7 @@ struct OpeningTests {
             }
             #expect(stateRows == 1)
             #expect(try await reopened.catalog.photo(id: "a")?.likes == 1)
-            #expect(try await reopened.ledger.syncState(source: "feed").backfillNext == Sample.pageURL(2))
+            #expect(try await reopened.ledger.syncState(source: .feed).backfillNext == Sample.pageURL(2))
         }
     }
 

@@ -73,7 +73,7 @@ struct PageCommitTests {
     func failedCommitIsAtomic() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a", likes: 1)], next: 2, now: Instant.t0)
-            let stateBefore = try await store.ledger.syncState(source: "feed")
+            let stateBefore = try await store.ledger.syncState(source: .feed)
 
             // "bad" violates CHECK (width >= 0) after "a" was updated and "b" inserted.
             await #expect(throws: StoreError.self) {
@@ -82,7 +82,7 @@ struct PageCommitTests {
                     next: 3, now: Instant.t(60))
             }
 
-            #expect(try await store.ledger.syncState(source: "feed") == stateBefore)
+            #expect(try await store.ledger.syncState(source: .feed) == stateBefore)
             #expect(try await store.catalog.photo(id: "a")?.likes == 1)
             #expect(try await store.catalog.photo(id: "a")?.lastSeenAt == Instant.t0)
             #expect(try await store.catalog.photo(id: "b") == nil)
@@ -96,16 +96,16 @@ struct PageCommitTests {
     @Test("backfill pages move the cursor; a last page marks the backfill complete")
     func backfillCursor() async throws {
         try await withStore { store, _ in
-            #expect(try await store.ledger.syncState(source: "feed") == SyncState())
+            #expect(try await store.ledger.syncState(source: .feed) == SyncState())
 
             try await store.commit([Sample.photo("a")], next: 2, now: Instant.t0)
             #expect(
-                try await store.ledger.syncState(source: "feed")
+                try await store.ledger.syncState(source: .feed)
                     == SyncState(backfillNext: Sample.pageURL(2), lastPageAt: Instant.t0))
             #expect(try await store.catalog.statistics().backfillComplete == false)
 
             try await store.commit([Sample.photo("b")], next: nil, now: Instant.t(5))
-            let state = try await store.ledger.syncState(source: "feed")
+            let state = try await store.ledger.syncState(source: .feed)
             #expect(state == SyncState(backfillNext: nil, backfillComplete: true, lastPageAt: Instant.t(5)))
             let statistics = try await store.catalog.statistics()
             #expect(statistics.backfillComplete && statistics.backfillNext == nil)
@@ -120,16 +120,16 @@ struct PageCommitTests {
             let head = URL(string: "https://api.example.com/photos?page=2&catch-up")!
 
             try await store.ledger.commitPage(
-                [Sample.photo("new")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+                [Sample.photo("new")], variant: Sample.variant, source: .feed, now: Instant.t(1)
             ) { _ in .catchUp(next: head, baseline: 1) }
-            var state = try await store.ledger.syncState(source: "feed")
+            var state = try await store.ledger.syncState(source: .feed)
             #expect(state.catchUpNext == head && state.catchUpBaseline == 1)
             #expect(state.backfillNext == Sample.pageURL(2) && !state.backfillComplete)
 
             try await store.ledger.commitPage(
-                [Sample.photo("a")], variant: Sample.variant, source: "feed", now: Instant.t(2)
+                [Sample.photo("a")], variant: Sample.variant, source: .feed, now: Instant.t(2)
             ) { _ in .catchUp(next: nil, baseline: 1) }
-            state = try await store.ledger.syncState(source: "feed")
+            state = try await store.ledger.syncState(source: .feed)
             #expect(state.catchUpNext == nil && state.catchUpBaseline == nil)
             #expect(state.backfillNext == Sample.pageURL(2))
             #expect(state.lastPageAt == Instant.t(2))
@@ -145,20 +145,20 @@ struct PageCommitTests {
             // A decision that throws leaves neither the page nor the cursor behind.
             await #expect(throws: StoreError.self) {
                 try await store.ledger.commitPage(
-                    [Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+                    [Sample.photo("b")], variant: Sample.variant, source: .feed, now: Instant.t(1)
                 ) { _ in throw Refused() }
             }
             #expect(try await store.catalog.photo(id: "b") == nil)
 
             let seen = Mutex<[String: Int64]>([:])
             try await store.ledger.commitPage(
-                [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t(2)
+                [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: .feed, now: Instant.t(2)
             ) { commit in
                 seen.withLock { $0 = commit.existingSequences }
                 return .backfill(next: nil)
             }
             #expect(seen.withLock { $0 } == ["a": 1])
-            #expect(try await store.ledger.syncState(source: "feed").backfillComplete)
+            #expect(try await store.ledger.syncState(source: .feed).backfillComplete)
             #expect(try await store.catalog.photo(id: "c") != nil)
         }
     }

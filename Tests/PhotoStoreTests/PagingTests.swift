@@ -93,7 +93,7 @@ struct PagingTests {
             let records = Self.records()
             try await store.commit(records)
             try await store.ledger.commitPage(
-                records.filter { $0.userUsername == "ann" }, variant: Sample.variant, source: "user:ann",
+                records.filter { $0.userUsername == "ann" }, variant: Sample.variant, source: .user("ann"),
                 now: Instant.t0
             ) { _ in .backfill(next: nil) }
             for smallSource in [2_000, 1] {

@@ -20,6 +20,20 @@ struct QueryPlanTests {
         var all: [String] { statements.withLock { $0 } }
     }
 
+    /// The statements a connection runs as written, with their parameters unbound: what SQLite's
+    /// planner sees when it chooses an index (a bound value never matches a partial index's WHERE).
+    final class StatementTextLog: Sendable {
+        private let statements = Mutex<[String]>([])
+
+        func record(_ event: Database.TraceEvent) {
+            if case .statement(let statement) = event {
+                statements.withLock { $0.append(statement.sql) }
+            }
+        }
+
+        var all: [String] { statements.withLock { $0 } }
+    }
+
     @Test("every read that looks up a photo's images finds them by the photo's id")
     func readersFindImagesByPhoto() async throws {
         // GIVEN a database with stored images, opened as query, list, status and the gallery open it
@@ -33,7 +47,7 @@ struct QueryPlanTests {
 
             // WHEN every reader of images runs
             _ = try await reader.catalog.photo(id: "a")
-            _ = try await reader.catalog.photo(id: "a", variant: "regular")
+            _ = try await reader.catalog.photo(id: "a", variant: .regular)
             _ = try await reader.catalog.photoIDs(withStoredImage: true)
             _ = try await reader.catalog.photos(matching: PhotoQuery())
             _ = try await reader.catalog.photos(matching: PhotoQuery(text: "photo", sort: .likes))
@@ -67,7 +81,7 @@ struct QueryPlanTests {
             plus.isPlus = true
             try await store.commit([Sample.photo("a"), plus])
             try await store.ledger.commitPage(
-                [Sample.photo("b")], variant: Sample.variant, source: "user:ada", now: Instant.t0
+                [Sample.photo("b")], variant: Sample.variant, source: .user("ada"), now: Instant.t0
             ) { _ in .backfill(next: nil) }
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()
@@ -97,5 +111,47 @@ struct QueryPlanTests {
                 }
             }
         }
+    }
+
+    @Test("the image queue's due jobs and the pruner's oldest stored image are found through their indexes")
+    func queueAndPrunerUseTheirIndexes() async throws {
+        // GIVEN a database with a stored image and pending ones, traced as written
+        try await withStore { store, _ in
+            try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
+            try store.storeSample("a")
+            let reader = try PhotoStore.openExisting(path: store.path)
+            let log = StatementTextLog()
+            try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
+            try await store.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
+
+            // WHEN the fetchers list the due jobs and the pruner frees the oldest stored image
+            let due = try await reader.imageQueue.dueImageJobs(variants: [Sample.variant], now: Instant.t0, limit: 10)
+            #expect(due.map(\.photoID) == ["b", "c"])
+            let pruned = try await store.archive.prune(toFit: 0)
+            #expect(pruned.map(\.photoID) == ["a"])
+
+            // THEN the due jobs come from the queue's index, and the oldest stored image from the
+            // partial index of stored images, whose `WHERE status = 'stored'` only a statement
+            // with that literal in its text can use
+            let plans = try await Self.plans(of: log.all, in: store)
+            let dueJobs = try #require(plans.first { $0.key.contains("image.next_attempt_at <=") })
+            #expect(dueJobs.value.contains { $0.contains("USING INDEX image_queue") }, "\(dueJobs)")
+            let oldest = try #require(plans.first { $0.key.contains("ORDER BY fetched_at, id LIMIT 1") })
+            #expect(oldest.value.contains { $0.contains("image_stored_by_fetch") }, "\(oldest)")
+        }
+    }
+
+    /// The query plan of each statement of `statements` that reads `image`, by its text.
+    private static func plans(of statements: [String], in store: PhotoStore) async throws -> [String: [String]] {
+        var plans: [String: [String]] = [:]
+        for sql in Set(statements) where sql.contains("FROM image") && !sql.hasPrefix("PRAGMA") {
+            plans[sql] = try await store.pool.read { db in
+                // The parameters stay unbound (NULL): the plan is the one the statement's text gets.
+                let statement = try db.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
+                statement.setUncheckedArguments([])
+                return try Row.fetchAll(statement).map { $0["detail"] as String }
+            }
+        }
+        return plans
     }
 }

@@ -16,7 +16,7 @@ struct RejectedPhotoTests {
         try await withStore { store, _ in
             let commit = try await store.ledger.commitPage(
                 [Sample.photo("a"), Sample.photo("b")], rejected: [noID, badWidth], variant: Sample.variant,
-                source: "feed", now: Instant.t0
+                source: .feed, now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(commit.newlyRejected == [noID, badWidth])
@@ -30,11 +30,11 @@ struct RejectedPhotoTests {
     func recordedOnce() async throws {
         try await withStore { store, _ in
             try await store.ledger.commitPage(
-                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t0
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: .feed, now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             let again = try await store.ledger.commitPage(
-                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: "feed", now: Instant.t(60)
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: .feed, now: Instant.t(60)
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             #expect(again.newlyRejected.isEmpty)
@@ -50,11 +50,11 @@ struct RejectedPhotoTests {
     func usableVersionClears() async throws {
         try await withStore { store, _ in
             try await store.ledger.commitPage(
-                [], rejected: [badWidth], variant: Sample.variant, source: "feed", now: Instant.t0
+                [], rejected: [badWidth], variant: Sample.variant, source: .feed, now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
 
             try await store.ledger.commitPage(
-                [Sample.photo("w1")], variant: Sample.variant, source: "feed", now: Instant.t(1)
+                [Sample.photo("w1")], variant: Sample.variant, source: .feed, now: Instant.t(1)
             ) { _ in .backfill(next: Sample.pageURL(3)) }
 
             #expect(try await store.catalog.statistics().rejectedPhotos == 0)

@@ -8,7 +8,7 @@ import Testing
 /// photos a head catch-up finds come before the backfill's, the newest walk's first.
 @Suite("A source's own order")
 struct SourceOrderTests {
-    static let source = "user:ann"
+    static let source = PhotoSource.user("ann")
 
     /// Commits `ids` as one backfill page of ``source``.
     static func backfill(_ ids: [String], _ store: PhotoStore, next: Int? = nil) async throws {
@@ -27,7 +27,7 @@ struct SourceOrderTests {
     static func inSourceOrder(
         _ catalog: PhotoCatalog, limit: Int? = nil, offset: Int = 0, after: String? = nil, before: String? = nil
     ) async throws -> [String] {
-        var query = PhotoQuery(source: source, limit: limit, offset: offset)
+        var query = PhotoQuery(source: source.description, limit: limit, offset: offset)
         query.inSourceOrder = true
         query.after = after
         query.before = before
@@ -61,7 +61,8 @@ struct SourceOrderTests {
             #expect(try await Self.inSourceOrder(catalog, limit: 3, after: "c3") == ["b1", "b2", "b3"])
             #expect(try await Self.inSourceOrder(catalog, limit: 3, before: "b1") == ["c1", "c2", "c3"])
             // AND the source counts each photo once
-            #expect(try await store.catalog.count(matching: PhotoQuery(source: Self.source)) == expected.count)
+            #expect(
+                try await store.catalog.count(matching: PhotoQuery(source: Self.source.description)) == expected.count)
         }
     }
 

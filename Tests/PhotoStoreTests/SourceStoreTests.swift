@@ -10,10 +10,10 @@ struct SourceStoreTests {
     func onePhotoManySources() async throws {
         try await withStore { store, _ throws in
             try await store.ledger.commitPage(
-                [Sample.photo("a"), Sample.photo("b")], variant: Sample.variant, source: "feed", now: Instant.t0
+                [Sample.photo("a"), Sample.photo("b")], variant: Sample.variant, source: .feed, now: Instant.t0
             ) { _ in .backfill(next: Sample.pageURL(2)) }
             let commit = try await store.ledger.commitPage(
-                [Sample.photo("b"), Sample.photo("c")], variant: Sample.variant, source: "user:ann", now: Instant.t(1)
+                [Sample.photo("b"), Sample.photo("c")], variant: Sample.variant, source: .user("ann"), now: Instant.t(1)
             ) { _ in .backfill(next: nil) }
 
             #expect(commit.existingSequences == ["b": 2], "b was stored before")
@@ -42,7 +42,7 @@ struct SourceStoreTests {
 
             // The same page again: nothing new, and each membership is reported with its id.
             let again = try await store.ledger.commitPage(
-                [Sample.photo("c")], variant: Sample.variant, source: "user:ann", now: Instant.t(3)
+                [Sample.photo("c")], variant: Sample.variant, source: .user("ann"), now: Instant.t(3)
             ) { _ in .backfill(next: nil) }
             #expect(again.existingMemberships.keys.sorted() == ["c"])
             #expect(try await store.catalog.sourceStatistics().first { $0.name == "user:ann" }?.photos == 2)
@@ -54,11 +54,11 @@ struct SourceStoreTests {
         try await withStore { store, _ throws in
             try await store.commit([Sample.photo("a")], next: 2)
             try await store.ledger.commitPage(
-                [Sample.photo("x")], variant: Sample.variant, source: "topic:wallpapers", now: Instant.t(1)
+                [Sample.photo("x")], variant: Sample.variant, source: .topic("wallpapers"), now: Instant.t(1)
             ) { _ in .backfill(next: Sample.pageURL(5)) }
-            #expect(try await store.ledger.syncState(source: "feed").backfillNext == Sample.pageURL(2))
-            #expect(try await store.ledger.syncState(source: "topic:wallpapers").backfillNext == Sample.pageURL(5))
-            #expect(try await store.ledger.syncState(source: "likes:nobody") == SyncState())
+            #expect(try await store.ledger.syncState(source: .feed).backfillNext == Sample.pageURL(2))
+            #expect(try await store.ledger.syncState(source: .topic("wallpapers")).backfillNext == Sample.pageURL(5))
+            #expect(try await store.ledger.syncState(source: .likes("nobody")) == SyncState())
         }
     }
 
@@ -66,9 +66,9 @@ struct SourceStoreTests {
     func activationAndFailures() async throws {
         try await withStore { store, _ throws in
             try await store.commit([Sample.photo("a")], next: nil)
-            try await store.ledger.activateSources(["collection:1", "user:nobody"])
+            try await store.ledger.activateSources([.collection("1"), .user("nobody")])
             try await store.ledger.recordSourceFailure(
-                "user:nobody", message: "Unsplash answered 404 (Couldn't find User)", at: Instant.t(1))
+                .user("nobody"), message: "Unsplash answered 404 (Couldn't find User)", at: Instant.t(1))
 
             var sources = try Dictionary(
                 uniqueKeysWithValues: await store.catalog.sourceStatistics().map { ($0.name, $0) })
@@ -79,7 +79,7 @@ struct SourceStoreTests {
                     == SourceFailure(message: "Unsplash answered 404 (Couldn't find User)", since: Instant.t(1)))
 
             try await store.ledger.commitPage(
-                [Sample.photo("b")], variant: Sample.variant, source: "user:nobody", now: Instant.t(2)
+                [Sample.photo("b")], variant: Sample.variant, source: .user("nobody"), now: Instant.t(2)
             ) { _ in .backfill(next: nil) }
             sources = try Dictionary(uniqueKeysWithValues: await store.catalog.sourceStatistics().map { ($0.name, $0) })
             #expect(sources["user:nobody"]?.failure == nil)
@@ -98,7 +98,7 @@ struct SourceStoreTests {
                 try await store.imageQueue.dueImageJobs(variants: [Sample.variant], now: Instant.t0, limit: 10).map(
                     \.photoID) == ["free"])
             #expect(
-                try await store.imageQueue.enqueueMissingImages(variant: "small") == 1,
+                try await store.imageQueue.enqueueMissingImages(variant: .small) == 1,
                 "only the free photo gets a small job"
             )
             let stats = try await store.catalog.statistics()
@@ -129,14 +129,14 @@ struct SourceStoreTests {
 
             let store = try PhotoStore(path: path)
 
-            let state = try await store.ledger.syncState(source: "feed")
+            let state = try await store.ledger.syncState(source: .feed)
             #expect(state.backfillNext?.absoluteString == "/photos?page=7&per_page=30" && !state.backfillComplete)
             #expect(state.catchUpNext?.absoluteString == "/photos?page=2&per_page=30" && state.catchUpBaseline == 2)
             let feed = try #require(try await store.catalog.sourceStatistics().first)
             #expect(feed.name == "feed" && feed.photos == 3 && feed.active)
             // The baseline still tells the photos stored before the catch-up (a, b) from c.
             let commit = try await store.ledger.commitPage(
-                [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: "feed", now: Instant.t0
+                [Sample.photo("a"), Sample.photo("c")], variant: Sample.variant, source: .feed, now: Instant.t0
             ) { _ in .catchUp(next: nil, baseline: 2) }
             #expect(commit.existingMemberships.filter { $0.value <= 2 }.keys.sorted() == ["a"])
         }

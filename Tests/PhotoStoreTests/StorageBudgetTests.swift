@@ -219,7 +219,7 @@ struct StorageBudgetTests {
             // THEN every image row and its bytes are there, and the total is counted
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Data([1, 2, 3, 4]))
             // (v9 gives the image that had failed one more try: it is pending again.)
-            let counts = try await store.imageQueue.imageCounts(variants: ["regular"])
+            let counts = try await store.imageQueue.imageCounts(variants: [.regular])
             #expect(counts.stored == 1 && counts.pending == 2 && counts.failed == 0)
             #expect(try await store.archive.storedBytes() == 4)
             #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA foreign_key_check") } == nil)

@@ -26,9 +26,9 @@ enum Instant {
 }
 
 enum Sample {
-    static let variant = "regular"
+    static let variant = ImageVariant.regular
 
-    static func imageURL(_ id: String, variant: String = variant, revision: Int = 0) -> String {
+    static func imageURL(_ id: String, variant: ImageVariant = variant, revision: Int = 0) -> String {
         "https://images.example.com/\(id)-\(variant)?r=\(revision)"
     }
 
@@ -43,7 +43,7 @@ enum Sample {
         likes: Int = 1,
         width: Int = 4000,
         revision: Int = 0,
-        variants: [String] = ["raw", "regular", "small"],
+        variants: [ImageVariant] = [.raw, .regular, .small],
         downloadLocation: Bool = true
     ) -> PhotoRecord {
         let urls = variants.map { "\"\($0)\": \"\(imageURL(id, variant: $0, revision: revision))\"" }
@@ -89,13 +89,14 @@ extension PhotoStore {
     /// Commits `photos` as a backfill page at `now`.
     @discardableResult
     func commit(_ photos: [PhotoRecord], next: Int? = 2, now: Date = Instant.t0) async throws -> PageCommit {
-        try await ledger.commitPage(photos, variant: Sample.variant, source: "feed", now: now) { _ in
+        try await ledger.commitPage(photos, variant: Sample.variant, source: .feed, now: now) { _ in
             .backfill(next: next.map(Sample.pageURL))
         }
     }
 
     @discardableResult
-    func storeSample(_ photoID: String, variant: String = Sample.variant, data: Data = Data("jpeg".utf8)) throws -> Bool
+    func storeSample(_ photoID: String, variant: ImageVariant = Sample.variant, data: Data = Data("jpeg".utf8)) throws
+        -> Bool
     {
         try archive.storeImage(
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,

@@ -43,7 +43,7 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         // A first run stops after one page, as a killed process would after its first commit.
         try await harness.engine().runOnce(maxPages: 1)
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: .feed).backfillNext?.query == "page=2&per_page=10")
         #expect(try await harness.store.catalog.statistics().photos == 10)
 
         try await harness.engine().runOnce()
@@ -105,7 +105,7 @@ import UnsplashAPI
         }
         // Page 1 is kept, with the cursor pointing at the page that failed.
         #expect(try await harness.store.catalog.statistics().photos == 10)
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: .feed).backfillNext?.query == "page=2&per_page=10")
     }
 
     @Test func aSwitchedVariantQueuesImagesForPhotosStoredEarlier() async throws {
@@ -114,6 +114,6 @@ import UnsplashAPI
         try await harness.engine().runOnce()
         try await harness.engine { $0.variant = .thumb }.runOnce()
         #expect(try await harness.store.catalog.statistics().imagesStored == 10)
-        #expect(try await harness.store.archive.imageData(photoID: harness.fake.ids[0], variant: "thumb") != nil)
+        #expect(try await harness.store.archive.imageData(photoID: harness.fake.ids[0], variant: .thumb) != nil)
     }
 }

@@ -21,7 +21,7 @@ import UnsplashAPI
             ])
         #expect(try await harness.store.catalog.statistics().photos == 40)
         #expect(try await harness.allImagesMatch(new))
-        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
+        #expect(try await harness.store.ledger.syncState(source: .feed).catchUpNext == nil)
     }
 
     @Test func aCatchUpInterruptedMidwayResumesWhereItWas() async throws {
@@ -33,7 +33,7 @@ import UnsplashAPI
         // Page 2 of the catch-up fails: the run stops after storing page 1.
         harness.fake.state.withLock { $0.failingPages[2] = 2 }
         await #expect(throws: SyncError.self) { try await harness.engine().runOnce() }
-        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext?.query == "page=2&per_page=10")
+        #expect(try await harness.store.ledger.syncState(source: .feed).catchUpNext?.query == "page=2&per_page=10")
         #expect(harness.fake.pageRequests.dropFirst(known).first?.query == "page=1&per_page=10")
         let beforeRestart = harness.fake.pageRequests.count
 
@@ -86,7 +86,7 @@ import UnsplashAPI
         // Page 2 of the catch-up fails: the run stops after storing page 1.
         harness.fake.state.withLock { $0.failingPages[2] = 2 }
         await #expect(throws: SyncError.self) { try await harness.engine { $0.sources = [.user("ann")] }.runOnce() }
-        #expect(try await harness.store.ledger.syncState(source: "user:ann").catchUpNext != nil)
+        #expect(try await harness.store.ledger.syncState(source: .user("ann")).catchUpNext != nil)
         let expected = harness.fake.ids
         #expect(try await Self.inSourceOrder(harness) == Array(expected.prefix(10) + expected.dropFirst(25)))
 

@@ -24,7 +24,7 @@ import UnsplashAPI
         let stalled = try await harness.store.catalog.statistics()
         #expect(!stalled.backfillComplete && stalled.photos == 10)
         #expect(
-            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+            try await harness.store.ledger.syncState(source: .feed).backfillNext?.absoluteString
                 == "/photos?page=2&per_page=10")
         #expect(stalled.backfillStall?.reason == "the page is empty but links a next page")
 
@@ -109,7 +109,7 @@ import UnsplashAPI
         defer { harness.removeDirectory() }
         try await harness.engine().runOnce(maxPages: 1)
         #expect(
-            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+            try await harness.store.ledger.syncState(source: .feed).backfillNext?.absoluteString
                 == "/photos?page=2&per_page=10")
 
         try await harness.engine(apiBase: URL(string: "https://\(FakeUnsplash.mirrorHost)")!).runOnce()
@@ -129,7 +129,7 @@ import UnsplashAPI
 
         #expect(
             error?.localizedDescription.contains("refusing to send the access key to https://evil.example.com") == true)
-        #expect(try await harness.store.ledger.syncState(source: "feed").backfillNext == nil)
+        #expect(try await harness.store.ledger.syncState(source: .feed).backfillNext == nil)
         #expect(try await harness.store.catalog.statistics().photos == 0)
         #expect(harness.fake.apiRequests.allSatisfy { $0.host == "api.unsplash.com" })
         #expect(harness.fake.state.withLock { $0.foreignRequests }.isEmpty)

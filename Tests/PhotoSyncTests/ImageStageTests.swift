@@ -45,7 +45,7 @@ import Testing
             return
         }
         #expect(gone)
-        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 3)
+        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: [.regular]) == 3)
         for image in results.values { image.discard() }
         #expect(harness.spoolFiles.isEmpty)
     }
@@ -116,7 +116,7 @@ import Testing
         try await stages.writer().run(queue)
 
         #expect(
-            try await harness.store.imageQueue.nextImageRetry(variants: ["regular"])
+            try await harness.store.imageQueue.nextImageRetry(variants: [.regular])
                 == harness.wallClock.now.addingTimeInterval(30))
         #expect(try await harness.store.imageQueue.failedImages(limit: 5).map(\.photoID) == [jobs[1].photoID])
         #expect(await stages.progress.progress.imageBatches == 1)
@@ -147,7 +147,7 @@ import Testing
         _ = try await stages.walker().backfill(maxPages: nil)
         for id in harness.fake.ids {
             try harness.store.archive.storeImage(
-                photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
+                photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
         // The first answers are held until 5 requests are in flight at once, so the count does
@@ -191,7 +191,7 @@ import Testing
         for _ in 0..<50 { await Task.yield() }
         let id = harness.fake.ids[0]
         try harness.store.archive.storeImage(
-            photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
+            photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
             sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         tracker.imagesStored()
         try await waitUntil { harness.fake.trackings(id) == 1 }

@@ -21,7 +21,7 @@ import Testing
             harness.fake.pageRequests.map(\.query) == [
                 "page=1&per_page=10", "page=2&per_page=10", "page=3&per_page=10", "page=1&per_page=10",
             ])
-        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: ["regular"]) == 25)
+        #expect(try await harness.store.imageQueue.unattemptedImageCount(variants: [.regular]) == 25)
         #expect(harness.fake.totalImageRequests == 0, "the walker only queues images")
     }
 
@@ -41,7 +41,7 @@ import Testing
         #expect(harness.fake.pageRequests.count == 2)
         for id in harness.fake.ids.prefix(10) {
             try harness.store.archive.storeImage(
-                photoID: id, variant: "regular", contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
+                photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
         settled.signal()
@@ -66,7 +66,7 @@ import Testing
                     reason: "the page is empty but links a next page")
         }
         #expect(
-            try await harness.store.ledger.syncState(source: "feed").backfillNext?.absoluteString
+            try await harness.store.ledger.syncState(source: .feed).backfillNext?.absoluteString
                 == "/photos?page=2&per_page=10")
         #expect(try await harness.store.catalog.statistics().backfillStall != nil)
     }
@@ -90,7 +90,7 @@ import Testing
                 "page=3&per_page=10",
             ])
         #expect(try await harness.store.catalog.statistics().photos == 50)
-        #expect(try await harness.store.ledger.syncState(source: "feed").catchUpNext == nil)
+        #expect(try await harness.store.ledger.syncState(source: .feed).catchUpNext == nil)
     }
 }
 

@@ -36,7 +36,7 @@ struct Stages {
         PageWalker(
             repository: harness.repository(), store: harness.store, configuration: configuration, budget: budget,
             backlog: ImageBacklog(
-                store: harness.store, variant: configuration.variant.rawValue, limit: limit,
+                store: harness.store, variant: configuration.variant, limit: limit,
                 imagesSettled: imagesSettled),
             progress: progress, now: now, logger: harness.log.logger(level: .trace), pageCommitted: pageCommitted)
     }
@@ -66,7 +66,7 @@ struct Stages {
     /// Jobs due now, as the feed would hand them out.
     func dueJobs() async throws -> [ImageJob] {
         try await harness.store.imageQueue.dueImageJobs(
-            variants: [configuration.variant.rawValue], now: harness.wallClock.now, limit: 1000)
+            variants: [configuration.variant], now: harness.wallClock.now, limit: 1000)
     }
 }
 

@@ -48,7 +48,7 @@ import Testing
         stats.nextImageRetryAt = since
         stats.imagesFailed = 2
         let retrying = [
-            ImageFailure(photoID: "abc", variant: "regular", attempts: 3, lastError: "HTTP 503", nextAttemptAt: since)
+            ImageFailure(photoID: "abc", variant: .regular, attempts: 3, lastError: "HTTP 503", nextAttemptAt: since)
         ]
 
         let text = StatusCommand.text(stats, failures: [], retrying: retrying)

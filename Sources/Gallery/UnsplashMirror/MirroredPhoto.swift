@@ -47,8 +47,8 @@ struct MirroredPhoto {
             photo["links"] = links
         }
         if imageURLs == .local, var urls = photo["urls"], case .object = urls {
-            for image in storedVariants where urls[image.variant] != nil {
-                urls[image.variant] = .string(imageURL(id: id, variant: image.variant))
+            for image in storedVariants where urls[image.variant.rawValue] != nil {
+                urls[image.variant.rawValue] = .string(imageURL(id: id, variant: image.variant))
             }
             photo["urls"] = urls
         }
@@ -63,7 +63,7 @@ struct MirroredPhoto {
     }
 
     /// The gallery's image route for a stored variant.
-    func imageURL(id: String, variant: String) -> String {
+    func imageURL(id: String, variant: ImageVariant) -> String {
         origin + GalleryLinks.image(id, variant: variant)
     }
 }

@@ -163,7 +163,7 @@ enum ListFormat {
             photo.id, photo.createdAt?.iso8601Text, photo.width.map(String.init), photo.height.map(String.init),
             photo.color, photo.likes.map(String.init), photo.description, photo.altDescription,
             photo.userUsername, photo.userName, photo.sources.joined(separator: " "),
-            photo.image?.variant, photo.image?.contentType, photo.image.map { String($0.byteCount) },
+            photo.image?.variant.rawValue, photo.image?.contentType, photo.image.map { String($0.byteCount) },
             photo.image?.sha256,
         ]
         return fields.map { csvField($0 ?? "") }.joined(separator: ",")

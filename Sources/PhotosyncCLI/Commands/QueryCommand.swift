@@ -100,7 +100,7 @@ struct QueryCommand: AsyncParsableCommand {
         object["image"] =
             photo.image.map { image in
                 .object([
-                    "variant": .string(image.variant),
+                    "variant": .string(image.variant.rawValue),
                     "content_type": .string(image.contentType),
                     "bytes": .int(image.byteCount),
                     "sha256": .string(image.sha256),

@@ -67,7 +67,7 @@ struct SyncParts: Sendable {
             // A scrape during a database error serves the rest, and the last values.
             if let sources = try? await store.catalog.sourceStatistics(),
                 let images = try? await store.imageQueue.imageCounts(
-                    variants: engine.configuration.variants.map(\.rawValue))
+                    variants: engine.configuration.variants)
             {
                 metrics.record(sources: sources, images: images)
             }
@@ -82,7 +82,7 @@ enum RunOnceOutcome {
     /// images failed for good, and throws the 75 that pending work, or a pause for free disk,
     /// calls for.
     static func judge(
-        _ progress: SyncProgress, variants: [String], store: PhotoStore, interactive: Bool, logger: Logger
+        _ progress: SyncProgress, variants: [ImageVariant], store: PhotoStore, interactive: Bool, logger: Logger
     ) async throws {
         let images = try await store.imageQueue.imageCounts(variants: variants)
         if !interactive {
@@ -102,7 +102,7 @@ enum RunOnceOutcome {
     }
 
     /// The 75 for work a later run does, or nil when none is left.
-    static func leftWork(_ progress: SyncProgress, images: ImageCounts, variants: [String]) -> CommandFailure? {
+    static func leftWork(_ progress: SyncProgress, images: ImageCounts, variants: [ImageVariant]) -> CommandFailure? {
         let notDownloaded = "\(images.pending) image\(images.pending == 1 ? " is" : "s are") not downloaded"
         // Pages paused below the floor: the backfill is not done, whatever the images say.
         if let pause = progress.pagesPaused {
@@ -120,7 +120,7 @@ enum RunOnceOutcome {
         let retrying =
             images.retrying > 0
             ? ", \(images.retrying) of them to retry after failing; the next run tries them again" : ""
-        let kind = variants.joined(separator: "/")
+        let kind = variants.map(\.rawValue).joined(separator: "/")
         let pending = "\(images.pending) \(kind) image\(images.pending == 1 ? " is" : "s are")"
         return CommandFailure(
             code: .tempFailure,

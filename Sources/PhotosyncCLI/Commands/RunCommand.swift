@@ -126,7 +126,7 @@ struct RunCommand: AsyncParsableCommand {
             // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
             guard once, !sync.wasStopped else { return }
             try await RunOnceOutcome.judge(
-                progress, variants: settings.variants.map(\.rawValue), store: store, interactive: interactive,
+                progress, variants: settings.variants, store: store, interactive: interactive,
                 logger: logger)
         case .failure(let error):
             throw error

@@ -51,7 +51,7 @@ struct VerifyCommand: AsyncParsableCommand {
                     .object([
                         "kind": .string(problem.kind.rawValue),
                         "photo": problem.photoID.map(JSONValue.string) ?? .null,
-                        "variant": problem.variant.map(JSONValue.string) ?? .null,
+                        "variant": problem.variant.map { .string($0.rawValue) } ?? .null,
                         "detail": .string(problem.detail),
                     ])
                 }),
