@@ -127,18 +127,8 @@ import UnsplashAPI
         let harness = try SyncHarness(photos: 25)
         defer { harness.removeDirectory() }
         let disk = ScriptedDisk(fullLooks: 20, freeWhileFull: 1_000)
-        let rarePolls: (inout SyncConfiguration) -> Void = { $0.pollInterval = .seconds(7200) }
-        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, rarePolls)
-
         // WHEN it runs until its round ends and it waits for the next poll
-        let daemon = Task { try await engine.run() }
-        var rechecks = 0
-        for await delay in harness.clock.sleepStarted {
-            if delay == SyncConfiguration.standard.diskRecheckInterval { rechecks += 1 }
-            if delay >= .seconds(60) { break }
-        }
-        daemon.cancel()
-        _ = await daemon.result
+        let (engine, rechecks) = await Self.runDaemonUntilIdle(harness, disk: disk)
 
         // THEN it waited with pages paused, said so once, and once there was room stored every
         // photo and image, by itself
@@ -194,18 +184,8 @@ import UnsplashAPI
         let harness = try SyncHarness(photos: 25)
         defer { harness.removeDirectory() }
         let disk = ScriptedDisk(fullLooks: 20)
-        let rarePolls: (inout SyncConfiguration) -> Void = { $0.pollInterval = .seconds(7200) }
-        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, rarePolls)
-
         // WHEN it runs until its round ends and it waits for the next poll
-        let daemon = Task { try await engine.run() }
-        var rechecks = 0
-        for await delay in harness.clock.sleepStarted {
-            if delay == SyncConfiguration.standard.diskRecheckInterval { rechecks += 1 }
-            if delay >= .seconds(60) { break }
-        }
-        daemon.cancel()
-        _ = await daemon.result
+        let (engine, rechecks) = await Self.runDaemonUntilIdle(harness, disk: disk)
 
         // THEN it looked at the disk again while paused, and once there was room stored every
         // image once, by itself
@@ -226,4 +206,21 @@ import UnsplashAPI
         #expect(FreeDiskReserve.standard.bytes(ofDiskOf: 10 << 30) == (10 << 30) / 20)
         #expect(FreeDiskReserve.standard.bytes(ofDiskOf: 100 << 30) == 1 << 30)
     }
+
+    /// Runs a daemon (rare polls) on `disk` until its round ends and it waits for the next poll.
+    /// - Returns: the engine, and how often it looked at the disk again while paused.
+    static func runDaemonUntilIdle(_ harness: SyncHarness, disk: ScriptedDisk) async -> (SyncEngine, Int) {
+        let rarePolls: (inout SyncConfiguration) -> Void = { $0.pollInterval = .seconds(7200) }
+        let engine = harness.engine(now: nil, diskSpace: { disk.look() }, rarePolls)
+        let daemon = Task { try await engine.run() }
+        var rechecks = 0
+        for await delay in harness.clock.sleepStarted {
+            if delay == SyncConfiguration.standard.diskRecheckInterval { rechecks += 1 }
+            if delay >= .seconds(60) { break }
+        }
+        daemon.cancel()
+        _ = await daemon.result
+        return (engine, rechecks)
+    }
+
 }
