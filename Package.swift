@@ -180,7 +180,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Networking", .product(name: "Logging", package: "swift-log"),
+                "Networking", "PhotosyncModel", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -156,7 +156,7 @@ public struct Gallery: Sendable {
     private func knownSources() async throws(GalleryError) -> [String] {
         if let fixedSources { return fixedSources }
         let names = try await reading { () async throws(StoreError) in try await store.catalog.sourceNames() }
-        return names.isEmpty ? [PhotoQuery.feedSource] : names
+        return names.isEmpty ? [PhotoSource.feed.description] : names
     }
 
     func photoResponse(id: String) async throws(GalleryError) -> Response {

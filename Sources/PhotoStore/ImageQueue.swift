@@ -1,18 +1,15 @@
 import Foundation
-import GRDB
-import PhotosyncModel
 
 /// The image download queue. A job is one photo in one variant, and moves pending -> stored
-/// (``ImageArchive/storeImages(_:failures:)``), or pending -> failed when an attempt failed for
-/// good. A pending job is due when its next attempt time has come; a job never attempted has none
-/// and is due at once. Jobs are created by page commits and ``enqueueMissingImages(variant:)``.
+/// (``ImageArchive/storeImages(_:failures:storageLimit:)``), or pending -> failed when an
+/// attempt failed for good. A pending job is due when its next attempt time has come; a job
+/// never attempted has none and is due at once. Jobs are created by page commits and
+/// ``enqueueMissingImages(variant:)``.
 ///
-/// Each failure is classified in `failure_class`: `transient` (the job stays pending, with a next
-/// attempt time: retried forever) or `permanent` (the job is `failed`: never due again until
-/// ``requeue(_:)`` asks).
-public struct ImageQueue: Sendable {
-    let database: StoreDatabase
-
+/// Each failure is classified (``ImageFailureClass``): transient (the job stays pending, with a
+/// next attempt time: retried forever) or permanent (the job is failed: never due again until
+/// ``requeue(_:)`` asks). The SQLite implementation is `SQLiteImageQueue`.
+public protocol ImageQueue: Sendable {
     /// Creates a pending job for `variant` for every photo that has none, taking the URL from
     /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
     /// one for photos stored before. Photos whose JSON lacks that URL, and Unsplash+ photos,
@@ -20,78 +17,21 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs were created.
     @discardableResult
-    public func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
-        try await database.write("queueing missing \(variant) images") { db in
-            // json_each looks the variant up as a key, so no JSON path is built from input.
-            try db.execute(
-                sql: """
-                    INSERT INTO image (photo_id, variant, source_url)
-                    SELECT photo.id, :variant, url.value
-                    FROM photo, json_each(photo.json, '$.urls') AS url
-                    WHERE url.key = :variant AND url.type = 'text' AND photo.is_plus = 0
-                      AND NOT EXISTS (
-                          SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.variant = :variant)
-                    ORDER BY photo.sequence
-                    """,
-                arguments: ["variant": variant])
-            return db.changesCount
-        }
-    }
+    func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int
 
     /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
     /// order their photos were first stored (lowest sequence first; a photo's variants one after
     /// another), at most `limit`.
-    public func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {
-        let variantList = Self.json(variants)
-        return try await database.read("listing due \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
-            // Cached, like the other queries the pipeline runs again and again: preparing them
-            // anew each time cost more than running them.
-            try ImageJobRow.fetchAll(
-                db.cachedStatement(sql: Self.dueJobsSQL),
-                arguments: [variantList, now.stored, limit]
-            ).map(\.job)
-        }
-    }
+    func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob]
 
     /// The earliest next attempt time among pending jobs of `variants`, to know how long to
     /// wait; `Date.distantPast` when a job was never attempted (it is due at once); nil when
     /// nothing is pending.
-    public func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
-        let variantList = Self.json(variants)
-        return try await database.read("finding the next image retry") { db in
-            let neverAttempted =
-                try Bool.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            SELECT EXISTS (SELECT 1 FROM image
-                            WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList) AND next_attempt_at IS NULL)
-                            """),
-                    arguments: [variantList]) ?? false
-            if neverAttempted { return Date.distantPast }
-            return try Date.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT MIN(next_attempt_at) FROM image
-                        WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList)
-                        """),
-                arguments: [variantList])
-        }
-    }
+    func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date?
 
     /// Pending jobs of `variants` never attempted yet: the downloads the page walker has queued
     /// ahead of the fetchers. Jobs waiting for a retry do not count.
-    public func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
-        let variantList = Self.json(variants)
-        return try await database.read("counting queued images") { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM image
-                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList) AND attempts = 0
-                    """,
-                arguments: [variantList]) ?? 0
-        }
-    }
+    func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int
 
     /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
     /// `retryAt`, the failure is transient: the job stays pending and is not due before that
@@ -100,54 +40,15 @@ public struct ImageQueue: Sendable {
     /// or pruned, is left as it is.
     ///
     /// - Throws: `StoreError.unknownImageJob` when there is no such job.
-    public func recordImageFailure(photoID: String, variant: ImageVariant, error: String, retryAt: Date?)
-        throws(StoreError)
-    {
-        let failure = ImageAttemptFailure(photoID: photoID, variant: variant, error: error, retryAt: retryAt)
-        let path = database.path
-        try database.write("recording a failed download of photo \(photoID)") { db in
-            try Self.record(failure, path: path, in: db)
-        }
-    }
+    func recordImageFailure(photoID: String, variant: ImageVariant, error: String, retryAt: Date?)
+        async throws(StoreError)
 
     /// Jobs that failed for good (a permanent failure), in the order their photos were first
     /// stored, at most `limit`.
-    public func failedImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
-        try await database.read("listing failed images") { db in
-            try Self.failures(db, status: .failed, order: "photo.sequence, image.variant", limit: limit)
-        }
-    }
+    func failedImages(limit: Int) async throws(StoreError) -> [ImageFailure]
 
     /// Jobs waiting for a retry after a transient failure, those due soonest first, at most `limit`.
-    public func retryingImages(limit: Int) async throws(StoreError) -> [ImageFailure] {
-        try await database.read("listing images waiting for a retry") { db in
-            try Self.failures(
-                db, status: .pending, order: "image.next_attempt_at, photo.sequence, image.variant", limit: limit)
-        }
-    }
-
-    private static func failures(
-        _ db: Database, status: ImageStatus, order: String, limit: Int
-    ) throws -> [ImageFailure] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT image.photo_id, image.variant, image.attempts, image.last_error, image.next_attempt_at
-                FROM image JOIN photo ON photo.id = image.photo_id
-                WHERE image.status = ? AND image.failure_class IS NOT NULL
-                ORDER BY \(order)
-                LIMIT ?
-                """,
-            arguments: [status, limit]
-        ).map { row in
-            ImageFailure(
-                photoID: try row.decode(forColumn: "photo_id"),
-                variant: try row.decode(forColumn: "variant"),
-                attempts: try row.decode(forColumn: "attempts"),
-                lastError: try row.decode(String?.self, forColumn: "last_error") ?? "",
-                nextAttemptAt: status == .failed ? nil : try row.decode(Date?.self, forColumn: "next_attempt_at"))
-        }
-    }
+    func retryingImages(limit: Int) async throws(StoreError) -> [ImageFailure]
 
     /// Makes every job waiting for a retry after a transient failure due at `now`, keeping its
     /// attempts (so the daemon's backoff keeps growing): `run --once` does this as it starts,
@@ -155,178 +56,15 @@ public struct ImageQueue: Sendable {
     ///
     /// - Returns: how many jobs it made due.
     @discardableResult
-    public func retryTransientFailures(now: Date) async throws(StoreError) -> Int {
-        try await database.write("making failed images due") { db in
-            try db.execute(
-                sql: """
-                    UPDATE image SET next_attempt_at = ?
-                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral) AND next_attempt_at > ?
-                    """,
-                arguments: [now, now])
-            return db.changesCount
-        }
-    }
+    func retryTransientFailures(now: Date) async throws(StoreError) -> Int
 
     /// Requeues failed jobs as new ones (no attempts, due at once), in one transaction: all of
     /// `request` or, when it throws, nothing.
     ///
     /// - Throws: `StoreError.unknownPhoto` when a photo of ``RetryRequest/photos(_:)`` is not in
     ///   the database.
-    public func requeue(_ request: RetryRequest) throws(StoreError) -> RetryOutcome {
-        let path = database.path
-        return try database.write("requeueing failed images") { db in
-            let reset = """
-                UPDATE image SET status = \(ImageStatus.pending.sqlLiteral), failure_class = NULL, attempts = 0, next_attempt_at = NULL
-                """
-            var outcome = RetryOutcome()
-            switch request {
-            case .transient, .all:
-                let classes: [ImageFailureClass] = request == .all ? [.transient, .permanent] : [.transient]
-                try db.execute(
-                    sql: """
-                        \(reset) WHERE status <> \(ImageStatus.stored.sqlLiteral)
-                        AND failure_class IN (\(classes.map(\.sqlLiteral).joined(separator: ", ")))
-                        """)
-                outcome.requeued = db.changesCount
-            case .photos(let ids):
-                for id in ids {
-                    let known = try Bool.fetchOne(
-                        db, sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)", arguments: [id])
-                    guard known == true else { throw StoreError.unknownPhoto(path: path, photoID: id) }
-                    try db.execute(
-                        sql: """
-                            \(reset) WHERE photo_id = ? AND status <> \(ImageStatus.stored.sqlLiteral)
-                            AND failure_class IS NOT NULL
-                            """,
-                        arguments: [id])
-                    if db.changesCount == 0 {
-                        outcome.nothingToRetry.append(id)
-                    } else {
-                        outcome.requeued += db.changesCount
-                    }
-                }
-            }
-            return outcome
-        }
-    }
+    func requeue(_ request: RetryRequest) async throws(StoreError) -> RetryOutcome
 
     /// The images of all of `variants` together, by state, from the queue's columns only.
-    public func imageCounts(variants: [ImageVariant]) async throws(StoreError) -> ImageCounts {
-        let variantList = Self.json(variants)
-        return try await database.read("counting \(variants.map(\.rawValue).joined(separator: ", ")) images") { db in
-            var counts: [ImageStatus: Int64] = [:]
-            for row in try Row.fetchAll(
-                db,
-                sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant IN \(Self.variantList) GROUP BY status",
-                arguments: [variantList])
-            {
-                counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")
-            }
-            var imageCounts = ImageCounts(
-                stored: counts[.stored, default: 0], pending: counts[.pending, default: 0],
-                failed: counts[.failed, default: 0])
-            if let retrying = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
-                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral) AND variant IN \(Self.variantList)
-                    """,
-                arguments: [variantList])
-            {
-                imageCounts.retrying = try retrying.decode(forColumn: "count")
-                imageCounts.nextRetryAt = try retrying.decode(Date?.self, forColumn: "next")
-            }
-            return imageCounts
-        }
-    }
-
-    // MARK: - SQL
-
-    /// `IN` over a JSON array bound as one argument, so a list of variants needs no SQL built
-    /// from input.
-    static let variantList = "(SELECT value FROM json_each(?))"
-
-    // The statements the page commit, the fetchers and the image writer run again and again,
-    // built once. Their status words come from `ImageStatus` as literals in the text, where the
-    // `image_queue` index and the planner see them (`QueryPlanTests`).
-    private static let dueJobsSQL = """
-        SELECT image.photo_id, image.variant, image.source_url, image.attempts
-        FROM image JOIN photo ON photo.id = image.photo_id
-        WHERE image.status = \(ImageStatus.pending.sqlLiteral) AND image.variant IN \(variantList)
-          AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= ?)
-        ORDER BY photo.sequence, image.variant
-        LIMIT ?
-        """
-    private static let queueSQL = """
-        INSERT INTO image (photo_id, variant, source_url) VALUES (?, ?, ?)
-        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-        WHERE status <> \(ImageStatus.stored.sqlLiteral)
-        """
-    private static let queueFromJSONSQL = """
-        INSERT INTO image (photo_id, variant, source_url)
-        SELECT photo.id, :variant, url.value
-        FROM photo, json_each(photo.json, '$.urls') AS url
-        WHERE photo.id = :id AND url.key = :variant AND url.type = 'text'
-        ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-        WHERE status <> \(ImageStatus.stored.sqlLiteral)
-        """
-    private static let recordFailureSQL = """
-        UPDATE image SET
-            attempts = attempts + 1,
-            last_error = :error,
-            status = CASE WHEN :retryAt IS NULL
-                THEN \(ImageStatus.failed.sqlLiteral) ELSE \(ImageStatus.pending.sqlLiteral) END,
-            failure_class = CASE WHEN :retryAt IS NULL
-                THEN \(ImageFailureClass.permanent.sqlLiteral) ELSE \(ImageFailureClass.transient.sqlLiteral) END,
-            next_attempt_at = :retryAt
-        WHERE photo_id = :photoID AND variant = :variant
-          AND status NOT IN (\(ImageStatus.stored.sqlLiteral), \(ImageStatus.pruned.sqlLiteral))
-        """
-
-    static func json(_ variants: [ImageVariant]) -> String {
-        String(decoding: (try? JSONEncoder().encode(variants)) ?? Data("[]".utf8), as: UTF8.self)
-    }
-
-    /// Queues the jobs a page commit creates for `photo`, inside the commit's transaction: see
-    /// ``SyncLedger/commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``.
-    static func queue(_ photo: PhotoRecord, variant: ImageVariant, moreVariants: [ImageVariant], in db: Database) throws
-    {
-        // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
-        guard !photo.isPlus else { return }
-        if let imageURL = photo.imageURL {
-            try db.cachedStatement(sql: queueSQL).execute(arguments: [photo.id, variant, imageURL])
-        }
-        for extra in moreVariants where extra != variant {
-            // json_each looks the variant up as a key, so no JSON path is built from input.
-            try db.cachedStatement(sql: queueFromJSONSQL).execute(arguments: ["id": photo.id, "variant": extra])
-        }
-    }
-
-    /// Records a failed attempt inside the caller's transaction, as `recordImageFailure` does.
-    static func record(_ failure: ImageAttemptFailure, path: String, in db: Database) throws {
-        try db.cachedStatement(sql: recordFailureSQL).execute(arguments: [
-            "error": failure.error, "retryAt": failure.retryAt, "photoID": failure.photoID, "variant": failure.variant,
-        ])
-        if db.changesCount == 0 {
-            let exists =
-                try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM image WHERE photo_id = ? AND variant = ?)",
-                    arguments: [failure.photoID, failure.variant]) ?? false
-            if !exists {
-                throw StoreError.unknownImageJob(path: path, photoID: failure.photoID, variant: failure.variant)
-            }
-        }
-    }
-}
-
-/// A pending `image` row as the fetchers read it.
-private struct ImageJobRow: Decodable, FetchableRecord {
-    var photoId: String
-    var variant: ImageVariant
-    var sourceUrl: String
-    var attempts: Int
-
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-
-    var job: ImageJob { ImageJob(photoID: photoId, variant: variant, sourceURL: sourceUrl, attempts: attempts) }
+    func imageCounts(variants: [ImageVariant]) async throws(StoreError) -> ImageCounts
 }

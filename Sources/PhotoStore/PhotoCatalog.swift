@@ -1,134 +1,33 @@
 import Foundation
-import GRDB
-import PhotosyncModel
 
-/// What a person looks up in the database: photos listed and searched, one photo, the sources
+/// What a person looks up in the store: photos listed and searched, one photo, the sources
 /// that listed it, and the statistics of `photosync status`. Every method only reads, from one
-/// snapshot, on GRDB's reader queues.
-public struct PhotoCatalog: Sendable {
-    let database: StoreDatabase
-    /// The keys listings continue from, kept until the database changes.
-    let anchors = ListingAnchors()
-    var limits = ListingLimits()
-
+/// snapshot. The SQLite implementation is `SQLitePhotoCatalog`.
+public protocol PhotoCatalog: Sendable {
     /// A search by relevance with more matches than this is not ranked (see ``photos(matching:)``).
-    public var rankLimit: Int { limits.rankLimit }
+    var rankLimit: Int { get }
 
     /// The photo with this id, with the metadata of its stored image of `variant` (of the most
     /// recently fetched stored variant when nil); nil when no such photo exists.
-    public func photo(id: String, variant: ImageVariant? = nil) async throws(StoreError) -> StoredPhoto? {
-        try await database.read("reading photo \(id)") { db in
-            // By SQL rather than by key: a key lookup first reads the table's schema, which on the
-            // fresh connection of `photosync query` costs more than the lookup itself.
-            guard
-                let photo = try PhotoRow.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM photo WHERE id = ?"), arguments: [id])
-            else { return nil }
-            let image = try StoredImageRow.fetchOne(db, photoID: id, variant: variant)?.image
-            return photo.stored(image: image)
-        }
-    }
+    func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto?
 
     /// The ids of stored photos in the order they were first stored; only those with a stored
     /// image when `withStoredImage` is true.
-    public func photoIDs(withStoredImage: Bool = false) async throws(StoreError) -> [String] {
-        try await database.read("listing photos") { db in
-            try String.fetchAll(
-                db,
-                sql: withStoredImage
-                    ? """
-                    SELECT id FROM photo
-                    WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND +status = \(ImageStatus.stored.sqlLiteral))
-                    ORDER BY sequence
-                    """
-                    : "SELECT id FROM photo ORDER BY sequence")
-        }
-    }
+    func photoIDs(withStoredImage: Bool) async throws(StoreError) -> [String]
 
     /// The sources that listed the photo `id`, by name.
-    public func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
-        try await database.read("listing the sources of photo \(id)") { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
-                    WHERE photo_source.photo_id = ? ORDER BY source.name
-                    """, arguments: [id])
-        }
-    }
+    func sources(ofPhoto id: String) async throws(StoreError) -> [String]
 
     /// The names of the sources the database knows, in order: without their statistics, which
     /// count every membership.
-    public func sourceNames() async throws(StoreError) -> [String] {
-        try await database.read("listing the sources") { db in
-            try String.fetchAll(db.cachedStatement(sql: "SELECT name FROM source ORDER BY name"))
-        }
-    }
+    func sourceNames() async throws(StoreError) -> [String]
 
     /// Every source the database knows, by name.
-    public func sourceStatistics() async throws(StoreError) -> [SourceStatistics] {
-        try await database.read("listing the sources") { db in try Self.sourceStatistics(db) }
-    }
+    func sourceStatistics() async throws(StoreError) -> [SourceStatistics]
 
     /// Counts of photos and images by status, stored bytes and the backfill's progress, from
     /// one snapshot. Reads `byte_count` columns, never image blobs.
-    public func statistics() async throws(StoreError) -> StoreStatistics {
-        try await database.read("computing statistics") { db in
-            let photos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
-            var counts: [ImageStatus: Int64] = [:]
-            var bytesStored: Int64 = 0
-            var bytesPruned: Int64 = 0
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT status, COUNT(*) AS count, COALESCE(SUM(byte_count), 0) AS bytes
-                    FROM image GROUP BY status
-                    """)
-            {
-                let status: ImageStatus = try row.decode(forColumn: "status")
-                counts[status] = try row.decode(forColumn: "count")
-                if status == .stored { bytesStored = try row.decode(forColumn: "bytes") }
-                if status == .pruned { bytesPruned = try row.decode(forColumn: "bytes") }
-            }
-            // The top-level backfill facts are the feed's, as before there were sources; complete
-            // means every active source is complete.
-            let sources = try Self.sourceStatistics(db)
-            let state = try SyncLedger.syncState(db, source: PhotoQuery.feedSource)
-            let active = sources.filter(\.active)
-            var statistics = StoreStatistics(
-                photos: photos,
-                imagesStored: counts[.stored, default: 0],
-                imagesPending: counts[.pending, default: 0],
-                imagesFailed: counts[.failed, default: 0],
-                bytesStored: bytesStored,
-                backfillNext: state.backfillNext,
-                backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
-                lastPageAt: sources.compactMap(\.state.lastPageAt).max())
-            statistics.rejectedPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM rejected_photo") ?? 0
-            statistics.backfillStall = state.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
-            statistics.sources = sources
-            statistics.plusPhotos = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo WHERE is_plus = 1") ?? 0
-            if let retrying = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) AS count, MIN(next_attempt_at) AS next FROM image
-                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND failure_class = \(ImageFailureClass.transient.sqlLiteral)
-                    """)
-            {
-                statistics.imagesRetrying = try retrying.decode(forColumn: "count")
-                statistics.nextImageRetryAt = try retrying.decode(Date?.self, forColumn: "next")
-            }
-            statistics.imagesPruned = counts[.pruned, default: 0]
-            statistics.bytesPruned = bytesPruned
-            if let load = try Row.fetchOne(db, sql: "SELECT loaded_at, reason FROM configuration_load WHERE id = 1"),
-                let loadedAt = (load["loaded_at"] as StoredDate?)?.date
-            {
-                statistics.configurationLoaded = ConfigurationLoad(
-                    at: loadedAt, reload: load["reason"] as String == "reload")
-            }
-            return statistics
-        }
-    }
+    func statistics() async throws(StoreError) -> StoreStatistics
 
     /// The stored photos `query` selects, in its order, from one snapshot. Reads columns and
     /// indexes only: neither the JSON nor the image bytes, nor any row of the photos a page skips.
@@ -142,115 +41,86 @@ public struct PhotoCatalog: Sendable {
     /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
     ///   `.unknownPhoto` when ``PhotoQuery/after`` or ``PhotoQuery/before`` names no photo,
     ///   `.interrupted` when the task was cancelled.
-    public func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
-        let path = database.path
-        let anchors = anchors
-        let limits = limits
-        let result = await database.interruptibleReadResult { db in
-            let listing = PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
-            return try Self.summaries(db, rowIDs: try listing.pageRowIDs())
-        }
-        return try listingResult(result, query, operation: "listing photos")
-    }
+    func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary]
 
-    /// The value of a listing's read, or its failure as a `StoreError`.
-    func listingResult<T>(_ result: Result<T, any Error>, _ query: PhotoQuery, operation: String) throws(StoreError)
-        -> T
-    {
-        switch result {
-        case .success(let value):
-            return value
-        case .failure(let error as DatabaseError) where query.text != nil && error.isRejectedSearch:
-            throw .invalidSearch(query.text ?? "")
-        case .failure(let error):
-            throw StoreError(error, path: database.path, operation: operation)
-        }
-    }
+    /// The stored original JSON of each of `photoIDs` that exists, by id, from one snapshot and
+    /// one statement (a page's ids: at most a few dozen).
+    func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data]
 
-    /// The photos of the rows `rowIDs`, in that order, with their latest stored image and their
-    /// sources: a lookup by row id for each, whatever the listing's filters were.
-    private static func summaries(_ db: Database, rowIDs: [Int64]) throws -> [PhotoSummary] {
-        guard !rowIDs.isEmpty else { return [] }
-        let page = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
-        let statement = try db.cachedStatement(
-            sql: """
-                SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
-                       photo.description, photo.alt_description, photo.user_username, photo.user_name,
-                       image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at,
-                       (SELECT json_group_array(name) FROM (
-                            SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
-                            WHERE photo_source.photo_id = photo.id ORDER BY source.name)) AS sources
-                FROM json_each(?) AS page
-                CROSS JOIN photo ON photo.rowid = page.value
-                LEFT JOIN image ON image.id = (
-                    SELECT id FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral)
-                    ORDER BY image.fetched_at DESC, image.variant LIMIT 1)
-                ORDER BY page.key
-                """)
-        return try summaries(Row.fetchAll(statement, arguments: [page]))
-    }
+    /// How many photos ``photos(matching:)`` would list for `query` without its limit and offset,
+    /// counted once per connection until the database changes.
+    /// Reads the filters `text`, `source`, `username`, `orientation` and `color`; the others are
+    /// not counted.
+    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
+    func count(matching query: PhotoQuery) async throws(StoreError) -> Int
 
-    private static func summaries(_ rows: [Row]) throws -> [PhotoSummary] {
-        let decoder = JSONDecoder()
-        return try rows.map { row in
-            let variant: ImageVariant? = try row.decode(forColumn: "variant")
-            var summary = PhotoSummary(
-                id: try row.decode(forColumn: "id"),
-                createdAt: try row.decodeDateIfPresent(forColumn: "created_at"),
-                width: try row.decode(forColumn: "width"),
-                height: try row.decode(forColumn: "height"),
-                color: try row.decode(forColumn: "color"),
-                likes: try row.decode(forColumn: "likes"),
-                description: try row.decode(forColumn: "description"),
-                altDescription: try row.decode(forColumn: "alt_description"),
-                userUsername: try row.decode(forColumn: "user_username"),
-                userName: try row.decode(forColumn: "user_name"),
-                image: try variant.map { variant in
-                    StoredImage(
-                        variant: variant,
-                        contentType: try row.decode(forColumn: "content_type"),
-                        byteCount: try row.decode(forColumn: "byte_count"),
-                        sha256: try row.decode(forColumn: "sha256"),
-                        fetchedAt: try row.decodeDate(forColumn: "fetched_at"))
-                })
-            let sources: String = row["sources"] ?? "[]"
-            summary.sources = (try? decoder.decode([String].self, from: Data(sources.utf8))) ?? []
-            return summary
-        }
-    }
-
-    /// Counts the Unsplash+ members through the `photo_plus` index (`IN`): a join to `photo`
-    /// read every member's photo row instead (`QueryPlanTests`).
+    /// A page of ``photos(matching:)`` as each photo's stored original JSON, with the count of
+    /// ``count(matching:)``, from one snapshot: what an Unsplash-shaped list answers. An offset
+    /// past the count reads no page.
     ///
-    /// Counting a source's photos steps through its entries of an index, about 30 ms a million.
-    /// The feed, which holds nearly every photo, is counted instead as what the other sources
-    /// leave of the memberships' count, which SQLite reads from the table's pages alone.
-    static func sourceStatistics(_ db: Database) throws -> [SourceStatistics] {
-        let memberships = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo_source") ?? 0
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT source.*,
-                       CASE WHEN source.name = ? THEN NULL
-                            ELSE (SELECT COUNT(*) FROM photo_source WHERE source_id = source.id) END AS photos,
-                       (SELECT COUNT(*) FROM photo_source
-                        WHERE photo_source.source_id = source.id
-                          AND photo_source.photo_id IN (SELECT id FROM photo WHERE is_plus = 1)) AS plus_photos
-                FROM source ORDER BY name
-                """, arguments: [PhotoQuery.feedSource])
-        let others = rows.compactMap { $0["photos"] as Int64? }.reduce(0, +)
-        return rows.map { row in
-            SourceStatistics(
-                name: row["name"],
-                active: row["active"],
-                photos: (row["photos"] as Int64?) ?? memberships - others,
-                plusPhotos: row["plus_photos"],
-                state: SyncLedger.syncState(row),
-                failure: (row["error"] as String?).map { message in
-                    SourceFailure(
-                        message: message,
-                        since: (row["error_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
-                })
+    /// Cancelling the calling task interrupts the query, as for ``photos(matching:)``.
+    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
+    ///   `.interrupted` when the task was cancelled.
+    func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage
+
+    /// The pages of ``originalJSONPage(matching:)`` for each of `queries`, in their order, from
+    /// one snapshot and one trip to a reader: a random draw of many photos is as many one-photo
+    /// pages.
+    /// - Throws: as ``originalJSONPage(matching:)``.
+    func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage]
+
+    /// `count` photos drawn at random from every stored photo, as their stored JSON; distinct
+    /// while there are enough photos, repeating only once every photo is drawn.
+    ///
+    /// Each draw is the first photo at or after a random number between the lowest and highest
+    /// `sequence`, a lookup in its index: drawing by position in a listing walked up to a
+    /// thousand index entries a photo. Numbers left by removed photos make the photo after them
+    /// likelier; photosync removes none but rejected ones.
+    func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo]
+
+    /// Whether the source was ever configured or synced.
+    func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool
+
+    /// Whether a photo `id` is stored; by its key, reading no JSON.
+    func hasPhoto(id: String) async throws(StoreError) -> Bool
+
+    /// The stored object of the first of `sources` that has one, newest fetched first when
+    /// several do (`user:ann` and `likes:ann` share a profile); nil when none has.
+    func sourceObject(ofAny sources: [PhotoSource]) async throws(StoreError) -> Data?
+
+    /// The topic source whose stored object has `key` as its `id` or `slug`, newest fetched
+    /// first: a topic synced by its slug, asked for by its id (or the other way round). Nil when
+    /// none has.
+    func topic(objectIDOrSlug key: String) async throws(StoreError) -> PhotoSource?
+}
+
+extension PhotoCatalog {
+    /// The photo with this id, with the metadata of its most recently fetched stored image; nil
+    /// when no such photo exists.
+    public func photo(id: String) async throws(StoreError) -> StoredPhoto? {
+        try await photo(id: id, variant: nil)
+    }
+
+    /// The ids of every stored photo in the order they were first stored.
+    public func photoIDs() async throws(StoreError) -> [String] {
+        try await photoIDs(withStoredImage: false)
+    }
+}
+
+/// A page of photos as the JSON Unsplash sent, and how many photos the whole listing holds.
+public struct OriginalJSONPage: Sendable, Equatable {
+    public struct Photo: Sendable, Equatable {
+        public let id: String
+        public let json: Data
+
+        public init(id: String, json: Data) {
+            self.id = id
+            self.json = json
         }
     }
+
+    /// How many photos the listing holds, every page together.
+    public let total: Int
+    /// The page's photos, in the listing's order.
+    public let photos: [Photo]
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The colours Unsplash's search filters by (`color=`), judged from a photo's `color`: the hex of
 /// its dominant colour, as the API sends it ("#0c2626").
@@ -63,14 +62,5 @@ public enum PhotoColor: String, CaseIterable, Sendable {
         let digits = hex.utf8.first == UInt8(ascii: "#") ? hex.dropFirst() : Substring(hex)
         guard digits.utf8.count == 6, let value = UInt32(digits, radix: 16) else { return nil }
         return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
-    }
-
-    /// `photo_color_matches(hex, name)`, which listings filter by: 1 when the photo whose
-    /// dominant colour is `hex` has the colour `name`, 0 otherwise (and for an unknown name).
-    static let sqlFunction = DatabaseFunction("photo_color_matches", argumentCount: 2, pure: true) { values in
-        guard let hex = String.fromDatabaseValue(values[0]), let name = String.fromDatabaseValue(values[1]),
-            let color = PhotoColor(rawValue: name)
-        else { return false }
-        return color.matches(hex: hex)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Which stored photos to list, and in what order.
 public struct PhotoQuery: Sendable, Equatable {
@@ -51,9 +50,6 @@ public struct PhotoQuery: Sendable, Equatable {
     /// nearest to it last (the page before a page that starts with it). Ignored by a search
     /// ranked by relevance, and by ``after``'s presence.
     public var before: String?
-
-    /// Unsplash's feed, the source of every photo stored before there were others.
-    public static let feedSource = "feed"
 
     public init(
         text: String? = nil, username: String? = nil, source: String? = nil, orientation: Orientation? = nil,

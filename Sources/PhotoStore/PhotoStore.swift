@@ -1,333 +1,69 @@
-import Foundation
-import GRDB
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// The photosync database: opening, migrating and checking the file, and the parts that each
-/// own one concern of it, over one connection.
+/// The photosync store: the parts that each own one concern of it, over one connection.
 ///
 /// - ``ledger``: what the sync engine records of its walk: pages, cursors, sources, rejected
 ///   photos, download tracking.
 /// - ``imageQueue``: the images waiting to be downloaded, and those given up on.
 /// - ``archive``: image bytes in and out: stored in batches, streamed, verified.
 /// - ``catalog``: what a person looks up: listing, search, one photo, statistics.
+/// - ``photoDetails``: photos' full objects.
+/// - ``storage``: the storage under them: its size, its upkeep, closing.
 ///
-/// The database is an SQLite file in WAL mode, so `photosync query` and `status` read while
-/// `run` writes. Every method runs in one transaction and throws only `StoreError`. Whatever one
-/// call changes commits together or not at all: a page's photos with the cursor that records
-/// them, an image's bytes with its job's status. Readers, and the writes the sync engine makes
-/// from its tasks, are `async`: they run on GRDB's queues, never on the calling thread.
+/// Each part is a protocol whose arguments and results are photosync's own types, and every
+/// method is `async` and throws only `StoreError`: the callers (the sync engine, the gallery,
+/// the command line) know nothing of the database behind it. SQLite through GRDB is the
+/// implementation (`SQLite/`: ``init(path:onProgress:)`` and ``openExisting(path:readers:mapped:forSmallWrites:)``
+/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:)``.
+///
+/// Every method runs in one transaction. Whatever one call changes commits together or not at
+/// all: a page's photos with the cursor that records them, an image's bytes with its job's
+/// status. Nothing runs on the calling thread: a task waiting for the store holds none of the
+/// threads every task needs.
 public final class PhotoStore: Sendable {
-    /// The file this store was opened on; every `StoreError` names it.
+    /// What names the store in messages: the database file's path. Every `StoreError` names it.
     public let path: String
-    /// A `DatabasePool` for `run` (WAL: readers never wait for the writer); a single read-only
-    /// connection for the commands that only read.
-    let pool: any DatabaseWriter
-
     /// Pages, cursors, sources, rejected photos and download tracking.
-    public let ledger: SyncLedger
+    public let ledger: any SyncLedger
     /// The image download queue.
-    public let imageQueue: ImageQueue
+    public let imageQueue: any ImageQueue
     /// Image bytes: storing, streaming, verifying.
-    public let archive: ImageArchive
+    public let archive: any ImageArchive
     /// Listing, search, photo lookup and statistics.
-    public let catalog: PhotoCatalog
-    /// The connection the parts share.
-    let database: StoreDatabase
+    public let catalog: any PhotoCatalog
+    /// Photos' full objects.
+    public let photoDetails: any PhotoDetailsStore
+    /// The storage's size and upkeep, and the connection itself.
+    public let storage: any StoreStorage
+    /// The SQLite connection under the parts, when SQLite is the store: for its own tests.
+    let sqlite: StoreDatabase?
 
-    /// In debug builds, how many synchronous writes ran on a task's thread, where they block
-    /// one of the threads every task needs (see `SynchronousWriteAudit`); always 0 in release.
-    public var synchronousWritesOnTasks: Int { database.audit.writesOnTasks }
-
-    /// How long a writer waits for another connection's lock before failing.
-    static let busyTimeout: TimeInterval = 5
-
-    /// Opens the database at `path` for reading and writing, creating it if needed and migrating
-    /// it to the current schema.
-    ///
-    /// A new file is created readable and writable by its owner only (0600), and SQLite gives
-    /// its `-wal` and `-shm` files the same mode. The directory must exist.
-    ///
-    /// - Throws: `StoreError.cannotOpen` when the file cannot be created or opened,
-    ///   `.notAPhotosyncDatabase` for any other kind of file, `.newerSchema` when a newer
-    ///   photosync migrated it, `.databaseFailure` when a migration fails.
-    ///
-    /// The file's identity is checked before anything is written to it: a file that is not
-    /// photosync's is refused byte for byte unchanged, never switched to WAL or migrated.
-    ///
-    /// - Parameter onProgress: told before and after work that takes a while on a large
-    ///   database: building the search index of a database from before search (once).
+    /// A store made of these parts, over one connection that `storage` closes.
     public convenience init(
-        path: String, onProgress: (@Sendable (OpeningProgress) -> Void)? = nil
-    ) throws(StoreError) {
-        try Self.createOwnerOnlyFile(at: path)
-        try Self.checkIdentityBeforeWriting(path: path)
-        let pool = try Self.openPool(path: path, readonly: false)
-        do {
-            let photosToIndex = try Self.photosToIndex(pool)
-            if photosToIndex > 0 { onProgress?(.indexingForSearch(photos: photosToIndex)) }
-            let start = ContinuousClock.now
-            let migrated = try pool.read { try Schema.migrator.hasCompletedMigrations($0) }
-            try Schema.migrator.migrate(pool)
-            if !migrated {
-                // The migrations' pages go into the database file now, not into the log the first
-                // page is written after: a new database starts with an empty log. Best effort: a
-                // reader in another process may hold the log, and the automatic checkpoint will
-                // copy it later.
-                _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-            }
-            if photosToIndex > 0 {
-                onProgress?(.indexedForSearch(photos: photosToIndex, duration: ContinuousClock.now - start))
-            }
-        } catch {
-            throw StoreError(error, path: path, operation: "migrating the schema")
-        }
-        self.init(path: path, pool: pool)
+        path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
+        catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage
+    ) {
+        self.init(
+            path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
+            photoDetails: photoDetails, storage: storage, sqlite: nil)
     }
 
-    /// Checks that `path` can be a database file before anything is created beside it (`run`'s
-    /// writer lock, its download directory): an existing entry must be a regular file, and a
-    /// new one needs its directory. Nothing is created or changed.
-    ///
-    /// - Throws: `StoreError.cannotOpen` naming what is wrong with the path.
-    public static func checkDatabasePath(_ path: String) throws(StoreError) {
-        var status = stat()
-        if stat(path, &status) == 0 {
-            let kind = status.st_mode & S_IFMT
-            guard kind == S_IFREG else {
-                let what = kind == S_IFDIR ? "it is a directory" : "it is not a regular file"
-                throw StoreError.cannotOpen(path: path, reason: what)
-            }
-            return
-        }
-        let code = errno
-        guard code == ENOENT else { throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code))) }
-        let directory = (path as NSString).deletingLastPathComponent
-        var directoryStatus = stat()
-        guard stat(directory.isEmpty ? "." : directory, &directoryStatus) == 0,
-            directoryStatus.st_mode & S_IFMT == S_IFDIR
-        else {
-            throw StoreError.cannotOpen(path: path, reason: "its directory \(directory) does not exist")
-        }
-    }
-
-    /// What opening a database is busy with, for a person waiting on it.
-    public enum OpeningProgress: Sendable, Equatable {
-        /// The search index of a database from before search is being built over this many photos.
-        case indexingForSearch(photos: Int64)
-        /// It is built.
-        case indexedForSearch(photos: Int64, duration: Duration)
-    }
-
-    /// The photos the search migration is about to index: 0 when it already ran, or the
-    /// database is new.
-    private static func photosToIndex(_ pool: DatabasePool) throws -> Int64 {
-        try pool.read { db in
-            guard try db.tableExists("photo"),
-                try !Schema.migrator.appliedIdentifiers(db).contains(Schema.searchMigration)
-            else { return 0 }
-            return try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM photo") ?? 0
-        }
-    }
-
-    /// Opens an existing database without creating or changing anything: for `query` and
-    /// `status`, which may run while `photosync run` writes.
-    ///
-    /// It opens one read-only connection, no pool and no migration work: `query` is a command a
-    /// person waits for, and a pool's connections cost more than the lookup itself.
-    ///
-    /// - Throws: `StoreError.missing` when there is no file at `path` (none is created),
-    ///   `.notAPhotosyncDatabase` for any other kind of file, `.olderSchema` when the database
-    ///   needs a migration (which only `init(path:)` performs), `.newerSchema`, `.cannotOpen`.
-    ///
-    /// - Parameters:
-    ///   - readers: connections that read at once. A server answering many requests (`serve`)
-    ///     wants several: one connection answers one read at a time. More than one needs a
-    ///     database in WAL mode, which `photosync run` makes every database it creates.
-    ///   - mapped: read the file through a memory map, for a command that counts many index
-    ///     entries and reads no image (`status`). Mapped pages count in the process's resident
-    ///     memory, so a reader of images keeps this off.
-    ///   - forSmallWrites: the connection may also write: for `retry`, whose one short
-    ///     transaction runs beside `photosync run` (SQLite's lock keeps the two writers apart),
-    ///     and which neither creates nor migrates a database.
-    public static func openExisting(
-        path: String, readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false
-    ) throws(StoreError) -> PhotoStore {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw StoreError.missing(path: path)
-        }
-        var configuration = Configuration()
-        configuration.label = "PhotoStore.reader"
-        configuration.readonly = !forSmallWrites
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.maximumReaderCount = max(1, readers)
-        configuration.prepareDatabase { db in
-            db.add(function: PhotoColor.sqlFunction)
-            if mapped {
-                // Pages read through a memory map rather than copied in by read(2): a count over
-                // a million index entries in a fresh process fell from about 20 ms to 2. SQLite
-                // maps at most 2 GiB, the start of the file; the rest is read as before.
-                // The file shrinks (incremental_vacuum under a storage_limit) only when a
-                // checkpoint has copied the whole log, which an open read transaction prevents;
-                // `status` holds one short read, so its map does not outlive the file's length.
-                try db.execute(sql: "PRAGMA mmap_size = 2147418112")
-            }
-        }
-        let reader: any DatabaseWriter
-        do {
-            reader =
-                readers > 1
-                ? try DatabasePool(path: path, configuration: configuration)
-                : try DatabaseQueue(path: path, configuration: configuration)
-        } catch {
-            throw StoreError(error, path: path, operation: "opening")
-        }
-        try checkIdentity(of: reader, path: path, requireCurrentSchema: true)
-        return PhotoStore(path: path, pool: reader)
-    }
-
-    private init(path: String, pool: any DatabaseWriter) {
+    init(
+        path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
+        catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
+        sqlite: StoreDatabase?
+    ) {
         self.path = path
-        self.pool = pool
-        let database = StoreDatabase(path: path, writer: pool)
-        self.database = database
-        ledger = SyncLedger(database: database)
-        imageQueue = ImageQueue(database: database)
-        archive = ImageArchive(database: database)
-        catalog = PhotoCatalog(database: database)
-    }
-
-    /// Creating the file ourselves, before SQLite does, is what makes it 0600 from its first
-    /// instant: O_EXCL never touches an existing file, and the mode does not depend on the
-    /// process-wide umask being strict.
-    private static func createOwnerOnlyFile(at path: String) throws(StoreError) {
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            closeDescriptor(descriptor)
-            return
-        }
-        let code = errno
-        if code == EEXIST { return }
-        throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
-    }
-
-    private static func openPool(path: String, readonly: Bool) throws(StoreError) -> DatabasePool {
-        var configuration = Configuration()
-        configuration.label = "PhotoStore"
-        configuration.readonly = readonly
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.foreignKeysEnabled = true
-        configuration.prepareDatabase { db in
-            db.add(function: PhotoColor.sqlFunction)
-            let isNew = try Int.fetchOne(db, sql: "PRAGMA page_count") == 0
-            // 16 KiB pages: SQLite's "Internal Versus External BLOBs" measured 8-16 KiB pages
-            // best for blobs of 100 KB and more, which is what most of this file holds. Only a
-            // new, empty database takes it: this runs before GRDB switches the file to WAL,
-            // and an existing file keeps its page size.
-            try db.execute(sql: "PRAGMA page_size = 16384")
-            // Pages freed by pruning go to a free list that `incrementalVacuum` gives back to the
-            // file system. Only a new, empty database takes it (an older one is converted once
-            // by `enableIncrementalVacuum`), and only the writer sets it: the pragma writes the
-            // file's first page (so it comes after the page size), which a reader may not.
-            if isNew && !db.configuration.readonly {
-                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-            }
-            // 4 MiB of page cache (the default is 2 MiB): a page commit touches the photo
-            // table and its indexes, the image queue and the cursors at once. Not more: image
-            // blobs pass through the writer's cache too and fill any size of it (16 MiB held
-            // 12 MiB of a sync's 64 MB budget; Benchmarks/README.md, issue 32).
-            try db.execute(sql: "PRAGMA cache_size = -4096")
-            // The WAL is folded back into the database every 1000 pages (16 MiB), SQLite's
-            // default count; ``checkpoint()`` also empties it when the sync goes idle.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
-            // A reader that holds a snapshot for long makes the WAL grow past its checkpoints;
-            // once the reader lets go and a checkpoint resets the log, the file is cut back to
-            // this size instead of staying at its high-water mark.
-            try db.execute(sql: "PRAGMA journal_size_limit = \(PhotoStore.walSizeLimit)")
-        }
-        // GRDB opens the pool in WAL mode with `synchronous = NORMAL`: a kill -9 loses nothing
-        // committed, and a power loss may lose the last transactions but never corrupts the file.
-        do {
-            return try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw StoreError(error, path: path, operation: "opening")
-        }
-    }
-
-    /// Checks the file with a plain connection, which neither opening nor reading writes to:
-    /// opening the pool would switch the file to WAL, a write, before any check could run.
-    private static func checkIdentityBeforeWriting(path: String) throws(StoreError) {
-        var configuration = Configuration()
-        configuration.label = "PhotoStore.identity"
-        configuration.busyMode = .timeout(busyTimeout)
-        let probe: DatabaseQueue
-        do {
-            probe = try DatabaseQueue(path: path, configuration: configuration)
-        } catch {
-            throw StoreError(error, path: path, operation: "opening")
-        }
-        defer { try? probe.close() }
-        try checkIdentity(of: probe, path: path, requireCurrentSchema: false)
-    }
-
-    /// Refuses files that photosync did not create before anything is written into them, and
-    /// schemas this build cannot use.
-    private static func checkIdentity(
-        of reader: some DatabaseReader, path: String, requireCurrentSchema: Bool
-    ) throws(StoreError) {
-        let migrator = Schema.migrator
-        do {
-            try reader.read { db in
-                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                if applicationID != Schema.applicationID {
-                    let objects = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
-                    // An empty database is one init(path:) just created, or one whose first
-                    // migration never committed.
-                    guard applicationID == 0 && objects == 0 else {
-                        throw StoreError.notAPhotosyncDatabase(path: path)
-                    }
-                    if requireCurrentSchema { throw StoreError.olderSchema(path: path) }
-                    return
-                }
-                if try migrator.hasBeenSuperseded(db) {
-                    throw StoreError.newerSchema(path: path)
-                }
-                if try requireCurrentSchema && !migrator.hasCompletedMigrations(db) {
-                    throw StoreError.olderSchema(path: path)
-                }
-            }
-        } catch {
-            throw StoreError(error, path: path, operation: "opening")
-        }
+        self.ledger = ledger
+        self.imageQueue = imageQueue
+        self.archive = archive
+        self.catalog = catalog
+        self.photoDetails = photoDetails
+        self.storage = storage
+        self.sqlite = sqlite
     }
 
     /// Closes the connection; every later call throws. `run` closes a database it created
     /// before deleting it, so that no open connection is left writing to removed files.
     public func close() throws(StoreError) {
-        do {
-            try pool.close()
-        } catch {
-            throw StoreError(error, path: path, operation: "closing")
-        }
+        try storage.close()
     }
-
-    /// The size the write-ahead log is cut back to after a checkpoint (`journal_size_limit`).
-    public static let walSizeLimit: Int64 = 64 << 20
-
-    /// Copies the WAL into the database file and truncates it, so that the WAL does not sit at
-    /// its high-water mark between polls. For idle moments: it waits for readers to finish.
-    public func checkpoint() async throws(StoreError) {
-        try await database.writeWithoutTransaction("checkpointing the write-ahead log") { db in
-            _ = try db.checkpoint(.truncate)
-        }
-    }
-}
-
-/// The C library's `close`, which `PhotoStore.close()` hides inside the type.
-private func closeDescriptor(_ descriptor: Int32) {
-    _ = close(descriptor)
 }

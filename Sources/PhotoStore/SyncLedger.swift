@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import PhotosyncModel
 
 /// What the sync engine records of its walk: the pages it stored with their cursors, the
 /// sources it walks, the feed elements it rejected, and the download tracking it owes Unsplash.
@@ -8,9 +6,10 @@ import PhotosyncModel
 /// A source is named as it is configured (`feed`, `user:ann`, `search:red fox`). Its row is
 /// created by its first page, or by ``activateSources(_:)``; it is never deleted, so a source
 /// that stops being configured keeps its cursors and its photos, and resumes when it comes back.
-public struct SyncLedger: Sendable {
-    let database: StoreDatabase
-
+///
+/// Every method runs in one transaction and throws only `StoreError`; whatever one call changes
+/// commits together or not at all. The SQLite implementation is `SQLiteSyncLedger`.
+public protocol SyncLedger: Sendable {
     /// Stores one fetched page of `source` and moves its cursor, in a single write transaction:
     /// after a crash either the page and its cursor are both there, or neither is and the page
     /// is fetched again (at-least-once fetching, exactly-once storing).
@@ -41,326 +40,71 @@ public struct SyncLedger: Sendable {
     ///   negative size, invalid JSON), or what `cursor` throws wrapped in one; nothing is
     ///   changed then.
     @discardableResult
-    public func commitPage(
-        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: ImageVariant,
-        moreVariants: [ImageVariant] = [],
+    func commitPage(
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto], variant: ImageVariant,
+        moreVariants: [ImageVariant],
         source: PhotoSource, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
-    ) async throws(StoreError) -> PageCommit {
-        try await database.write("committing a page of \(photos.count) photos") { db in
-            let sourceID = try Self.sourceID(named: source.description, in: db)
-            var existingSequences: [String: Int64] = [:]
-            var existingMemberships: [String: Int64] = [:]
-            var insertedNow: Set<String> = []
-            // The photos that become members, in the page's order: their positions depend on
-            // the walk, which the cursor change below names.
-            var joining: [String] = []
-            var joinedNow: Set<String> = []
-            var nextSequence = try Self.maxSequence(db) + 1
-            // Every statement here is cached (GRDB caches its record statements too): preparing
-            // them anew for each photo (the INSERT also compiles the search trigger) was half the
-            // page walk's CPU.
-            for photo in photos {
-                let known = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
-                if let known {
-                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
-                    // Only the API's columns are written: the sequence and first sighting stay.
-                    try PhotoRow(photo, sequence: known, seenAt: now)
-                        .update(db, columns: PhotoRow.replacedByPageCommits)
-                } else {
-                    try PhotoRow(photo, sequence: nextSequence, seenAt: now).insert(db)
-                    insertedNow.insert(photo.id)
-                    nextSequence += 1
-                }
-                if let membership = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
-                    arguments: [photo.id, sourceID])
-                {
-                    existingMemberships[photo.id] = membership
-                } else if joinedNow.insert(photo.id).inserted {
-                    joining.append(photo.id)
-                }
-                try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
-                    .execute(arguments: [photo.id])
-                try ImageQueue.queue(photo, variant: variant, moreVariants: moreVariants, in: db)
-            }
-            var newlyRejected: [RejectedPhoto] = []
-            for element in rejected {
-                if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
-            }
-            let commit = PageCommit(
-                existingSequences: existingSequences, existingMemberships: existingMemberships,
-                newlyRejected: newlyRejected)
-            let change = try cursor(commit)
-            var position = try Self.nextPosition(after: change, source: sourceID, in: db)
-            for photoID in joining {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO photo_source (photo_id, source_id, first_seen_at, position) VALUES (?, ?, ?, ?)
-                        """
-                ).execute(arguments: [photoID, sourceID, now.stored, position])
-                position += 1
-            }
-            try Self.apply(change, source: sourceID, now: now, in: db)
-            return commit
-        }
-    }
+    ) async throws(StoreError) -> PageCommit
 
     /// The cursors of `source` as last committed; a source never committed has none.
-    public func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
-        try await database.read("reading the sync state of \(source)") { db in
-            try Self.syncState(db, source: source.description)
-        }
-    }
+    func syncState(source: PhotoSource) async throws(StoreError) -> SyncState
 
     /// Records that the backfill page at the current cursor of `source` contradicted itself and
     /// will be fetched again; the cursor itself does not move. The next backfill commit clears it.
-    public func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
-        try await database.write("recording a backfill stall of \(source)") { db in
-            let id = try Self.sourceID(named: source.description, in: db)
-            try db.execute(
-                sql: """
-                    UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?)
-                    WHERE id = ?
-                    """,
-                arguments: [reason, now, id])
-        }
-    }
+    func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError)
 
     /// Records that `run` loaded its configuration `at`: when it started, or (`reload`) on SIGHUP.
-    public func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError) {
-        try await database.write("recording when the configuration was loaded") { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO configuration_load (id, loaded_at, reason) VALUES (1, ?, ?)",
-                arguments: [date, reload ? "reload" : "start"])
-        }
-    }
+    func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError)
 
     /// Marks `sources` as the configured ones (creating rows for new ones), and every other
     /// source as inactive.
-    public func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
-        try await database.write("recording the configured sources") { db in
-            try db.execute(sql: "UPDATE source SET active = 0")
-            for name in sources.map(\.description) {
-                _ = try Self.sourceID(named: name, in: db)
-                try db.execute(sql: "UPDATE source SET active = 1 WHERE name = ?", arguments: [name])
-            }
-        }
-    }
+    func activateSources(_ sources: [PhotoSource]) async throws(StoreError)
 
     /// Records why `source` could not be read (an unknown user answers 404); cleared by its
     /// next stored page.
-    public func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError) {
-        try await database.write("recording a failure of \(source)") { db in
-            let id = try Self.sourceID(named: source.description, in: db)
-            try db.execute(
-                sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",
-                arguments: [message, now, id])
-        }
-    }
+    func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError)
 
     /// The rejected feed elements, oldest first, at most `limit`.
-    public func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto] {
-        try await database.read("listing rejected photos") { db in
-            try RejectedPhotoRow.fetchAll(
-                db, sql: "SELECT photo_id, CAST(json AS BLOB) AS json, reason FROM rejected_photo ORDER BY id LIMIT ?",
-                arguments: [limit]
-            ).map(\.rejected)
-        }
-    }
+    func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto]
 
     /// The highest sequence assigned so far, 0 for an empty store.
-    public func maxSequence() async throws(StoreError) -> Int64 {
-        try await database.read("reading the highest sequence") { db in try Self.maxSequence(db) }
-    }
+    func maxSequence() async throws(StoreError) -> Int64
 
     /// The newest membership so far, 0 for none: the baseline of a catch-up. A photo whose
     /// membership of a source is at or below it was listed by that source before.
-    public func maxMembership() async throws(StoreError) -> Int64 {
-        try await database.read("reading the newest membership") { db in
-            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM photo_source") ?? 0
-        }
-    }
-
-    // MARK: - Download tracking
+    func maxMembership() async throws(StoreError) -> Int64
 
     /// Photos that have a stored image (any variant) or whose download a client of the mirror
     /// requested (``DownloadRequests``), and a download location, and whose download was not
     /// tracked yet, in the order they were first stored, at most `limit`.
-    public func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
-        try await database.read("listing downloads to track") { db in
-            try DownloadTrackingRow.fetchAll(
-                db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]
-            )
-            .map(\.job)
-        }
-    }
+    func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob]
 
     /// Records that Unsplash was told about these photos' downloads, in one transaction. The first
     /// time is kept for each. Marking a photo touches neither its search entry nor its metadata.
     ///
     /// - Throws: `StoreError.unknownPhoto` when one of them does not exist; nothing is marked then.
-    public func markDownloadsTracked(photoIDs: [String], at date: Date) throws(StoreError) {
-        guard !photoIDs.isEmpty else { return }
-        let path = database.path
-        try database.write("marking \(photoIDs.count) downloads tracked") { db in
-            let statement = try db.cachedStatement(
-                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?")
-            for photoID in photoIDs {
-                try statement.execute(arguments: [date.stored, photoID])
-                if db.changesCount == 0 {
-                    throw StoreError.unknownPhoto(path: path, photoID: photoID)
-                }
-            }
-        }
-    }
+    func markDownloadsTracked(photoIDs: [String], at date: Date) async throws(StoreError)
 
-    // MARK: - SQL
+    /// When the object of each of `sources` was last stored; a source without one (or without a
+    /// row) is absent.
+    func sourceObjectsFetched(sources: [PhotoSource]) async throws(StoreError) -> [PhotoSource: Date]
 
-    /// The photos to track. Each one's images are found by its id (`+` keeps SQLite from using
-    /// the status index instead: that scans every stored image for each photo, and made each
-    /// read of a 3,000-photo sync's tracking queue take up to 0.4 s).
-    static let pendingDownloadTrackingSQL = """
-        SELECT id AS photo_id, download_location FROM photo
-        WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
-          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral))
-               OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
-        ORDER BY sequence
-        LIMIT ?
-        """
-
-    static func maxSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo")) ?? 0
-    }
-
-    static func syncState(_ db: Database, source: String) throws -> SyncState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source WHERE name = ?", arguments: [source]) else {
-            return SyncState()
-        }
-        return syncState(row)
-    }
-
-    /// The cursors of a `source` row.
-    static func syncState(_ row: Row) -> SyncState {
-        SyncState(
-            backfillNext: (row["backfill_next"] as String?).flatMap(URL.init(string:)),
-            backfillComplete: row["backfill_complete"] ?? false,
-            catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
-            catchUpBaseline: row["catch_up_baseline"],
-            lastPageAt: (row["last_page_at"] as StoredDate?)?.date,
-            backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
-                BackfillStall(
-                    reason: reason,
-                    since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
-            })
-    }
-
-    /// How many memberships one catch-up walk can add to a source: the size of its block of
-    /// positions. More than Unsplash lists in any source.
-    static let catchUpBlock: Int64 = 1 << 28
-
-    /// The position of the first membership a page adds to `source` (its own order, see
-    /// ``commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``); the others follow.
-    ///
-    /// A backfill page goes after everything the source lists, at 1 or above. A catch-up walk
-    /// goes before everything the source listed when it began: its baseline names it, and gives
-    /// it the block of positions `[-(baseline + 1) * catchUpBlock, -baseline * catchUpBlock)`,
-    /// filled in page order. A later walk has a higher baseline, so a lower block, and a walk
-    /// resumed after a crash finds its own block, so its pages stay in order without any state
-    /// but its cursor.
-    static func nextPosition(after change: CursorChange, source: Int64, in db: Database) throws -> Int64 {
-        switch change {
-        case .backfill:
-            let last = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT position FROM photo_source WHERE source_id = ? ORDER BY position DESC LIMIT 1"),
-                arguments: [source])
-            return max(last ?? 0, 0) + 1
-        case .catchUp(_, let baseline):
-            guard baseline >= 0, baseline < Int64.max / catchUpBlock else {
-                throw DatabaseError(message: "catch-up baseline \(baseline) is out of range for positions")
-            }
-            let blockStart = -(baseline + 1) * catchUpBlock
-            let last = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT position FROM photo_source
-                        WHERE source_id = ? AND position >= ? AND position < ?
-                        ORDER BY position DESC LIMIT 1
-                        """),
-                arguments: [source, blockStart, blockStart + catchUpBlock])
-            return last.map { $0 + 1 } ?? blockStart
-        }
-    }
-
-    /// The row id of the source named `name`, created (active) if it is new.
-    static func sourceID(named name: String, in db: Database) throws -> Int64 {
-        if let id = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name])
-        {
-            return id
-        }
-        try db.execute(sql: "INSERT INTO source (name) VALUES (?)", arguments: [name])
-        return db.lastInsertedRowID
-    }
-
-    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
-    private static func recordRejected(_ element: RejectedPhoto, seenAt now: Date, in db: Database) throws -> Bool {
-        let known =
-            try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM rejected_photo WHERE json = CAST(? AS TEXT))",
-                arguments: [element.json]) ?? false
-        try db.execute(
-            sql: """
-                INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
-                VALUES (?, CAST(? AS TEXT), ?, ?, ?)
-                ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
-                """,
-            arguments: [element.photoID, element.json, element.reason, now, now])
-        return !known
-    }
-
-    private static func apply(_ cursor: CursorChange, source: Int64, now: Date, in db: Database) throws {
-        // A page stored means the source exists: an earlier failure is over.
-        switch cursor {
-        case .backfill(let next):
-            try db.cachedStatement(
-                sql: """
-                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
-                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [next?.absoluteString, next == nil, now.stored, source])
-        case .catchUp(let next, let baseline):
-            // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
-            try db.cachedStatement(
-                sql: """
-                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?,
-                        error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
-        }
-    }
+    /// Stores `json` as the object of every one of `sources` (created if new), fetched `at`, in
+    /// one small transaction of its own.
+    /// - Throws: `StoreError.databaseFailure`, also when `json` is not valid JSON; nothing is
+    ///   changed then.
+    func storeSourceObject(_ json: Data, sources: [PhotoSource], at now: Date) async throws(StoreError)
 }
 
-/// A `rejected_photo` row as listings read it.
-private struct RejectedPhotoRow: Decodable, FetchableRecord {
-    var photoId: String?
-    var json: Data
-    var reason: String
-
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-
-    var rejected: RejectedPhoto { RejectedPhoto(photoID: photoId, json: json, reason: reason) }
-}
-
-/// A photo whose download is still to be tracked, as ``SyncLedger/pendingDownloadTrackingSQL`` reads it.
-private struct DownloadTrackingRow: Decodable, FetchableRecord {
-    var photoId: String
-    var downloadLocation: String
-
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-
-    var job: DownloadTrackingJob { DownloadTrackingJob(photoID: photoId, downloadLocation: downloadLocation) }
+extension SyncLedger {
+    /// Stores a page with no further variants: see
+    /// ``commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``.
+    @discardableResult
+    public func commitPage(
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: ImageVariant,
+        source: PhotoSource, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
+    ) async throws(StoreError) -> PageCommit {
+        try await commitPage(
+            photos, rejected: rejected, variant: variant, moreVariants: [], source: source, now: now, cursor: cursor)
+    }
 }

@@ -52,7 +52,9 @@ final class DownloadTracker: Sendable {
         self.logger = logger
         self.concurrency = max(1, concurrency)
         recorder = GroupCommit { photoIDs in
-            try storing { try store.ledger.markDownloadsTracked(photoIDs: photoIDs, at: now()) }
+            try await writingStore { () async throws(StoreError) in
+                try await store.ledger.markDownloadsTracked(photoIDs: photoIDs, at: now())
+            }
         }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Writes many callers' records in one transaction, with no timer: a caller that arrives while a
@@ -6,8 +5,8 @@ import Synchronization
 /// finds no write in progress starts one, which writes everything waiting, again and again
 /// until nothing is.
 ///
-/// Writes run on a queue of their own, so that a blocking transaction never holds one of the few
-/// threads that run Swift's tasks.
+/// Writes are the store's `async` writes, run by a task of their own that the first caller of a
+/// batch starts: callers wait for it while suspended.
 ///
 /// ``record(_:)`` returns only once its record is committed, or throws the error of the write it
 /// was part of, so a caller that goes on may rely on what it recorded. A record never waits for
@@ -23,12 +22,11 @@ final class GroupCommit<Record: Sendable>: Sendable {
         var writing = false
     }
 
-    private let write: @Sendable ([Record]) throws -> Void
+    private let write: @Sendable ([Record]) async throws -> Void
     private let state = Mutex(State())
-    private let queue = DispatchQueue(label: "photosync.group-commit")
 
     /// - Parameter write: writes its records in one transaction; called for one batch at a time.
-    init(write: @escaping @Sendable ([Record]) throws -> Void) {
+    init(write: @escaping @Sendable ([Record]) async throws -> Void) {
         self.write = write
     }
 
@@ -44,13 +42,19 @@ final class GroupCommit<Record: Sendable>: Sendable {
                 return true
             }
             guard leads else { return }
-            queue.async { self.writeAllWaiting() }
+            Task { await self.writeAllWaiting() }
         }
     }
 
-    private func writeAllWaiting() {
+    private func writeAllWaiting() async {
         while let batch = nextBatch() {
-            let result = Result { try write(batch.map(\.record)) }
+            let result: Result<Void, any Error>
+            do {
+                try await write(batch.map(\.record))
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
             for waiting in batch { waiting.continuation.resume(with: result) }
         }
     }

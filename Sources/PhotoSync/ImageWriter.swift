@@ -27,8 +27,6 @@ struct ImageWriter: Sendable {
     var maxBatchBytes: Int64 = 8 << 20
     /// A batch holds at most this many outcomes.
     var maxBatchCount = 256
-    /// Where its transactions run, off the threads that run tasks.
-    let transactions = BlockingWork(label: "photosync.image-writer")
     /// Called after each commit with the photos whose outcomes it settled.
     let committed: @Sendable (_ settled: [String], _ stored: Int) -> Void
 
@@ -61,8 +59,8 @@ struct ImageWriter: Sendable {
         let toStore = images.map(\.image)
         let failed = failures.map(\.failure)
         let storageLimit = configuration.storageLimit
-        let result = try await transactions.run {
-            try storing { try store.archive.storeImages(toStore, failures: failed, storageLimit: storageLimit) }
+        let result = try await writingStore { () async throws(StoreError) in
+            try await store.archive.storeImages(toStore, failures: failed, storageLimit: storageLimit)
         }
         let prunedBytes = result.pruned.reduce(Int64(0)) { $0 + $1.byteCount }
         if !result.pruned.isEmpty {

@@ -142,7 +142,6 @@ struct PageWalker: Sendable {
     /// Fetches and commits the next page of `walk`. Returns whether it has more to do this round.
     private func step(_ walk: inout SourceWalk, maxPages: Int?) async throws -> Bool {
         if !walk.backfillComplete {
-            let name = walk.name
             let state = try await readingStore { () async throws(StoreError) in
                 try await store.ledger.syncState(source: walk.source)
             }

@@ -47,7 +47,7 @@ struct PhotoDetailsRefresh: Sendable {
     /// Fetches and stores the details that are due (see the type's contract).
     /// - Throws: `CancellationError` only.
     func refresh() async throws(CancellationError) {
-        let wanted: PhotoDetailsStore.Wanted
+        let wanted: PhotoDetailsWanted
         switch configuration.photoDetails {
         case .none: return
         case .onDemand: wanted = .requested

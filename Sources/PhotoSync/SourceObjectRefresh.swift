@@ -32,7 +32,7 @@ struct SourceObjectRefresh: Sendable {
     /// Fetches and stores every object that is due (see the type's contract).
     /// - Throws: `CancellationError` only.
     func refresh() async throws(CancellationError) {
-        let due: [(segments: [String], sources: [String], source: PhotoSource)]
+        let due: [DueObject]
         do {
             due = try await dueObjects()
         } catch {
@@ -57,18 +57,20 @@ struct SourceObjectRefresh: Sendable {
         return last.remaining - (await budget.inFlight) > 2 * configuration.rateLimitReserve
     }
 
+    /// An object's path segments, the configured sources that share it, and the one it is fetched for.
+    private typealias DueObject = (segments: [String], sources: [PhotoSource], source: PhotoSource)
+
     /// The objects due, each once, with every configured source that shares it.
-    private func dueObjects() async throws(StoreError) -> [(segments: [String], sources: [String], source: PhotoSource)]
-    {
-        var objects: [(segments: [String], sources: [String], source: PhotoSource)] = []
+    private func dueObjects() async throws(StoreError) -> [DueObject] {
+        var objects: [DueObject] = []
         for source in configuration.sources {
             guard let segments = source.objectSegments,
                 backoff.failure(of: source.description, now: now()) == nil, retries.isDue(segments, now: now())
             else { continue }
             if let index = objects.firstIndex(where: { $0.segments == segments }) {
-                objects[index].sources.append(source.description)
+                objects[index].sources.append(source)
             } else {
-                objects.append((segments, [source.description], source))
+                objects.append((segments, [source], source))
             }
         }
         let fetched = try await store.ledger.sourceObjectsFetched(sources: objects.flatMap(\.sources))
@@ -78,7 +80,7 @@ struct SourceObjectRefresh: Sendable {
         }
     }
 
-    private func fetch(_ source: PhotoSource, segments: [String], storingFor sources: [String])
+    private func fetch(_ source: PhotoSource, segments: [String], storingFor sources: [PhotoSource])
         async throws(CancellationError)
     {
         let repository = repository

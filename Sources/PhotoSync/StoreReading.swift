@@ -1,7 +1,6 @@
 import PhotoStore
 
-/// Awaits a store read, turning its `StoreError` into ``SyncError/store(_:)``: the async
-/// counterpart of `storing`, for the store's readers, which run on GRDB's reader queues.
+/// Awaits a store read, turning its `StoreError` into ``SyncError/store(_:)``.
 func readingStore<T>(_ body: () async throws(StoreError) -> T) async throws(SyncError) -> T {
     do {
         return try await body()
@@ -11,8 +10,7 @@ func readingStore<T>(_ body: () async throws(StoreError) -> T) async throws(Sync
 }
 
 /// Awaits a store write, turning its `StoreError` into ``SyncError/store(_:)``. The store's
-/// async writes run on GRDB's writer queue while the task is suspended, so a write never holds
-/// one of the threads that run every task (`storing` is for the threads of ``BlockingWork``).
+/// writes run off the threads that run every task while the calling task is suspended.
 func writingStore<T>(_ body: () async throws(StoreError) -> T) async throws(SyncError) -> T {
     try await readingStore(body)
 }

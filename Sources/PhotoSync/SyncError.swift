@@ -113,12 +113,3 @@ public struct SourceNotFound: Sendable, Equatable, CustomStringConvertible {
         "source \(source) \(status == 404 ? "does not exist" : "is refused"): \(detail)"
     }
 }
-
-/// Runs a store call, turning its `StoreError` into ``SyncError/store(_:)``.
-func storing<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as StoreError {
-        throw SyncError.store(error)
-    }
-}

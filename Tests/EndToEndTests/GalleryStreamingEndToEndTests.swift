@@ -61,7 +61,7 @@ extension EndToEnd {
                 variant: .regular, source: .feed, now: Date()
             ) { _ in .backfill(next: nil) }
             let file = directory.appending(path: "big.jpg")
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let output = try FileHandle(forWritingTo: file)
             var hasher = SHA256()
             var state: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -76,7 +76,7 @@ extension EndToEnd {
             }
             try output.close()
             let sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: "big", variant: .regular, contentType: "image/jpeg", fileURL: file,
                 byteCount: Int64(imageBytes), sha256: sha256, fetchedAt: Date())
             try FileManager.default.removeItem(at: file)

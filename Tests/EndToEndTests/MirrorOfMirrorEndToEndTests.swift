@@ -60,12 +60,13 @@ extension EndToEnd {
                     #expect(Set(got.map(\.id)) == Set(expected.map(\.id)), "\(source)")
                 }
                 // AND the collection and the user as the first mirror stored them: its title, their name
-                for source in ["collection:3773378", "user:\(user)"] {
+                for source: PhotoSource in ["collection:3773378", "user:\(user)"] {
                     let original = try #require(try await firstStore.catalog.sourceObject(ofAny: [source]), "\(source)")
                     let copied = try #require(try await secondStore.catalog.sourceObject(ofAny: [source]), "\(source)")
                     let originalObject = try JSONSerialization.jsonObject(with: original) as? [String: Any]
                     let copiedObject = try JSONSerialization.jsonObject(with: copied) as? [String: Any]
-                    let name = source.hasPrefix("user:") ? "name" : "title"
+                    let name: String
+                    if case .user = source { name = "name" } else { name = "title" }
                     #expect(copiedObject?[name] as? String == originalObject?[name] as? String, "\(source)")
                     #expect(copiedObject?["id"] as? String == originalObject?["id"] as? String, "\(source)")
                     let links = copiedObject?["links"] as? [String: String]
@@ -82,9 +83,11 @@ extension EndToEnd {
                 }
 
                 // AND its download tracking arrived at the first mirror, queued for Unsplash
-                let requests = try DownloadRequests(path: world.database)
+                let store = try PhotoStore.openExisting(path: world.database)
+                let requests = try store.storage.openDownloadRequests()
                 let requested = Set(try await requests.requested().keys)
                 try requests.close()
+                try store.close()
                 #expect(requested == firstIDs.subtracting(premium))
                 #expect(await world.stub.requests().filter { $0.path.hasSuffix("/download") }.isEmpty)
 
@@ -153,9 +156,11 @@ extension EndToEnd {
                 serve.signal(SIGINT)
                 #expect(await serve.result().status == 0)
                 served = true
-                let requests = try DownloadRequests(path: world.database)
+                let store = try PhotoStore.openExisting(path: world.database)
+                let requests = try store.storage.openDownloadRequests()
                 #expect(try await requests.requested().isEmpty)
                 try requests.close()
+                try store.close()
                 // AND query says its image is not downloaded, for it is an Unsplash+ photo
                 let shown = try await world.query(["--id", premium])
                 #expect(shown.stdout.contains("image       not downloaded: an Unsplash+ photo"), "\(shown.stdout)")

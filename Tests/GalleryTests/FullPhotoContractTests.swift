@@ -114,7 +114,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         let (recorded, id) = try await Self.storeSummary(fixture)
-        let requests = try PhotoDetailsRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openPhotoDetailsRequests()
         defer { try? requests.close() }
 
         var mirror = MirrorConfiguration()
@@ -140,7 +140,7 @@ import Testing
         defer { fixture.remove() }
         let (_, id) = try await Self.storeSummary(fixture)
         try await fixture.writer.photoDetails.store(try Fixture.photo.data, photoID: id, at: Date())
-        try fixture.storeImage(id, bytes: Data([0xFF, 0xD8, 0xFF, 0xD9]))
+        try await fixture.storeImage(id, bytes: Data([0xFF, 0xD8, 0xFF, 0xD9]))
 
         try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local)) { client in
             let response = try await client.get("/unsplash/photos/\(id)")

@@ -24,7 +24,7 @@ import Testing
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
             let damage = try DatabaseQueue(path: fixture.path)
             try await damage.write { db in try db.execute(sql: "ALTER TABLE photo RENAME TO photo_elsewhere") }
-            try await damage.close()
+            try damage.close()
 
             // WHEN each kind of route reads it, THEN each answers 503 in its own shape
             let answers: [(uri: String, type: String)] = [

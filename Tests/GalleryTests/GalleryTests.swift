@@ -16,9 +16,9 @@ import Testing
             Sample.photo("old", day: 1), Sample.photo("mid", day: 2, color: "#abcdef"), Sample.photo("new", day: 3),
         ])
         try await fixture.commit([Sample.photo("old", day: 1)], variant: .small)
-        try fixture.storeImage("old", variant: .regular, bytes: Sample.bytes(5_000))
-        try fixture.storeImage("old", variant: .small, bytes: Sample.bytes(900))
-        try fixture.storeImage("mid", bytes: Sample.bytes(2_000))
+        try await fixture.storeImage("old", variant: .regular, bytes: Sample.bytes(5_000))
+        try await fixture.storeImage("old", variant: .small, bytes: Sample.bytes(900))
+        try await fixture.storeImage("mid", bytes: Sample.bytes(2_000))
 
         try await fixture.serve { client in
             // WHEN the grid is asked for
@@ -160,7 +160,7 @@ import Testing
                     """),
             Sample.photo("bare", day: 2),
         ])
-        try fixture.storeImage("-R6xwObznIX", bytes: Sample.bytes(3_000))
+        try await fixture.storeImage("-R6xwObznIX", bytes: Sample.bytes(3_000))
 
         try await fixture.serve { client in
             let response = try await client.execute(uri: "/photos/-R6xwObznIX", method: .get)
@@ -200,8 +200,8 @@ import Testing
         try await fixture.commit([Sample.photo("a", day: 1)])
         try await fixture.commit([Sample.photo("a", day: 1)], variant: .small)
         let bytes = Sample.bytes(70_000)
-        let sha256 = try fixture.storeImage("a", variant: .regular, bytes: bytes)
-        let small = try fixture.storeImage(
+        let sha256 = try await fixture.storeImage("a", variant: .regular, bytes: bytes)
+        let small = try await fixture.storeImage(
             "a", variant: .small, bytes: Sample.bytes(100, seed: 9), contentType: "image/webp")
 
         try await fixture.serve { client in
@@ -246,7 +246,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)])
-        try fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(5_000))
+        try await fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(5_000))
 
         try await fixture.serve { client in
             for uri in ["/", "/photos/a", "/images/a?variant=regular", "/api/photos", "/healthz", "/photos/nope"] {
@@ -269,7 +269,7 @@ import Testing
             Sample.photo("two", day: 2, description: "blue boat", username: "bob"),
             Sample.photo("three", day: 3, description: "green field", username: "bob"),
         ])
-        try fixture.storeImage("two", bytes: Sample.bytes(500))
+        try await fixture.storeImage("two", bytes: Sample.bytes(500))
         let reader = try PhotoStore.openExisting(path: fixture.path)
 
         try await fixture.serve { client in

@@ -15,16 +15,16 @@ import Testing
             Sample.photo("old", day: 1, color: "#445566", json: #", "blur_hash": "LEHV6nWB2yk8pyo0adR*.7kCMdnj""#),
             Sample.photo("new", day: 2),
         ])
-        try fixture.storeImage("old", bytes: Sample.bytes(1_000))
+        try await fixture.storeImage("old", bytes: Sample.bytes(1_000))
         let bytes = Sample.bytes(1_000, seed: 2)
-        let batch = try fixture.writer.archive.storeImages(
+        let batch = try await fixture.writer.archive.storeImages(
             [
                 ImageToStore(
                     photoID: "new", variant: .regular, contentType: "image/jpeg", bytes: .data(bytes),
                     sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(),
                     fetchedAt: Date(timeIntervalSince1970: 1_700_000_200))
             ],
-            storageLimit: 1_500)
+            failures: [], storageLimit: 1_500)
         #expect(batch.pruned.map(\.photoID) == ["old"])
 
         try await fixture.serve { client in

@@ -43,7 +43,7 @@ import Testing
         try await fixture.commit([Sample.photo("Street_00-1", day: 9)], source: "user:ann")
         let scriptFile = fixture.directory.appending(path: "client.py")
         try Data(Self.script.utf8).write(to: scriptFile)
-        let requests = try DownloadRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openDownloadRequests()
         defer { try? requests.close() }
 
         try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in

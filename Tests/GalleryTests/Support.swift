@@ -32,11 +32,9 @@ struct GalleryFixture {
     @discardableResult
     func storeImage(
         _ photoID: String, variant: ImageVariant = .regular, bytes: Data, contentType: String = "image/jpeg"
-    )
-        throws -> String
-    {
+    ) async throws -> String {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        try writer.archive.storeImage(
+        try await writer.archive.storeImage(
             photoID: photoID, variant: variant, contentType: contentType, data: bytes, sha256: sha256,
             fetchedAt: Date(timeIntervalSince1970: 1_700_000_100))
         return sha256

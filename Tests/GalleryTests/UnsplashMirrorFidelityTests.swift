@@ -67,7 +67,7 @@ import UnsplashAPI
         // GIVEN photos whose ids hold hyphens, one of them 11 characters ending a slug
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        let requests = try DownloadRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openDownloadRequests()
         defer { try? requests.close() }
         try await fixture.commit(
             [
@@ -192,7 +192,7 @@ import UnsplashAPI
             likes.first { $0["urls"]?["regular"]?.text?.contains("plus.unsplash.com") == true }?["id"]?.text)
         let free = try #require(
             likes.first { $0["urls"]?["regular"]?.text?.contains("images.unsplash.com") == true }?["id"]?.text)
-        let requests = try DownloadRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openDownloadRequests()
         defer { try? requests.close() }
 
         try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in

@@ -117,7 +117,7 @@ import Testing
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download?ixid=X1"
         try await fixture.commit([photo, Sample.photo("b", day: 2)], source: "feed")
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty)
-        let requests = try DownloadRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openDownloadRequests()
         defer { try? requests.close() }
 
         try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in
@@ -135,7 +135,7 @@ import Testing
         let pending = try await fixture.writer.ledger.pendingDownloadTracking(limit: 10)
         #expect(pending.map(\.photoID) == ["a"])
         #expect(pending.first?.downloadLocation == "https://api.unsplash.com/photos/a/download?ixid=X1")
-        try fixture.writer.ledger.markDownloadsTracked(photoIDs: ["a"], at: Date())
+        try await fixture.writer.ledger.markDownloadsTracked(photoIDs: ["a"], at: Date())
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty, "never twice")
         #expect(try await requests.requested().keys.sorted() == ["a"])
     }
@@ -146,7 +146,7 @@ import Testing
         var photo = Sample.photo("a", day: 1)
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download"
         try await fixture.commit([photo], source: "feed")
-        let requests = try DownloadRequests(path: fixture.path)
+        let requests = try fixture.writer.storage.openDownloadRequests()
         defer { try? requests.close() }
 
         let mirror = MirrorConfiguration(downloadTracking: .off, storesImages: false, downloadRequests: requests)
@@ -164,7 +164,7 @@ import Testing
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
-        let sha256 = try fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(3_000))
+        let sha256 = try await fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(3_000))
 
         try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local)) { client in
             let photo = try await client.get("/unsplash/photos/a").json

@@ -12,7 +12,7 @@ struct BackupTests {
         for index in 0..<count {
             let bytes = Sample.bytes(count: 40_000, seed: UInt64(index + 1))
             let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: "p\(index)", variant: Sample.variant, contentType: "image/jpeg", data: bytes,
                 sha256: sha256, fetchedAt: Instant.t(10))
         }
@@ -27,7 +27,7 @@ struct BackupTests {
             var steps: [BackupProgress] = []
 
             // WHEN it is backed up a few pages at a time
-            try store.backup(to: copyPath, pagesPerStep: 8) { steps.append($0) }
+            try store.sqliteStorage.backupBlocking(to: copyPath, pagesPerStep: 8) { steps.append($0) }
 
             // THEN the copy holds the same, verifies, and is one file in rollback-journal mode
             let copy = try PhotoStore.openExisting(path: copyPath)
@@ -56,11 +56,11 @@ struct BackupTests {
             var steps: [BackupProgress] = []
 
             // WHEN another connection commits a photo between two steps of the backup
-            try reader.backup(to: copyPath, pagesPerStep: 4) { step in
+            try reader.sqliteStorage.backupBlocking(to: copyPath, pagesPerStep: 4) { step in
                 steps.append(step)
                 guard !wroteDuringBackup, step.pagesCopied < step.pagesTotal else { return }
                 // The store's page commit is async; this callback is not: the same row, written directly.
-                try? store.database.write("storing a late photo") { db in
+                try? store.pool.write { db in
                     try PhotoRow(Sample.photo("late"), sequence: 1_000, seenAt: Instant.t0).insert(db)
                 }
                 wroteDuringBackup = true

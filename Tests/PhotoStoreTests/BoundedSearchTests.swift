@@ -28,7 +28,7 @@ struct BoundedSearchTests {
         try await withStore { store, _ in
             // One page each, so that each photo has its own sequence in this order.
             for record in Self.records() { try await store.commit([record]) }
-            var catalog = store.catalog
+            var catalog = store.sqliteCatalog
             catalog.limits.rankLimit = 6
             let ranked = try await ids(catalog, "mountain")
             #expect(Array(ranked.prefix(3)).sorted() == ["p1", "p3", "p5"], "the most mentions rank first")

@@ -35,7 +35,7 @@ struct ImageBatchTests {
             let counter = CommitCounter()
             store.pool.add(transactionObserver: counter, extent: .observerLifetime)
 
-            let stored = try store.archive.storeImages(
+            let stored = try await store.archive.storeImages(
                 [
                     image("a", .data(Data("a-bytes".utf8))), image("b", .data(Data("b-bytes".utf8))),
                     image("c", .file(file, byteCount: Int64(big.count))),
@@ -54,7 +54,7 @@ struct ImageBatchTests {
             // (The sample hash is not the bytes' own, so only bytes against status is checked.)
             #expect(try await store.archive.verify().problems.filter { $0.kind != .sha256Mismatch }.isEmpty)
             // Storing again changes nothing and says so.
-            #expect(try store.archive.storeImages([image("a", .data(Data("other".utf8)))]) == [false])
+            #expect(try await store.archive.storeImages([image("a", .data(Data("other".utf8)))]) == [false])
             #expect(try await store.archive.imageData(photoID: "a", variant: variant) == Data("a-bytes".utf8))
         }
     }
@@ -66,8 +66,8 @@ struct ImageBatchTests {
             let short = directory.appendingPathComponent("b.download")
             try Sample.bytes(count: 10).write(to: short)
 
-            #expect(throws: StoreError.imageSizeMismatch(file: short.path, expected: 20, actual: 10)) {
-                try store.archive.storeImages(
+            await #expect(throws: StoreError.imageSizeMismatch(file: short.path, expected: 20, actual: 10)) {
+                try await store.archive.storeImages(
                     [image("a", .data(Data("a-bytes".utf8))), image("b", .file(short, byteCount: 20))],
                     failures: [
                         ImageAttemptFailure(photoID: "c", variant: variant, error: "503", retryAt: Instant.t(60))

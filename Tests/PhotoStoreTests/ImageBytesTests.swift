@@ -16,7 +16,7 @@ struct ImageBytesTests {
             let source = directory.appendingPathComponent("download.tmp")
             try bytes.write(to: source)
 
-            let stored = try store.archive.storeImage(
+            let stored = try await store.archive.storeImage(
                 photoID: "a", variant: variant, contentType: "image/jpeg", fileURL: source,
                 byteCount: Int64(bytes.count), sha256: Sample.sha256, fetchedAt: Instant.t(10))
 
@@ -43,7 +43,7 @@ struct ImageBytesTests {
             try await store.commit([Sample.photo("a"), Sample.photo("b")])
             let bytes = Sample.bytes(count: 10_000)
             for id in ["a", "b"] {
-                try store.archive.storeImage(
+                try await store.archive.storeImage(
                     photoID: id, variant: variant, contentType: "image/jpeg", data: bytes, sha256: Sample.sha256,
                     fetchedAt: Instant.t(10))
             }
@@ -78,8 +78,8 @@ struct ImageBytesTests {
             let source = directory.appendingPathComponent("download.tmp")
             try Sample.bytes(count: 10).write(to: source)
 
-            #expect(throws: StoreError.imageSizeMismatch(file: source.path, expected: 11, actual: 10)) {
-                try store.archive.storeImage(
+            await #expect(throws: StoreError.imageSizeMismatch(file: source.path, expected: 11, actual: 10)) {
+                try await store.archive.storeImage(
                     photoID: "a", variant: variant, contentType: "image/jpeg", fileURL: source,
                     byteCount: 11, sha256: Sample.sha256, fetchedAt: Instant.t(10))
             }
@@ -99,7 +99,7 @@ struct ImageBytesTests {
             try Data().write(to: source)
 
             #expect(
-                try store.archive.storeImage(
+                try await store.archive.storeImage(
                     photoID: "a", variant: variant, contentType: "image/jpeg", fileURL: source,
                     byteCount: 0, sha256: Sample.sha256, fetchedAt: Instant.t(10)))
 
@@ -113,7 +113,7 @@ struct ImageBytesTests {
     func noStoredImage() async throws {
         try await withStore { store, directory in
             try await store.commit([Sample.photo("a")])
-            try store.storeSample("a", variant: variant)
+            try await store.storeSample("a", variant: variant)
             let destination = directory.appendingPathComponent("out.jpg")
 
             #expect(try await store.archive.writeImage(photoID: "a", variant: .small, to: destination) == nil)
@@ -129,10 +129,10 @@ struct ImageBytesTests {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a")])
             try await store.imageQueue.enqueueMissingImages(variant: .small)
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: "a", variant: .small, contentType: "image/jpeg", data: Data("small".utf8),
                 sha256: Sample.sha256, fetchedAt: Instant.t(10))
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: "a", variant: variant, contentType: "image/jpeg", data: Data("regular".utf8),
                 sha256: Sample.sha256, fetchedAt: Instant.t(20))
 

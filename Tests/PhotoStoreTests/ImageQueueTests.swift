@@ -23,12 +23,12 @@ struct ImageQueueTests {
                     == ["a"])
             #expect(try await store.imageQueue.nextImageRetry(variants: [variant]) == .distantPast)
 
-            #expect(try store.storeSample("a", data: Data("first".utf8)))
+            #expect(try await store.storeSample("a", data: Data("first".utf8)))
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(
                     \.photoID) == ["b"])
-            #expect(try store.storeSample("a", data: Data("second".utf8)) == false)
+            #expect(try await store.storeSample("a", data: Data("second".utf8)) == false)
             #expect(try await store.archive.imageData(photoID: "a", variant: variant) == Data("first".utf8))
             let statistics = try await store.catalog.statistics()
             #expect(statistics.imagesStored == 1 && statistics.imagesPending == 1 && statistics.imagesFailed == 0)
@@ -40,7 +40,7 @@ struct ImageQueueTests {
     func listsPhotoIDs() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("b"), Sample.photo("a"), Sample.photo("c")])
-            #expect(try store.storeSample("a", data: Data("bytes".utf8)))
+            #expect(try await store.storeSample("a", data: Data("bytes".utf8)))
             #expect(try await store.catalog.photoIDs() == ["b", "a", "c"])
             #expect(try await store.catalog.photoIDs(withStoredImage: true) == ["a"])
         }
@@ -50,7 +50,7 @@ struct ImageQueueTests {
     func recommitRefreshesPendingURL() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.storeSample("a")
+            try await store.storeSample("a")
 
             try await store.commit([Sample.photo("a", revision: 1), Sample.photo("b", revision: 1)], next: 3)
 
@@ -78,7 +78,7 @@ struct ImageQueueTests {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a")])
 
-            try store.imageQueue.recordImageFailure(
+            try await store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(60))
 
             #expect(try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t(59), limit: 10).isEmpty)
@@ -96,10 +96,11 @@ struct ImageQueueTests {
     func failureGivesUp() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.imageQueue.recordImageFailure(
+            try await store.imageQueue.recordImageFailure(
                 photoID: "b", variant: variant, error: "timeout", retryAt: Instant.t(1))
 
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: .distantFuture, limit: 10).map(
@@ -119,11 +120,11 @@ struct ImageQueueTests {
             try await store.commit([Sample.photo("a")])
             let path = store.path
 
-            #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: .small)) {
-                try store.imageQueue.recordImageFailure(photoID: "a", variant: .small, error: "x", retryAt: nil)
+            await #expect(throws: StoreError.unknownImageJob(path: path, photoID: "a", variant: .small)) {
+                try await store.imageQueue.recordImageFailure(photoID: "a", variant: .small, error: "x", retryAt: nil)
             }
-            #expect(throws: StoreError.unknownImageJob(path: path, photoID: "zz", variant: variant)) {
-                try store.storeSample("zz")
+            await #expect(throws: StoreError.unknownImageJob(path: path, photoID: "zz", variant: variant)) {
+                try await store.storeSample("zz")
             }
         }
     }
@@ -134,7 +135,7 @@ struct ImageQueueTests {
             try await store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", variants: [.raw, .regular]),
             ])
-            try store.storeSample("a")
+            try await store.storeSample("a")
 
             #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
 
@@ -157,22 +158,22 @@ struct ImageQueueTests {
             try await store.commit([
                 Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false),
             ])
-            try store.storeSample("a")
-            try store.storeSample("c")
+            try await store.storeSample("a")
+            try await store.storeSample("c")
 
             #expect(
                 try await store.ledger.pendingDownloadTracking(limit: 10) == [
                     DownloadTrackingJob(photoID: "a", downloadLocation: "https://api.example.com/photos/a/download")
                 ])
 
-            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
-            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
+            try await store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(30))
+            try await store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(40))
 
             #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
             #expect(
                 try await store.catalog.photo(id: "a")?.downloadTrackedAt == Instant.t(30), "the first time is kept")
-            #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
-                try store.ledger.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
+            await #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
+                try await store.ledger.markDownloadsTracked(photoIDs: ["b", "zz"], at: Instant.t(30))
             }
             #expect(
                 try await store.catalog.photo(id: "b")?.downloadTrackedAt == nil,
@@ -185,7 +186,7 @@ struct ImageQueueTests {
         try await withStore { store, _ in
             let plan = try await store.pool.read { db in
                 try Row.fetchAll(
-                    db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]
+                    db, sql: "EXPLAIN QUERY PLAN " + SQLiteSyncLedger.pendingDownloadTrackingSQL, arguments: [64]
                 ).map { $0["detail"] as String }
             }
             #expect(
@@ -199,10 +200,10 @@ struct ImageQueueTests {
     func trackingDoesNotReindex() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.storeSample("a")
-            try store.storeSample("b")
-            let changes = try store.totalChanges {
-                try store.ledger.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30))
+            try await store.storeSample("a")
+            try await store.storeSample("b")
+            let changes = try await store.totalChanges {
+                try await store.ledger.markDownloadsTracked(photoIDs: ["a", "b"], at: Instant.t(30))
             }
             // Two rows updated; under v4's trigger the search index was rewritten too (22).
             #expect(changes == 2)

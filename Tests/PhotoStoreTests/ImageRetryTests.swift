@@ -13,9 +13,10 @@ struct ImageRetryTests {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
 
-            try store.imageQueue.recordImageFailure(
+            try await store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(600))
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
             let counts = try await store.imageQueue.imageCounts(variants: [variant])
             #expect(
@@ -39,9 +40,10 @@ struct ImageRetryTests {
     func retryTransientFailuresNow() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b")])
-            try store.imageQueue.recordImageFailure(
+            try await store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(6 * 3600))
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
             #expect(try await store.imageQueue.retryTransientFailures(now: Instant.t(5)) == 1)
 
@@ -56,11 +58,12 @@ struct ImageRetryTests {
     func requeue() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
-            try store.imageQueue.recordImageFailure(
+            try await store.imageQueue.recordImageFailure(
                 photoID: "a", variant: variant, error: "HTTP 503", retryAt: Instant.t(600))
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
 
-            #expect(try store.imageQueue.requeue(.transient) == RetryOutcome(requeued: 1))
+            #expect(try await store.imageQueue.requeue(.transient) == RetryOutcome(requeued: 1))
             #expect(
                 try await store.imageQueue.dueImageJobs(variants: [variant], now: Instant.t0, limit: 10).map(\.photoID)
                     == ["a", "c"])
@@ -68,7 +71,7 @@ struct ImageRetryTests {
             #expect(requeued[0].attempts == 0)
             #expect(try await store.imageQueue.imageCounts(variants: [variant]).failed == 1)
 
-            #expect(try store.imageQueue.requeue(.all) == RetryOutcome(requeued: 1))
+            #expect(try await store.imageQueue.requeue(.all) == RetryOutcome(requeued: 1))
             #expect(
                 try await store.imageQueue.imageCounts(variants: [variant])
                     == ImageCounts(stored: 0, pending: 3, failed: 0))
@@ -79,17 +82,20 @@ struct ImageRetryTests {
     func requeueByID() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
-            try store.imageQueue.recordImageFailure(photoID: "a", variant: variant, error: "HTTP 404", retryAt: nil)
-            try store.imageQueue.recordImageFailure(photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
-            try store.storeSample("c")
+            try await store.imageQueue.recordImageFailure(
+                photoID: "a", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.imageQueue.recordImageFailure(
+                photoID: "b", variant: variant, error: "HTTP 404", retryAt: nil)
+            try await store.storeSample("c")
 
-            #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
-                try store.imageQueue.requeue(.photos(["a", "zz"]))
+            await #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
+                try await store.imageQueue.requeue(.photos(["a", "zz"]))
             }
             #expect(try await store.imageQueue.imageCounts(variants: [variant]).failed == 2, "all or nothing")
 
             #expect(
-                try store.imageQueue.requeue(.photos(["a", "c"])) == RetryOutcome(requeued: 1, nothingToRetry: ["c"]))
+                try await store.imageQueue.requeue(.photos(["a", "c"]))
+                    == RetryOutcome(requeued: 1, nothingToRetry: ["c"]))
             #expect(try await store.imageQueue.failedImages(limit: 10).map(\.photoID) == ["b"])
         }
     }

@@ -16,7 +16,7 @@ struct InterruptionTests {
             let reader = try PhotoStore.openExisting(path: store.path, readers: readers)
             let (started, didStart) = AsyncStream<Void>.makeStream()
             let read = Task {
-                try await reader.catalog.database.interruptibleRead("counting") { db in
+                try await reader.sqliteCatalog.database.interruptibleRead("counting") { db in
                     didStart.yield()
                     return try Int.fetchOne(db, sql: Self.endless)
                 }

@@ -47,7 +47,7 @@ struct ListingTests {
         try await withStore { store, _ in
             try await store.commit(Self.records())
             let bytes = Data([0xFF, 0xD8, 0xFF, 1, 2, 3])
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: "port", variant: Sample.variant, contentType: "image/jpeg", data: bytes,
                 sha256: String(repeating: "ab", count: 32), fetchedAt: Instant.t(10))
             let listed = try await store.catalog.photos(matching: PhotoQuery())

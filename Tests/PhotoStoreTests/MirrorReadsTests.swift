@@ -10,7 +10,7 @@ import Testing
     @Test func aRequestedDownloadIsTrackedWithoutAStoredImageOnceAndKeepsItsFirstTime() async throws {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c", downloadLocation: false)])
-            let requests = try DownloadRequests(path: store.path)
+            let requests = try store.storage.openDownloadRequests()
             defer { try? requests.close() }
 
             #expect(try await requests.record(photoID: "a", at: Instant.t(1)))
@@ -21,7 +21,7 @@ import Testing
             #expect(try await requests.requested() == ["a": Instant.t(1), "c": Instant.t(3)])
             // c has no download location: nothing to forward.
             #expect(try await store.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == ["a"])
-            try store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(5))
+            try await store.ledger.markDownloadsTracked(photoIDs: ["a"], at: Instant.t(5))
             #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
         }
     }
@@ -30,7 +30,7 @@ import Testing
         try await withStore { store, _ in
             let plan = try await store.pool.read { db in
                 try Row.fetchAll(
-                    db, sql: "EXPLAIN QUERY PLAN " + SyncLedger.pendingDownloadTrackingSQL, arguments: [64]
+                    db, sql: "EXPLAIN QUERY PLAN " + SQLiteSyncLedger.pendingDownloadTrackingSQL, arguments: [64]
                 ).map { $0["detail"] as String }
             }
             #expect(plan.contains { $0.contains("download_request USING PRIMARY KEY (photo_id=?)") }, "\(plan)")
@@ -69,8 +69,8 @@ import Testing
             try await store.commit([Sample.photo("f")])
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 6)
             #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
-            #expect(try await store.catalog.hasSource(named: "user:ann"))
-            #expect(try await !store.catalog.hasSource(named: "user:bob"))
+            #expect(try await store.catalog.hasSource("user:ann"))
+            #expect(try await !store.catalog.hasSource("user:bob"))
             await #expect(throws: StoreError.invalidSearch("\"unterminated")) {
                 try await store.catalog.count(matching: PhotoQuery(text: "\"unterminated"))
             }
@@ -140,7 +140,7 @@ import Testing
     @Test func aDrawsBoundsAreReadFromTheEndsOfAnIndexNotFromEveryRow() async throws {
         try await withStore { store, _ in
             let plan = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PhotoCatalog.sequenceBoundsSQL).map {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLitePhotoCatalog.sequenceBoundsSQL).map {
                     $0["detail"] as String
                 }
             }

@@ -19,8 +19,8 @@ struct PagingTests {
     }
 
     /// The store's catalog with an anchor every 2 photos, so that a few photos have many anchors.
-    static func catalog(_ store: PhotoStore, smallSource: Int = 2_000) -> PhotoCatalog {
-        var catalog = store.catalog
+    static func catalog(_ store: PhotoStore, smallSource: Int = 2_000) -> SQLitePhotoCatalog {
+        var catalog = store.sqliteCatalog
         catalog.limits.anchorInterval = 2
         catalog.limits.smallSource = smallSource
         return catalog

@@ -24,7 +24,7 @@ struct PhotoDetailsStoreTests {
             #expect(try await !store.photoDetails.store(Self.full, photoID: "nobody", at: Instant.t0))
 
             let stored = try await store.photoDetails.details(photoID: "a")
-            #expect(stored == PhotoDetailsStore.Details(json: Self.full, fetchedAt: Instant.t0))
+            #expect(stored == StoredPhotoDetails(json: Self.full, fetchedAt: Instant.t0))
             #expect(try await store.photoDetails.details(photoID: "nobody") == nil)
         }
     }
@@ -36,14 +36,14 @@ struct PhotoDetailsStoreTests {
             try await store.photoDetails.store(Self.full, photoID: "a", at: Instant.t0)
             try await store.photoDetails.store(Data(#"{"id":"c"}"#.utf8), photoID: "c", at: Instant.t0)
             // A request recorded for b stores no object for it.
-            let requests = try PhotoDetailsRequests(path: store.path)
+            let requests = try store.storage.openPhotoDetailsRequests()
             _ = try await requests.record(photoID: "b", at: Instant.t0)
             try requests.close()
 
             let found = try await store.photoDetails.details(photoIDs: ["a", "b", "c", "a", "nobody"])
 
             #expect(found.keys.sorted() == ["a", "c"])
-            #expect(found["a"] == PhotoDetailsStore.Details(json: Self.full, fetchedAt: Instant.t0))
+            #expect(found["a"] == StoredPhotoDetails(json: Self.full, fetchedAt: Instant.t0))
             #expect(found["c"]?.json == Data(#"{"id":"c"}"#.utf8))
             #expect(try await store.photoDetails.details(photoIDs: []).isEmpty)
         }
@@ -92,7 +92,7 @@ struct PhotoDetailsStoreTests {
             #expect(try await store.photoDetails.pending(.requested, limit: 10).isEmpty)
             #expect(try await store.photoDetails.pending(.all, limit: 10) == ["new", "mid", "old"])
 
-            let requests = try PhotoDetailsRequests(path: store.path)
+            let requests = try store.storage.openPhotoDetailsRequests()
             #expect(try await requests.record(photoID: "old", at: Instant.t0))
             #expect(try await requests.record(photoID: "old", at: Instant.t(5)), "asked again: still one request")
             #expect(try await !requests.record(photoID: "nobody", at: Instant.t0))
@@ -142,7 +142,7 @@ struct PhotoDetailsStoreTests {
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a")])
             let reader = try PhotoStore.openExisting(path: store.path)
-            let requests = try PhotoDetailsRequests(path: store.path)
+            let requests = try store.storage.openPhotoDetailsRequests()
             #expect(try await requests.record(photoID: "a", at: Instant.t0))
             #expect(try await reader.photoDetails.isRequested(photoID: "a"))
             try requests.close()

@@ -39,8 +39,8 @@ struct QueryPlanTests {
         // GIVEN a database with stored images, opened as query, list, status and the gallery open it
         try await withStore { store, directory in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
-            try store.storeSample("a")
-            try store.storeSample("b")
+            try await store.storeSample("a")
+            try await store.storeSample("b")
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementLog()
             try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }
@@ -118,7 +118,7 @@ struct QueryPlanTests {
         // GIVEN a database with a stored image and pending ones, traced as written
         try await withStore { store, _ in
             try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
-            try store.storeSample("a")
+            try await store.storeSample("a")
             let reader = try PhotoStore.openExisting(path: store.path)
             let log = StatementTextLog()
             try await reader.pool.writeWithoutTransaction { db in db.trace { log.record($0) } }

@@ -31,7 +31,7 @@ struct SQLiteSettingsTests {
             let before = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
             #expect(before > 0)
 
-            try await store.checkpoint()
+            try await store.storage.checkpoint()
 
             #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == 0)
             #expect(try await store.catalog.photo(id: "p19") != nil)

@@ -152,7 +152,7 @@ struct SourceOrderTests {
             let reader = try PhotoStore.openExisting(path: store.path)
             let reads = QueryPlanTests.StatementLog()
             try await reader.pool.writeWithoutTransaction { db in db.trace { reads.record($0) } }
-            var catalog = reader.catalog
+            var catalog = reader.sqliteCatalog
             catalog.limits.anchorInterval = 2
 
             // WHEN pages of its own order are read: the first, a deep one (from anchors), by cursor

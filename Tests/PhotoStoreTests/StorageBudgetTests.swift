@@ -28,18 +28,18 @@ struct StorageBudgetTests {
             try await store.commit(ids.map { Sample.photo($0) })
             for (index, id) in ids.prefix(3).enumerated() {
                 let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
-                try store.archive.storeImages(
-                    [image(id, bytes, fetchedAt: Instant.t(Double(index)))], storageLimit: 3_500)
+                try await store.archive.storeImages(
+                    [image(id, bytes, fetchedAt: Instant.t(Double(index)))], failures: [], storageLimit: 3_500)
             }
             #expect(try await store.archive.storedBytes() == 3_000)
 
             // WHEN two more images arrive in one batch
-            let batch = try store.archive.storeImages(
+            let batch = try await store.archive.storeImages(
                 [
                     image("d", Sample.bytes(count: 1_000, seed: 4), fetchedAt: Instant.t(10)),
                     image("e", Sample.bytes(count: 1_000, seed: 5), fetchedAt: Instant.t(10)),
                 ],
-                storageLimit: 3_500)
+                failures: [], storageLimit: 3_500)
 
             // THEN the two fetched longest ago are pruned, and the stored bytes stay within the limit
             #expect(batch.stored == [true, true])
@@ -58,8 +58,9 @@ struct StorageBudgetTests {
             // AND verify accepts pruned rows
             #expect(try await store.archive.verify().problems.isEmpty)
             // AND a pruned image is never stored again, nor queued again
-            let again = try store.archive.storeImages(
-                [image("a", Sample.bytes(count: 1_000, seed: 1), fetchedAt: Instant.t(20))], storageLimit: nil)
+            let again = try await store.archive.storeImages(
+                [image("a", Sample.bytes(count: 1_000, seed: 1), fetchedAt: Instant.t(20))], failures: [],
+                storageLimit: nil)
             #expect(again.stored == [false])
             #expect(try await store.imageQueue.enqueueMissingImages(variant: variant) == 0)
             #expect(try await store.imageQueue.imageCounts(variants: [variant]).pending == 1)
@@ -70,9 +71,9 @@ struct StorageBudgetTests {
     func imageLargerThanTheLimit() async throws {
         try await withStore { store, _ in
             try await store.commit(["a", "b"].map { Sample.photo($0) })
-            try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
-            let batch = try store.archive.storeImages(
-                [image("b", Sample.bytes(count: 5_000), fetchedAt: Instant.t(1))], storageLimit: 2_000)
+            try await store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            let batch = try await store.archive.storeImages(
+                [image("b", Sample.bytes(count: 5_000), fetchedAt: Instant.t(1))], failures: [], storageLimit: 2_000)
             #expect(batch.stored == [true] && batch.pruned.map(\.photoID) == ["a"])
             #expect(try await store.archive.storedBytes() == 5_000)
         }
@@ -84,7 +85,7 @@ struct StorageBudgetTests {
             try await store.commit(["a", "b", "c"].map { Sample.photo($0) })
             for (index, id) in ["a", "b", "c"].enumerated() {
                 let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
-                try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+                try await store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
             }
             #expect(try await store.archive.prune(toFit: 3_000).isEmpty)
             #expect(try await store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
@@ -96,14 +97,14 @@ struct StorageBudgetTests {
     func failedBatchPrunesNothing() async throws {
         try await withStore { store, _ in
             try await store.commit(["a", "b"].map { Sample.photo($0) })
-            try store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
-            #expect(throws: StoreError.self) {
-                try store.archive.storeImages(
+            try await store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            await #expect(throws: StoreError.self) {
+                try await store.archive.storeImages(
                     [
                         image("b", Sample.bytes(count: 1_000), fetchedAt: Instant.t(1)),
                         image("no-such-photo", Sample.bytes(count: 10), fetchedAt: Instant.t(1)),
                     ],
-                    storageLimit: 1_500)
+                    failures: [], storageLimit: 1_500)
             }
             #expect(try await stored(store, "a"))
             #expect(try await store.archive.storedBytes() == 1_000)
@@ -113,24 +114,24 @@ struct StorageBudgetTests {
     @Test("pruned pages go back to the file system, and the file shrinks")
     func incrementalVacuumShrinksTheFile() async throws {
         try await withStore { store, _ in
-            #expect(try await store.hasIncrementalVacuum())
+            #expect(try await store.storage.hasIncrementalVacuum())
             let ids = (0..<40).map { "p\($0)" }
             try await store.commit(ids.map { Sample.photo($0) })
             for (index, id) in ids.enumerated() {
                 let bytes = Sample.bytes(count: 100_000, seed: UInt64(index + 1))
-                try store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+                try await store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
             }
-            try await store.checkpoint()
-            let full = store.fileSizes.database
+            try await store.storage.checkpoint()
+            let full = store.storage.fileSizes.database
             // Storing one more under a 1 MB limit prunes all but the last few.
             try await store.commit([Sample.photo("last")])
-            let batch = try store.archive.storeImages(
+            let batch = try await store.archive.storeImages(
                 [image("last", Sample.bytes(count: 100_000, seed: 99), fetchedAt: Instant.t(100))],
-                storageLimit: 1_000_000)
+                failures: [], storageLimit: 1_000_000)
             #expect(batch.pruned.count == 31)
-            #expect(try await store.incrementalVacuum(maxPages: 16) > 0)
-            try await store.checkpoint()
-            let shrunk = store.fileSizes.database
+            #expect(try await store.storage.incrementalVacuum(maxPages: 16) > 0)
+            try await store.storage.checkpoint()
+            let shrunk = store.storage.fileSizes.database
             #expect(shrunk < full - 2_500_000, "\(full) -> \(shrunk)")
             #expect(try await store.archive.verify().problems.isEmpty)
         }
@@ -148,27 +149,31 @@ struct StorageBudgetTests {
                 try queue.close()
             }
             let store = try PhotoStore(path: path)
-            #expect(try await !store.hasIncrementalVacuum())
+            #expect(try await !store.storage.hasIncrementalVacuum())
             try await store.commit([Sample.photo("a")])
-            try store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
+            try await store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
 
             // WHEN it is converted: THEN it is, and nothing is lost; a second time does nothing
             // (not when it is larger than allowed). Only a conversion that happens is announced.
             var announced: [Int64] = []
             #expect(
-                try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) { announced.append($0) }
+                try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) {
+                    announced.append($0)
+                }
                     == .tooLarge)
-            #expect(try await !store.hasIncrementalVacuum())
-            let conversion = try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+            #expect(try await !store.storage.hasIncrementalVacuum())
+            let conversion = try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
                 announced.append($0)
             }
             guard case .converted = conversion else {
                 Issue.record("not converted: \(conversion)")
                 return
             }
-            #expect(try await store.hasIncrementalVacuum())
+            #expect(try await store.storage.hasIncrementalVacuum())
             #expect(
-                try await store.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) { announced.append($0) }
+                try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+                    announced.append($0)
+                }
                     == .alreadyIncremental)
             #expect(announced.count == 1 && announced[0] > 0, "\(announced)")
             #expect(try await store.archive.imageData(photoID: "a", variant: nil) == Sample.bytes(count: 50_000))
@@ -180,7 +185,8 @@ struct StorageBudgetTests {
                 try queue.close()
             }
             #expect(
-                try await PhotoStore(path: other).enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30)
+                try await PhotoStore(path: other).storage.enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30) { _ in
+                }
                     == .tooLittleFreeDisk)
         }
     }

@@ -95,20 +95,24 @@ extension PhotoStore {
     }
 
     @discardableResult
-    func storeSample(_ photoID: String, variant: ImageVariant = Sample.variant, data: Data = Data("jpeg".utf8)) throws
-        -> Bool
+    func storeSample(_ photoID: String, variant: ImageVariant = Sample.variant, data: Data = Data("jpeg".utf8))
+        async throws -> Bool
     {
-        try archive.storeImage(
+        try await archive.storeImage(
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,
             sha256: Sample.sha256, fetchedAt: Instant.t(10))
     }
 
     /// The rows `body` inserted, updated or deleted, counting those its triggers changed.
-    func totalChanges(_ body: () throws -> Void) throws -> Int {
-        let before = try pool.write { $0.totalChangesCount }
-        try body()
-        return try pool.write { $0.totalChangesCount } - before
+    func totalChanges(_ body: () async throws -> Void) async throws -> Int {
+        let before = try await pool.write { $0.totalChangesCount }
+        try await body()
+        return try await pool.write { $0.totalChangesCount } - before
     }
+
+    /// The SQLite implementations behind the parts, for tests of what only they have.
+    var sqliteCatalog: SQLitePhotoCatalog { catalog as! SQLitePhotoCatalog }
+    var sqliteStorage: SQLiteStorage { storage as! SQLiteStorage }
 }
 
 func posixPermissions(_ path: String) throws -> Int {

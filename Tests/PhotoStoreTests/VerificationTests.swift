@@ -17,7 +17,7 @@ struct VerificationTests {
         try await store.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
         for (id, count) in [("a", 1000), ("b", 2000), ("c", ImageBlob.chunkSize * 2 + 17)] {
             let bytes = Sample.bytes(count: count, seed: UInt64(count))
-            try store.archive.storeImage(
+            try await store.archive.storeImage(
                 photoID: id, variant: Sample.variant, contentType: "image/jpeg", data: bytes,
                 sha256: sha256(bytes), fetchedAt: Instant.t(10))
         }

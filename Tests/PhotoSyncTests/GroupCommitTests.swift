@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TestSupport
 import Testing
@@ -12,12 +11,12 @@ import Testing
     @Test func recordsThatArriveDuringAWriteShareTheNextOne() async throws {
         let writes = Shared<[[Int]]>([])
         let firstWriteEntered = AsyncStream<Void>.makeStream()
-        let releaseFirstWrite = DispatchSemaphore(value: 0)
+        let releaseFirstWrite = AsyncStream<Void>.makeStream()
         let commit = GroupCommit<Int> { batch in
             if batch == [0] {
-                // Holds this thread, as a real transaction does, while the others arrive.
+                // Stays in progress, as a real transaction does, while the others arrive.
                 firstWriteEntered.continuation.yield()
-                releaseFirstWrite.wait()
+                for await _ in releaseFirstWrite.stream { break }
             }
             writes.withLock { $0.append(batch) }
         }
@@ -35,7 +34,7 @@ import Testing
                     }
                 }
                 while commit.waitingCount < 3 { await Task.yield() }
-                releaseFirstWrite.signal()
+                releaseFirstWrite.continuation.yield()
                 try await group.waitForAll()
             }
         }

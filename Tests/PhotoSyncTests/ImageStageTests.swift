@@ -146,7 +146,7 @@ import Testing
         let stages = Stages(harness) { $0.trackingConcurrency = 5 }
         _ = try await stages.walker().backfill(maxPages: nil)
         for id in harness.fake.ids {
-            try harness.store.archive.storeImage(
+            try await harness.store.archive.storeImage(
                 photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
@@ -190,7 +190,7 @@ import Testing
         let running = Task { try await tracker.run() }
         for _ in 0..<50 { await Task.yield() }
         let id = harness.fake.ids[0]
-        try harness.store.archive.storeImage(
+        try await harness.store.archive.storeImage(
             photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
             sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         tracker.imagesStored()

@@ -40,7 +40,7 @@ import Testing
         // THEN it stops after 2 pages, and goes on as images are stored
         #expect(harness.fake.pageRequests.count == 2)
         for id in harness.fake.ids.prefix(10) {
-            try harness.store.archive.storeImage(
+            try await harness.store.archive.storeImage(
                 photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }

@@ -57,7 +57,7 @@ import UnsplashAPI
 
         // WHEN a client of the mirror asks for one photo, and the sync runs with none
         let asked = harness.fake.ids[2]
-        let requests = try PhotoDetailsRequests(path: harness.store.path)
+        let requests = try harness.store.storage.openPhotoDetailsRequests()
         #expect(try await requests.record(photoID: asked, at: harness.wallClock.now))
         try requests.close()
         try await harness.engine { $0.photoDetails = .none }.runOnce()

@@ -33,15 +33,16 @@ import Testing
     @Test func serveRecordsRequestsUnlessThereAreNoDetailsToFetch() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/photos.sqlite"
-        try PhotoStore(path: path).close()
+        let store = try PhotoStore(path: path)
+        defer { try? store.close() }
         let none = directory.write("none.yaml", "photo_details: none\n")
         let all = directory.write("all.yaml", "photo_details: all\n")
 
-        #expect(try ServeCommand.parse(["--config", none]).photoDetailsRequests(environment: [:], path: path) == nil)
-        let requests = try ServeCommand.parse(["--config", all]).photoDetailsRequests(environment: [:], path: path)
+        #expect(try ServeCommand.parse(["--config", none]).photoDetailsRequests(environment: [:], store: store) == nil)
+        let requests = try ServeCommand.parse(["--config", all]).photoDetailsRequests(environment: [:], store: store)
         #expect(requests != nil)
         try requests?.close()
-        let byDefault = try ServeCommand.parse([]).photoDetailsRequests(environment: [:], path: path)
+        let byDefault = try ServeCommand.parse([]).photoDetailsRequests(environment: [:], store: store)
         #expect(byDefault != nil, "on-demand")
         try byDefault?.close()
     }
@@ -53,7 +54,7 @@ import Testing
              "location":{"name":"Cappadocia, Türkei","city":null,"country":"Türkei"},
              "tags":[{"title":"balloon"},{"title":"two\nlines"}]}
             """#
-        let details = PhotoDetailsStore.Details(json: Data(json.utf8), fetchedAt: Date(timeIntervalSince1970: 0))
+        let details = StoredPhotoDetails(json: Data(json.utf8), fetchedAt: Date(timeIntervalSince1970: 0))
         #expect(
             QueryCommand.detailsText(details) == """
 

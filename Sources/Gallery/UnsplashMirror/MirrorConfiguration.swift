@@ -35,10 +35,10 @@ public struct MirrorConfiguration: Sendable {
     /// `X-Photosync-Images` header, and `url` is then Unsplash's.
     public var storesImages: Bool
     /// Where download requests are written; nil records none (the answer says `not-recorded`).
-    public var downloadRequests: DownloadRequests?
+    public var downloadRequests: (any DownloadRequests)?
     /// Where requests for photos' full objects are written (`photo_details: on-demand`); nil
     /// records none.
-    public var photoDetailsRequests: PhotoDetailsRequests?
+    public var photoDetailsRequests: (any PhotoDetailsRequests)?
     /// The time, for the rate limit's hours and the download requests' records.
     public var now: @Sendable () -> Date
 
@@ -48,7 +48,7 @@ public struct MirrorConfiguration: Sendable {
     public init(
         clientKeys: Set<String> = [], hourlyLimit: Int = 5_000, imageURLs: ImageURLs = .unsplash,
         downloadTracking: DownloadTracking = .queued, storesImages: Bool = true,
-        downloadRequests: DownloadRequests? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        downloadRequests: (any DownloadRequests)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clientKeys = clientKeys
         self.hourlyLimit = max(1, hourlyLimit)

@@ -37,12 +37,12 @@ extension UnsplashMirror {
     }
 
     /// The topic source a `/topics/:id_or_slug` segment names, as Unsplash takes a topic's id or
-    /// its slug: `topic:` + the segment when the sync lists it by that name, else the topic
+    /// its slug: the topic of that segment when the sync lists it by that name, else the topic
     /// whose stored object has the segment as its id or slug. A topic the mirror does not hold
-    /// gives `topic:` + the segment, which answers 404.
-    func topicSource(_ segment: String) async throws -> String {
-        let named = "topic:" + segment
-        if try await store.catalog.hasSource(named: named) { return named }
-        return try await store.catalog.sourceName(prefix: "topic:", objectIDOrSlug: segment) ?? named
+    /// gives the topic of the segment, which answers 404.
+    func topicSource(_ segment: String) async throws -> PhotoSource {
+        let named = PhotoSource.topic(segment)
+        if try await store.catalog.hasSource(named) { return named }
+        return try await store.catalog.topic(objectIDOrSlug: segment) ?? named
     }
 }

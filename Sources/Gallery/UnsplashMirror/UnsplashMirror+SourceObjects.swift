@@ -16,7 +16,7 @@ extension UnsplashMirror {
     /// API the sync read it from. `links.html` and every user object (the owner, `owners`,
     /// `top_contributors`) stay as they are: attribution is Unsplash's. `cover_photo` and
     /// `preview_photos` are rendered as listed photos are (``MirroredPhoto``).
-    func storedObject(of sources: [String], path: String, _ request: MirrorRequest) async throws -> Data? {
+    func storedObject(of sources: [PhotoSource], path: String, _ request: MirrorRequest) async throws -> Data? {
         guard let json = try await store.catalog.sourceObject(ofAny: sources),
             var object = JSONValue.parse(json), case .object = object
         else { return nil }

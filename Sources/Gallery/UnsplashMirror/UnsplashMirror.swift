@@ -57,11 +57,11 @@ public struct UnsplashMirror: Sendable {
             return await answer(request) { try await user(username, $0) }
         }
         group.get("users/:username/photos") { request, context in
-            let source = "user:" + (try context.parameters.require("username"))
+            let source = PhotoSource.user(try context.parameters.require("username"))
             return await answer(request) { try await list(source, missing: "User", $0) }
         }
         group.get("users/:username/likes") { request, context in
-            let source = "likes:" + (try context.parameters.require("username"))
+            let source = PhotoSource.likes(try context.parameters.require("username"))
             return await answer(request) { try await list(source, missing: "User", $0) }
         }
         group.get("collections/:id") { request, context in
@@ -69,7 +69,7 @@ public struct UnsplashMirror: Sendable {
             return await answer(request) { try await collection(id, $0) }
         }
         group.get("collections/:id/photos") { request, context in
-            let source = "collection:" + (try context.parameters.require("id"))
+            let source = PhotoSource.collection(try context.parameters.require("id"))
             return await answer(request) { try await list(source, missing: "Collection", $0) }
         }
         group.get("topics/:slug") { request, context in
@@ -89,17 +89,17 @@ public struct UnsplashMirror: Sendable {
     /// as the API listed them when the mirror syncs the feed (or did). Without it, the mirror has
     /// no feed to be faithful to, and lists what it holds instead: every photo, newest first.
     private func feed(_ request: MirrorRequest) async throws -> Response {
-        guard try await store.catalog.hasSource(named: PhotoQuery.feedSource) else {
+        guard try await store.catalog.hasSource(.feed) else {
             return try await page(of: PhotoQuery(sort: .newest), request)
         }
-        var query = PhotoQuery(source: PhotoQuery.feedSource, sort: .newest)
+        var query = PhotoQuery(source: PhotoSource.feed.description, sort: .newest)
         query.inSourceOrder = true
         return try await page(of: query, request)
     }
 
-    private func list(_ source: String, missing kind: String, _ request: MirrorRequest) async throws -> Response {
-        guard try await store.catalog.hasSource(named: source) else { throw MirrorFailure.notFound(kind) }
-        var query = PhotoQuery(source: source, sort: .newest)
+    private func list(_ source: PhotoSource, missing kind: String, _ request: MirrorRequest) async throws -> Response {
+        guard try await store.catalog.hasSource(source) else { throw MirrorFailure.notFound(kind) }
+        var query = PhotoQuery(source: source.description, sort: .newest)
         query.inSourceOrder = true
         return try await page(of: query, request)
     }
@@ -149,9 +149,9 @@ public struct UnsplashMirror: Sendable {
         let orientation = try parameters.choice("orientation", in: PhotoQuery.Orientation.allCases.map(\.rawValue))
             .flatMap(PhotoQuery.Orientation.init(rawValue:))
         _ = try parameters.choice("content_filter", in: ["low", "high"])
-        let collections = Self.list(parameters["collections"]).map { "collection:" + $0 }
+        let collections = Self.list(parameters["collections"]).map { PhotoSource.collection($0) }
         // Unsplash takes topic ids here; the mirror also the slugs its sources may name them by.
-        var topics: [String] = []
+        var topics: [PhotoSource] = []
         for topic in Self.list(parameters["topics"]) { topics.append(try await topicSource(topic)) }
         let text = parameters["query"]
         if text != nil && !(collections.isEmpty && topics.isEmpty) {
@@ -166,10 +166,10 @@ public struct UnsplashMirror: Sendable {
             return try randomAnswer(photos, count: count)
         }
         var queries: [(query: PhotoQuery, count: Int)] = []
-        let sources: [String?] = (collections + topics).isEmpty ? [nil] : collections + topics
+        let sources: [PhotoSource?] = (collections + topics).isEmpty ? [nil] : collections + topics
         for source in sources {
             var query = base
-            query.source = source
+            query.source = source?.description
             let total = try await store.catalog.count(matching: query)
             if total > 0 { queries.append((query, total)) }
         }
@@ -252,7 +252,7 @@ public struct UnsplashMirror: Sendable {
 
     private func user(_ username: String, _ request: MirrorRequest) async throws -> Response {
         let path = "/users/" + Attribution.pathSegment(username)
-        if let stored = try await storedObject(of: ["user:" + username, "likes:" + username], path: path, request) {
+        if let stored = try await storedObject(of: [.user(username), .likes(username)], path: path, request) {
             return MirrorAnswer.json(.ok, stored)
         }
         let newest = try await store.catalog.photos(matching: PhotoQuery(username: username, sort: .newest, limit: 1))
@@ -266,7 +266,7 @@ public struct UnsplashMirror: Sendable {
     /// never could (the mirror makes up no title, owner or count).
     private func collection(_ id: String, _ request: MirrorRequest) async throws -> Response {
         let path = "/collections/" + Attribution.pathSegment(id)
-        guard let stored = try await storedObject(of: ["collection:" + id], path: path, request) else {
+        guard let stored = try await storedObject(of: [.collection(id)], path: path, request) else {
             throw MirrorFailure.notFound("Collection")
         }
         return MirrorAnswer.json(.ok, stored)
@@ -274,7 +274,7 @@ public struct UnsplashMirror: Sendable {
 
     /// The topic's object as the sync last fetched it, by the slug or id its source names or by
     /// the other one of the two (Unsplash takes either); 404 when the sync never fetched it.
-    private func topic(_ source: String, path segment: String, _ request: MirrorRequest) async throws -> Response {
+    private func topic(_ source: PhotoSource, path segment: String, _ request: MirrorRequest) async throws -> Response {
         let path = "/topics/" + Attribution.pathSegment(segment)
         guard let stored = try await storedObject(of: [source], path: path, request) else {
             throw MirrorFailure.notFound("Topic")

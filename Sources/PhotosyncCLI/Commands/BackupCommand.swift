@@ -34,7 +34,7 @@ struct BackupCommand: AsyncParsableCommand {
             let backup = try BackupFile(final: destination, source: store.path)
             let line = BackupProgressLine(interactive: interactive)
             let start = ContinuousClock.now
-            try store.backup(to: backup.partial, progress: line.show)
+            try await store.storage.backup(to: backup.partial, progress: line.show)
             let copy = try PhotoStore.openExisting(path: backup.partial)
             let report = try await copy.archive.verify(progress: line.show)
             try? copy.close()

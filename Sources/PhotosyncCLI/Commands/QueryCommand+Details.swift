@@ -6,7 +6,7 @@ extension QueryCommand {
     /// The lines `query --id` adds for a photo whose full object is stored (`photo_details`):
     /// its camera, place and tags, and when it was fetched; "" when none is stored. Every value
     /// is the API's, untrusted: each is printed on one line.
-    static func detailsText(_ details: PhotoDetailsStore.Details?) -> String {
+    static func detailsText(_ details: StoredPhotoDetails?) -> String {
         guard let details, let photo = try? FullPhoto(body: details.json) else { return "" }
         var lines: [String] = []
         if let exif = photo.exif {

@@ -91,7 +91,7 @@ struct QueryCommand: AsyncParsableCommand {
     /// The API's fields as stored: the photo's full object when it is stored (`photo_details`),
     /// else its list version; plus what photosync knows of the image, and when the full object
     /// was fetched (`details_fetched_at`, null when none is stored).
-    static func json(_ photo: StoredPhoto, details: PhotoDetailsStore.Details? = nil) throws -> String {
+    static func json(_ photo: StoredPhoto, details: StoredPhotoDetails? = nil) throws -> String {
         var object: [String: JSONValue] = [:]
         if case .object(let fields) = try JSONDecoder().decode(JSONValue.self, from: details?.json ?? photo.json) {
             object = fields

@@ -38,7 +38,7 @@ struct RetryCommand: AsyncParsableCommand {
             let request: RetryRequest = photoIDs.isEmpty ? (all ? .all : .transient) : .photos(photoIDs)
             let outcome: RetryOutcome
             do throws(StoreError) {
-                outcome = try store.imageQueue.requeue(request)
+                outcome = try await store.imageQueue.requeue(request)
             } catch .unknownPhoto(_, let photoID) {
                 throw CommandFailure(code: .notFound, message: "no photo \(photoID) in \(path); nothing was requeued")
             } catch {

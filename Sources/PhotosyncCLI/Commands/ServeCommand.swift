@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
                 environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
             if mirror.downloadTracking == .queued {
                 do {
-                    mirror.downloadRequests = try DownloadRequests(path: store.path)
+                    mirror.downloadRequests = try store.storage.openDownloadRequests()
                 } catch {
                     // A database serve may only read still serves; its download answers then say
                     // `X-Photosync-Download-Tracking: not-recorded`.
@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
                     FileHandle.standardError.write(Data(line.utf8))
                 }
             }
-            mirror.photoDetailsRequests = try photoDetailsRequests(environment: environment, path: store.path)
+            mirror.photoDetailsRequests = try photoDetailsRequests(environment: environment, store: store)
             try await GalleryServing.serve(store, on: address, mirror: mirror)
         }
     }

@@ -35,7 +35,8 @@ struct StatusStorage: Equatable {
         let limit = try? resolver.resolve(\.storageLimit, flags: [:], configPath: options.configPath)
         let reserve = (try? resolver.resolve(\.minFreeDisk, flags: [:], configPath: options.configPath)) ?? .standard
         self.init(
-            storageLimit: limit, sizes: store.fileSizes, disk: DiskSpace.probe(forFileAt: store.path), reserve: reserve)
+            storageLimit: limit, sizes: store.storage.fileSizes, disk: DiskSpace.probe(forFileAt: store.path),
+            reserve: reserve)
     }
 
     var jsonFields: [String: JSONValue] {

@@ -56,3 +56,14 @@ struct RequestConnection: Sendable {
         }
     }
 }
+
+/// A writer of `serve`'s requests over a ``RequestConnection`` of its own, which closing closes.
+protocol OnRequestConnection {
+    var connection: RequestConnection { get }
+}
+
+extension OnRequestConnection {
+    func close() throws(StoreError) {
+        try connection.close()
+    }
+}

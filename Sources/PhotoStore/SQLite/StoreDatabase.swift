@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// The one connection (a `DatabasePool`, or a read-only queue for the commands that only read)
 /// that every part of the store shares, and the file it is open on.
@@ -10,21 +9,6 @@ import Synchronization
 struct StoreDatabase: Sendable {
     let path: String
     let writer: any DatabaseWriter
-    /// Counts, in debug builds, the synchronous writes made on a task's thread.
-    let audit = SynchronousWriteAudit()
-
-    /// Runs `body` in a write transaction, blocking the calling thread until it is done: for
-    /// the commands that write once and for threads of their own (the image writer's
-    /// `BlockingWork`), never for a task, which would hold one of the few threads that run
-    /// every task while it waits for SQLite (see ``write(_:_:)-async``).
-    func write<T>(_ operation: @autoclosure () -> String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        audit.check()
-        do {
-            return try writer.write(body)
-        } catch {
-            throw StoreError(error, path: path, operation: operation())
-        }
-    }
 
     /// Runs `body` in a write transaction on GRDB's writer queue while the calling task is
     /// suspended: the sync engine's writes, which must not block the cooperative thread pool.
@@ -39,7 +23,7 @@ struct StoreDatabase: Sendable {
         return try await Self.toTheEnd { try await writer.write(body) }.get(path: path, operation: operation())
     }
 
-    /// Runs `body` outside a transaction on GRDB's writer queue, as ``write(_:_:)-async`` does:
+    /// Runs `body` outside a transaction on GRDB's writer queue, as ``write(_:_:)`` does:
     /// for `VACUUM`, checkpoints and pragmas that cannot run in one.
     func writeWithoutTransaction<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
@@ -132,25 +116,6 @@ extension Result where Failure == any Error {
         case .failure(let error): throw StoreError(error, path: path, operation: operation)
         }
     }
-}
-
-/// Counts, in debug builds, the synchronous writes made on a task's thread: a task that blocks
-/// on SQLite holds one of the cooperative pool's threads (as many as there are cores) until the
-/// write is done, and every other task waits for the rest. The sync engine's writes are `async`;
-/// a test runs the engine and checks that this count stayed 0. Release builds count nothing.
-final class SynchronousWriteAudit: Sendable {
-    private let count = Atomic<Int>(0)
-
-    /// Counts this write when it runs on a task's thread.
-    func check() {
-        #if DEBUG
-            if withUnsafeCurrentTask(body: { $0 != nil }) {
-                count.add(1, ordering: .relaxed)
-            }
-        #endif
-    }
-
-    var writesOnTasks: Int { count.load(ordering: .relaxed) }
 }
 
 extension StoreError {

@@ -1,18 +1,23 @@
 import Foundation
 import GRDB
 
-/// How far a backup has come, in database pages.
-public struct BackupProgress: Sendable, Equatable {
-    public var pagesCopied: Int
-    public var pagesTotal: Int
-
-    public init(pagesCopied: Int, pagesTotal: Int) {
-        self.pagesCopied = pagesCopied
-        self.pagesTotal = pagesTotal
+extension SQLiteStorage {
+    /// Copies the database with SQLite's online backup API, 1024 pages at a time, on a thread
+    /// of its own: see ``backupBlocking(to:pagesPerStep:progress:)``.
+    func backup(
+        to destination: String, progress: @escaping @Sendable (BackupProgress) -> Void
+    ) async throws(StoreError) {
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: Result { () throws(StoreError) in
+                        try backupBlocking(to: destination, pagesPerStep: 1024, progress: progress)
+                    })
+            }
+        }
+        try result.get()
     }
-}
 
-extension PhotoStore {
     /// Copies this database, as it stands at the first step, into the SQLite file at
     /// `destination` with SQLite's online backup API, `pagesPerStep` pages at a time.
     ///
@@ -32,8 +37,8 @@ extension PhotoStore {
     ///   - progress: called after each step.
     /// - Throws: `StoreError.databaseFailure` naming the destination when it cannot be written,
     ///   or this database when it cannot be read.
-    public func backup(
-        to destination: String, pagesPerStep: Int32 = 1024, progress: (BackupProgress) -> Void = { _ in }
+    func backupBlocking(
+        to destination: String, pagesPerStep: Int32, progress: (BackupProgress) -> Void
     ) throws(StoreError) {
         let copy: DatabaseQueue
         do {
@@ -47,7 +52,7 @@ extension PhotoStore {
         do {
             try withoutActuallyEscaping(progress) { progress in
                 try copy.writeWithoutTransaction { destination in
-                    try pool.read { source in
+                    try database.writer.read { source in
                         _ = try Int.fetchOne(source, sql: "SELECT count(*) FROM sqlite_schema")
                         try source.backup(to: destination, pagesPerStep: pagesPerStep) { step in
                             progress(

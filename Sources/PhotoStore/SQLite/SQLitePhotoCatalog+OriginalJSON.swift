@@ -3,10 +3,8 @@ import GRDB
 
 /// The reads that serve photos back in Unsplash's own shapes: each photo's JSON as the API sent
 /// it, and how many photos a listing holds.
-extension PhotoCatalog {
-    /// The stored original JSON of each of `photoIDs` that exists, by id, from one snapshot and
-    /// one statement (a page's ids: at most a few dozen).
-    public func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data] {
+extension SQLitePhotoCatalog {
+    func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data] {
         let ids = Array(Set(photoIDs))
         guard !ids.isEmpty else { return [:] }
         return try await database.read("reading the JSON of \(ids.count) photos") { db in
@@ -23,33 +21,17 @@ extension PhotoCatalog {
         }
     }
 
-    /// How many photos ``photos(matching:)`` would list for `query` without its limit and offset,
-    /// counted once per connection until the database changes.
-    /// Reads the filters `text`, `source`, `username`, `orientation` and `color`; the others are
-    /// not counted.
-    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
-    public func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
+    func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
         let anchors = anchors
         let result = await database.readResult { db in try Self.count(db, query, anchors: anchors) }
         return try listingResult(result, query, operation: "counting photos")
     }
 
-    /// A page of ``photos(matching:)`` as each photo's stored original JSON, with the count of
-    /// ``count(matching:)``, from one snapshot: what an Unsplash-shaped list answers. An offset
-    /// past the count reads no page.
-    ///
-    /// Cancelling the calling task interrupts the query, as for ``photos(matching:)``.
-    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
-    ///   `.interrupted` when the task was cancelled.
-    public func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage {
+    func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage {
         try await originalJSONPages(matching: [query])[0]
     }
 
-    /// The pages of ``originalJSONPage(matching:)`` for each of `queries`, in their order, from
-    /// one snapshot and one trip to a reader: a random draw of many photos is as many one-photo
-    /// pages.
-    /// - Throws: as ``originalJSONPage(matching:)``.
-    public func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
+    func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
         let (path, anchors, limits) = (database.path, anchors, limits)
         let result = await database.interruptibleReadResult { db in
             try queries.map { query in
@@ -74,14 +56,7 @@ extension PhotoCatalog {
         return try listingResult(result, queries.first { $0.text != nil } ?? PhotoQuery(), operation: "listing photos")
     }
 
-    /// `count` photos drawn at random from every stored photo, as their stored JSON; distinct
-    /// while there are enough photos, repeating only once every photo is drawn.
-    ///
-    /// Each draw is the first photo at or after a random number between the lowest and highest
-    /// `sequence`, a lookup in its index: drawing by position in a listing walked up to a
-    /// thousand index entries a photo. Numbers left by removed photos make the photo after them
-    /// likelier; photosync removes none but rejected ones.
-    public func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
+    func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
         let anchors = anchors
         return try await database.read("drawing \(count) photos") { db in
             guard count > 0,
@@ -173,37 +148,18 @@ extension PhotoCatalog {
         }
     }
 
-    /// Whether a source of this name was ever configured or synced (`user:ann`).
-    public func hasSource(named name: String) async throws(StoreError) -> Bool {
-        try await database.read("looking up source \(name)") { db in
+    func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
+        let name = source.description
+        return try await database.read("looking up source \(name)") { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM source WHERE name = ?)", arguments: [name])
                 ?? false
         }
     }
 
-    /// Whether a photo `id` is stored; by its key, reading no JSON.
-    public func hasPhoto(id: String) async throws(StoreError) -> Bool {
+    func hasPhoto(id: String) async throws(StoreError) -> Bool {
         try await database.read("looking up photo \(id)") { db in
             try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)"), arguments: [id]) ?? false
         }
     }
-}
-
-/// A page of photos as the JSON Unsplash sent, and how many photos the whole listing holds.
-public struct OriginalJSONPage: Sendable, Equatable {
-    public struct Photo: Sendable, Equatable {
-        public let id: String
-        public let json: Data
-
-        public init(id: String, json: Data) {
-            self.id = id
-            self.json = json
-        }
-    }
-
-    /// How many photos the listing holds, every page together.
-    public let total: Int
-    /// The page's photos, in the listing's order.
-    public let photos: [Photo]
 }

@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import PhotosyncModel
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The archive in SQLite: bytes in `image_data` rows beside their `image` row, written and read
+/// with SQLite's incremental blob I/O a chunk at a time (``ImageBlob``), so memory never grows
+/// with an image.
+struct SQLiteImageArchive: ImageArchive {
+    let database: StoreDatabase
+
+    @discardableResult
+    func storeImages(
+        _ images: [ImageToStore], failures: [ImageAttemptFailure], storageLimit: Int64?
+    ) async throws(StoreError) -> StoredBatch {
+        for image in images {
+            try Self.checkBlobSize(image)
+        }
+        guard !images.isEmpty || !failures.isEmpty else { return StoredBatch(stored: [], pruned: []) }
+        let path = database.path
+        return try await database.write("storing a batch of \(images.count) images") { db in
+            var pruned: [PrunedImage] = []
+            let stored = try images.map { image in
+                try Self.store(image, storageLimit: storageLimit, pruned: &pruned, path: path, in: db)
+            }
+            for failure in failures {
+                try SQLiteImageQueue.record(failure, path: path, in: db)
+            }
+            return StoredBatch(stored: stored, pruned: pruned)
+        }
+    }
+
+    @discardableResult
+    func prune(toFit storageLimit: Int64) async throws(StoreError) -> [PrunedImage] {
+        try await database.write("pruning images to fit \(storageLimit) bytes") { db in
+            var pruned: [PrunedImage] = []
+            try Self.makeRoom(for: 0, within: storageLimit, pruned: &pruned, in: db)
+            return pruned
+        }
+    }
+
+    func storedBytes() async throws(StoreError) -> Int64 {
+        try await database.read("adding up stored images") { db in try Self.storedBytes(db) }
+    }
+
+    func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: .pruned)?.image
+        }
+    }
+
+    func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant)?.image
+        }
+    }
+
+    func storedImages(photoIDs: [String]) async throws(StoreError) -> [String: [StoredImage]] {
+        guard !photoIDs.isEmpty else { return [:] }
+        return try await database.read("reading stored images") { db in
+            var images: [String: [StoredImage]] = [:]
+            // One statement a photo keeps the SQL free of a variable-length IN list.
+            for id in Set(photoIDs) {
+                let rows = try StoredImageRow.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(StoredImageRow.columns) FROM image
+                            WHERE photo_id = ? AND +status = \(ImageStatus.stored.sqlLiteral)
+                            ORDER BY byte_count, variant
+                            """),
+                    arguments: [id])
+                if !rows.isEmpty { images[id] = rows.map(\.image) }
+            }
+            return images
+        }
+    }
+
+    func chunks(of image: StoredImage, photoID: String, chunkSize: Int) -> ImageChunks {
+        let database = database
+        return ImageChunks(image: image, chunkSize: chunkSize) { offset, length throws(StoreError) in
+            try await database.read("reading the image of photo \(photoID)") { db -> Data? in
+                guard let row = try StoredImageRow.fetchOne(db, photoID: photoID, variant: image.variant),
+                    row.sha256 == image.sha256, row.byteCount == image.byteCount
+                else { return nil }
+                return try ImageBlob.read(rowID: row.id, offset: offset, count: length, in: db)
+            }
+        }
+    }
+
+    func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
+            return try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [image.id])
+        }
+    }
+
+    func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
+        -> Int64?
+    {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
+            let output = try Self.createOrTruncate(destination)
+            defer { try? output.close() }
+            return try ImageBlob.read(rowID: image.id, to: output, destination: destination, in: db)
+        }
+    }
+
+    func writeImage(
+        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
+    ) async throws(StoreError) -> Int64? {
+        try await database.read("reading the image of photo \(photoID)") { db in
+            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
+            return try ImageBlob.read(rowID: image.id, to: output, destination: URL(fileURLWithPath: name), in: db)
+        }
+    }
+
+    // MARK: - SQL
+
+    /// The job's row id, or nil when its image is already stored.
+    private static func imageIDToStore(
+        photoID: String, variant: ImageVariant, path: String, in db: Database
+    ) throws -> Int64? {
+        guard
+            let job = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT id, status FROM image WHERE photo_id = ? AND variant = ?"),
+                arguments: [photoID, variant])
+        else {
+            throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
+        }
+        let status: ImageStatus = try job.decode(forColumn: "status")
+        // A pruned image was stored once; storing it again would undo the budget that freed it.
+        return status == .stored || status == .pruned ? nil : try job.decode(forColumn: "id")
+    }
+
+    static func storedBytes(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT stored_bytes FROM image_storage WHERE id = 1")) ?? 0
+    }
+
+    /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
+    /// within `limit`, or none is left; inside the caller's transaction.
+    private static func makeRoom(
+        for incoming: Int64, within limit: Int64, pruned: inout [PrunedImage], in db: Database
+    ) throws {
+        var used = try storedBytes(db)
+        while used + incoming > limit {
+            guard
+                let oldest = try Row.fetchOne(
+                    db.cachedStatement(sql: oldestStoredSQL))
+            else { return }
+            let id: Int64 = try oldest.decode(forColumn: "id")
+            let byteCount: Int64 = try oldest.decode(forColumn: "byte_count")
+            try db.cachedStatement(sql: "DELETE FROM image_data WHERE image_id = ?").execute(arguments: [id])
+            try db.cachedStatement(sql: pruneSQL).execute(arguments: [id])
+            used -= byteCount
+            pruned.append(
+                PrunedImage(
+                    photoID: try oldest.decode(forColumn: "photo_id"), variant: try oldest.decode(forColumn: "variant"),
+                    byteCount: byteCount))
+        }
+    }
+
+    /// Stores one image's bytes and marks its job stored, inside the caller's transaction, first
+    /// pruning older images to keep within `storageLimit`. Returns false, changing nothing, when
+    /// it was already stored or pruned.
+    private static func store(
+        _ image: ImageToStore, storageLimit: Int64?, pruned: inout [PrunedImage], path: String, in db: Database
+    ) throws -> Bool {
+        guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db)
+        else { return false }
+        if let storageLimit {
+            try makeRoom(for: image.byteCount, within: storageLimit, pruned: &pruned, in: db)
+        }
+        switch image.bytes {
+        case .data(let data):
+            try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")
+                .execute(arguments: [imageID, data])
+        case .file(let file, let byteCount):
+            try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, zeroblob(?))")
+                .execute(arguments: [imageID, byteCount])
+            try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
+        }
+        // Cached: run for every image, where parsing it again cost more than running it.
+        try db.cachedStatement(sql: markStoredSQL).execute(arguments: [
+            image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID,
+        ])
+        return true
+    }
+
+    // The statements the image writer runs for every image, built once, their status literals
+    // from `ImageStatus`. The oldest stored image comes from `image_stored_by_fetch`, the partial
+    // index `WHERE status = 'stored'`, which only a statement with that literal in its text can
+    // use. `INDEXED BY` says so: left to itself, without statistics, SQLite took the queue's
+    // status index and sorted every stored image for each one pruned; with it, a statement that
+    // cannot use the index (a bound status, say) fails to prepare (`QueryPlanTests`).
+    private static let oldestStoredSQL = """
+        SELECT id, photo_id, variant, byte_count FROM image INDEXED BY image_stored_by_fetch
+        WHERE status = \(ImageStatus.stored.sqlLiteral) ORDER BY fetched_at, id LIMIT 1
+        """
+    private static let pruneSQL = "UPDATE image SET status = \(ImageStatus.pruned.sqlLiteral) WHERE id = ?"
+    private static let markStoredSQL = """
+        UPDATE image SET
+            status = \(ImageStatus.stored.sqlLiteral), content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
+            next_attempt_at = NULL
+        WHERE id = ?
+        """
+
+    /// Blob offsets in SQLite's C API are 32-bit.
+    private static func checkBlobSize(_ image: ImageToStore) throws(StoreError) {
+        guard image.byteCount <= Int64(Int32.max) else {
+            throw .imageTooLarge(photoID: image.photoID, variant: image.variant, byteCount: image.byteCount)
+        }
+    }
+
+    private static func createOrTruncate(_ destination: URL) throws -> FileHandle {
+        let descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StoreError.cannotWriteImageFile(file: destination.path, reason: String(cString: strerror(errno)))
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+    }
+}
+
+/// A stored `image` row, without its bytes: the one column list of a stored image's metadata.
+struct StoredImageRow: Decodable, FetchableRecord {
+    var id: Int64
+    var variant: ImageVariant
+    var contentType: String
+    var byteCount: Int64
+    var sha256: String
+    var fetchedAt: StoredDate
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let columns = "id, variant, content_type, byte_count, sha256, fetched_at"
+
+    var image: StoredImage {
+        StoredImage(
+            variant: variant, contentType: contentType, byteCount: byteCount, sha256: sha256, fetchedAt: fetchedAt.date)
+    }
+
+    /// The stored image of `variant` of `photoID`, or of its most recently fetched variant when
+    /// `variant` is nil.
+    ///
+    /// `+status` keeps SQLite from searching the image queue's status index, where every stored
+    /// image sits under one key, instead of the photo's own rows: every read that looks up a
+    /// photo's images writes it so (`QueryPlanTests` checks them all).
+    static func fetchOne(
+        _ db: Database, photoID: String, variant: ImageVariant?, status: ImageStatus = .stored
+    ) throws -> StoredImageRow? {
+        try fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(columns) FROM image
+                    WHERE photo_id = :photoID AND +status = :status AND (:variant IS NULL OR variant = :variant)
+                    ORDER BY fetched_at DESC, variant
+                    LIMIT 1
+                    """),
+            arguments: ["photoID": photoID, "variant": variant, "status": status])
+    }
+}

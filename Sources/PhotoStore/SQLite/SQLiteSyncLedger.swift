@@ -1,0 +1,314 @@
+import Foundation
+import GRDB
+import PhotosyncModel
+
+/// The ledger in SQLite: sources are rows of `source`, named by `PhotoSource.description`;
+/// memberships rows of `photo_source`; a page commit is one write transaction with its cursor.
+struct SQLiteSyncLedger: SyncLedger {
+    let database: StoreDatabase
+
+    @discardableResult
+    func commitPage(
+        _ photos: [PhotoRecord], rejected: [RejectedPhoto] = [], variant: ImageVariant,
+        moreVariants: [ImageVariant] = [],
+        source: PhotoSource, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
+    ) async throws(StoreError) -> PageCommit {
+        try await database.write("committing a page of \(photos.count) photos") { db in
+            let sourceID = try Self.sourceID(named: source.description, in: db)
+            var existingSequences: [String: Int64] = [:]
+            var existingMemberships: [String: Int64] = [:]
+            var insertedNow: Set<String> = []
+            // The photos that become members, in the page's order: their positions depend on
+            // the walk, which the cursor change below names.
+            var joining: [String] = []
+            var joinedNow: Set<String> = []
+            var nextSequence = try Self.maxSequence(db) + 1
+            // Every statement here is cached (GRDB caches its record statements too): preparing
+            // them anew for each photo (the INSERT also compiles the search trigger) was half the
+            // page walk's CPU.
+            for photo in photos {
+                let known = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
+                if let known {
+                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
+                    // Only the API's columns are written: the sequence and first sighting stay.
+                    try PhotoRow(photo, sequence: known, seenAt: now)
+                        .update(db, columns: PhotoRow.replacedByPageCommits)
+                } else {
+                    try PhotoRow(photo, sequence: nextSequence, seenAt: now).insert(db)
+                    insertedNow.insert(photo.id)
+                    nextSequence += 1
+                }
+                if let membership = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
+                    arguments: [photo.id, sourceID])
+                {
+                    existingMemberships[photo.id] = membership
+                } else if joinedNow.insert(photo.id).inserted {
+                    joining.append(photo.id)
+                }
+                try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
+                    .execute(arguments: [photo.id])
+                try SQLiteImageQueue.queue(photo, variant: variant, moreVariants: moreVariants, in: db)
+            }
+            var newlyRejected: [RejectedPhoto] = []
+            for element in rejected {
+                if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
+            }
+            let commit = PageCommit(
+                existingSequences: existingSequences, existingMemberships: existingMemberships,
+                newlyRejected: newlyRejected)
+            let change = try cursor(commit)
+            var position = try Self.nextPosition(after: change, source: sourceID, in: db)
+            for photoID in joining {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO photo_source (photo_id, source_id, first_seen_at, position) VALUES (?, ?, ?, ?)
+                        """
+                ).execute(arguments: [photoID, sourceID, now.stored, position])
+                position += 1
+            }
+            try Self.apply(change, source: sourceID, now: now, in: db)
+            return commit
+        }
+    }
+
+    func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
+        try await database.read("reading the sync state of \(source)") { db in
+            try Self.syncState(db, source: source.description)
+        }
+    }
+
+    func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
+        try await database.write("recording a backfill stall of \(source)") { db in
+            let id = try Self.sourceID(named: source.description, in: db)
+            try db.execute(
+                sql: """
+                    UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?)
+                    WHERE id = ?
+                    """,
+                arguments: [reason, now, id])
+        }
+    }
+
+    func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError) {
+        try await database.write("recording when the configuration was loaded") { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO configuration_load (id, loaded_at, reason) VALUES (1, ?, ?)",
+                arguments: [date, reload ? "reload" : "start"])
+        }
+    }
+
+    func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
+        try await database.write("recording the configured sources") { db in
+            try db.execute(sql: "UPDATE source SET active = 0")
+            for name in sources.map(\.description) {
+                _ = try Self.sourceID(named: name, in: db)
+                try db.execute(sql: "UPDATE source SET active = 1 WHERE name = ?", arguments: [name])
+            }
+        }
+    }
+
+    func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError) {
+        try await database.write("recording a failure of \(source)") { db in
+            let id = try Self.sourceID(named: source.description, in: db)
+            try db.execute(
+                sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",
+                arguments: [message, now, id])
+        }
+    }
+
+    func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto] {
+        try await database.read("listing rejected photos") { db in
+            try RejectedPhotoRow.fetchAll(
+                db, sql: "SELECT photo_id, CAST(json AS BLOB) AS json, reason FROM rejected_photo ORDER BY id LIMIT ?",
+                arguments: [limit]
+            ).map(\.rejected)
+        }
+    }
+
+    func maxSequence() async throws(StoreError) -> Int64 {
+        try await database.read("reading the highest sequence") { db in try Self.maxSequence(db) }
+    }
+
+    func maxMembership() async throws(StoreError) -> Int64 {
+        try await database.read("reading the newest membership") { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM photo_source") ?? 0
+        }
+    }
+
+    // MARK: - Download tracking
+
+    func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
+        try await database.read("listing downloads to track") { db in
+            try DownloadTrackingRow.fetchAll(
+                db.cachedStatement(sql: Self.pendingDownloadTrackingSQL), arguments: [limit]
+            )
+            .map(\.job)
+        }
+    }
+
+    func markDownloadsTracked(photoIDs: [String], at date: Date) async throws(StoreError) {
+        guard !photoIDs.isEmpty else { return }
+        let path = database.path
+        try await database.write("marking \(photoIDs.count) downloads tracked") { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, ?) WHERE id = ?")
+            for photoID in photoIDs {
+                try statement.execute(arguments: [date.stored, photoID])
+                if db.changesCount == 0 {
+                    throw StoreError.unknownPhoto(path: path, photoID: photoID)
+                }
+            }
+        }
+    }
+
+    // MARK: - SQL
+
+    /// The photos to track. Each one's images are found by its id (`+` keeps SQLite from using
+    /// the status index instead: that scans every stored image for each photo, and made each
+    /// read of a 3,000-photo sync's tracking queue take up to 0.4 s).
+    static let pendingDownloadTrackingSQL = """
+        SELECT id AS photo_id, download_location FROM photo
+        WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
+          AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND +image.status = \(ImageStatus.stored.sqlLiteral))
+               OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
+        ORDER BY sequence
+        LIMIT ?
+        """
+
+    static func maxSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo")) ?? 0
+    }
+
+    static func syncState(_ db: Database, source: String) throws -> SyncState {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source WHERE name = ?", arguments: [source]) else {
+            return SyncState()
+        }
+        return syncState(row)
+    }
+
+    /// The cursors of a `source` row.
+    static func syncState(_ row: Row) -> SyncState {
+        SyncState(
+            backfillNext: (row["backfill_next"] as String?).flatMap(URL.init(string:)),
+            backfillComplete: row["backfill_complete"] ?? false,
+            catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
+            catchUpBaseline: row["catch_up_baseline"],
+            lastPageAt: (row["last_page_at"] as StoredDate?)?.date,
+            backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
+                BackfillStall(
+                    reason: reason,
+                    since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
+            })
+    }
+
+    /// How many memberships one catch-up walk can add to a source: the size of its block of
+    /// positions. More than Unsplash lists in any source.
+    static let catchUpBlock: Int64 = 1 << 28
+
+    /// The position of the first membership a page adds to `source` (its own order, see
+    /// ``commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``); the others follow.
+    ///
+    /// A backfill page goes after everything the source lists, at 1 or above. A catch-up walk
+    /// goes before everything the source listed when it began: its baseline names it, and gives
+    /// it the block of positions `[-(baseline + 1) * catchUpBlock, -baseline * catchUpBlock)`,
+    /// filled in page order. A later walk has a higher baseline, so a lower block, and a walk
+    /// resumed after a crash finds its own block, so its pages stay in order without any state
+    /// but its cursor.
+    static func nextPosition(after change: CursorChange, source: Int64, in db: Database) throws -> Int64 {
+        switch change {
+        case .backfill:
+            let last = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT position FROM photo_source WHERE source_id = ? ORDER BY position DESC LIMIT 1"),
+                arguments: [source])
+            return max(last ?? 0, 0) + 1
+        case .catchUp(_, let baseline):
+            guard baseline >= 0, baseline < Int64.max / catchUpBlock else {
+                throw DatabaseError(message: "catch-up baseline \(baseline) is out of range for positions")
+            }
+            let blockStart = -(baseline + 1) * catchUpBlock
+            let last = try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT position FROM photo_source
+                        WHERE source_id = ? AND position >= ? AND position < ?
+                        ORDER BY position DESC LIMIT 1
+                        """),
+                arguments: [source, blockStart, blockStart + catchUpBlock])
+            return last.map { $0 + 1 } ?? blockStart
+        }
+    }
+
+    /// The row id of the source named `name`, created (active) if it is new.
+    static func sourceID(named name: String, in db: Database) throws -> Int64 {
+        if let id = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name])
+        {
+            return id
+        }
+        try db.execute(sql: "INSERT INTO source (name) VALUES (?)", arguments: [name])
+        return db.lastInsertedRowID
+    }
+
+    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
+    private static func recordRejected(_ element: RejectedPhoto, seenAt now: Date, in db: Database) throws -> Bool {
+        let known =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM rejected_photo WHERE json = CAST(? AS TEXT))",
+                arguments: [element.json]) ?? false
+        try db.execute(
+            sql: """
+                INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
+                VALUES (?, CAST(? AS TEXT), ?, ?, ?)
+                ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
+                """,
+            arguments: [element.photoID, element.json, element.reason, now, now])
+        return !known
+    }
+
+    private static func apply(_ cursor: CursorChange, source: Int64, now: Date, in db: Database) throws {
+        // A page stored means the source exists: an earlier failure is over.
+        switch cursor {
+        case .backfill(let next):
+            try db.cachedStatement(
+                sql: """
+                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
+                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [next?.absoluteString, next == nil, now.stored, source])
+        case .catchUp(let next, let baseline):
+            // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
+            try db.cachedStatement(
+                sql: """
+                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?,
+                        error = NULL, error_at = NULL
+                    WHERE id = ?
+                    """
+            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
+        }
+    }
+}
+
+/// A `rejected_photo` row as listings read it.
+private struct RejectedPhotoRow: Decodable, FetchableRecord {
+    var photoId: String?
+    var json: Data
+    var reason: String
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+
+    var rejected: RejectedPhoto { RejectedPhoto(photoID: photoId, json: json, reason: reason) }
+}
+
+/// A photo whose download is still to be tracked, as ``SyncLedger/pendingDownloadTrackingSQL`` reads it.
+private struct DownloadTrackingRow: Decodable, FetchableRecord {
+    var photoId: String
+    var downloadLocation: String
+
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+
+    var job: DownloadTrackingJob { DownloadTrackingJob(photoID: photoId, downloadLocation: downloadLocation) }
+}

@@ -1,0 +1,110 @@
+/// The storage under a store's parts: how large it is, the upkeep that keeps it so, a copy of
+/// it, the side connections `serve` writes its few rows through, and closing.
+///
+/// Written for a database file (SQLite's `SQLiteStorage`): a write-ahead log to fold back,
+/// pages freed by pruning to give back to the file system. A store whose server does its own
+/// upkeep answers these with nothing to do.
+public protocol StoreStorage: Sendable {
+    /// The sizes of the database's files now, from the file system; a missing file counts 0.
+    var fileSizes: DatabaseFileSizes { get }
+
+    /// Whether freed pages can be given back to the file system (`auto_vacuum = INCREMENTAL`).
+    /// Databases created by this version are; older ones until
+    /// ``enableIncrementalVacuum(freeDisk:largest:starting:)``.
+    func hasIncrementalVacuum() async throws(StoreError) -> Bool
+
+    /// Converts a database from before incremental vacuum, once: sets `auto_vacuum =
+    /// INCREMENTAL` and rewrites the file with `VACUUM`, which holds the writer until it is done
+    /// (about a second per 100 MB here) and needs room for a copy of the file. So it is meant
+    /// for the start of `run`, before any writer stage starts, and it is skipped when `freeDisk`
+    /// (the bytes free beside the file) is less than twice the file, or the file (with its log)
+    /// is larger than `largest`.
+    ///
+    /// - Parameter starting: called with the file's size (with its log) just before the `VACUUM`,
+    ///   only when there is one: for a person waiting on it.
+    func enableIncrementalVacuum(
+        freeDisk: Int64, largest: Int64, starting: (Int64) -> Void
+    ) async throws(StoreError) -> IncrementalVacuumConversion
+
+    /// Gives pages on the free list (left by pruned images) back to the file system, at most
+    /// `maxPages` per transaction so that the writer is held for a few milliseconds at a time.
+    /// Does nothing on a database without incremental vacuum.
+    ///
+    /// - Returns: the pages freed.
+    @discardableResult
+    func incrementalVacuum(maxPages: Int) async throws(StoreError) -> Int
+
+    /// Copies the write-ahead log into the database and truncates it, so that the log does not
+    /// sit at its high-water mark between polls. For idle moments: it waits for readers to finish.
+    func checkpoint() async throws(StoreError)
+
+    /// Copies what readers allow of the write-ahead log into the database without waiting for
+    /// anyone (`PASSIVE`), so that the log stops growing as soon as a long reader lets go.
+    func checkpointPassively() async throws(StoreError)
+
+    /// Copies the database, as it stands when the copy starts, into the file at `destination`,
+    /// without blocking a writer.
+    ///
+    /// - Parameters:
+    ///   - destination: an empty or existing database file, whose content is replaced.
+    ///   - progress: called after each step.
+    /// - Throws: `StoreError.databaseFailure` naming the destination when it cannot be written,
+    ///   or this database when it cannot be read.
+    func backup(to destination: String, progress: @escaping @Sendable (BackupProgress) -> Void) async throws(StoreError)
+
+    /// Opens the connection `serve` records its clients' download requests through.
+    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
+    func openDownloadRequests() throws(StoreError) -> any DownloadRequests
+
+    /// Opens the connection `serve` records its clients' requests for photos' details through.
+    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
+    func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests
+
+    /// Closes the connection; every later call throws.
+    func close() throws(StoreError)
+}
+
+extension StoreStorage {
+    /// Gives back the free list's pages, 1024 per transaction: see ``incrementalVacuum(maxPages:)``.
+    @discardableResult
+    public func incrementalVacuum() async throws(StoreError) -> Int {
+        try await incrementalVacuum(maxPages: 1024)
+    }
+}
+
+/// What ``StoreStorage/enableIncrementalVacuum(freeDisk:largest:starting:)`` did.
+public enum IncrementalVacuumConversion: Sendable, Equatable {
+    /// The database already had it: nothing to do.
+    case alreadyIncremental
+    /// Converted, in this long.
+    case converted(Duration)
+    /// Not converted: the free disk does not hold twice the file, which a `VACUUM` needs.
+    case tooLittleFreeDisk
+    /// Not converted: the file is larger than `largest`, and its `VACUUM` would hold the
+    /// writer for longer than a start may take.
+    case tooLarge
+}
+
+/// How large the database's files are on disk.
+public struct DatabaseFileSizes: Sendable, Equatable {
+    /// The main file.
+    public var database: Int64
+    /// The write-ahead log (`-wal`).
+    public var wal: Int64
+
+    public init(database: Int64, wal: Int64) {
+        self.database = database
+        self.wal = wal
+    }
+}
+
+/// How far a backup has come, in database pages.
+public struct BackupProgress: Sendable, Equatable {
+    public var pagesCopied: Int
+    public var pagesTotal: Int
+
+    public init(pagesCopied: Int, pagesTotal: Int) {
+        self.pagesCopied = pagesCopied
+        self.pagesTotal = pagesTotal
+    }
+}
