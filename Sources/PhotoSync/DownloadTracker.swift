@@ -20,13 +20,8 @@ import UnsplashAPI
 /// dropped connection) is deferred, left pending in the ledger for the next round or run, and
 /// the round goes on. After ``deferralsToPause`` deferrals in a row the API is taken to be down,
 /// and the round sends no more tracking requests. It never ends a sync.
-final class DownloadTracker: Sendable {
-    let repository: PhotoRepository
-    let store: PhotoStore
-    let budget: RateLimitBudget
-    let progress: ProgressTracker
-    let now: @Sendable () -> Date
-    let logger: Logger
+final class DownloadTracker: RoundStage, Sendable {
+    let round: RoundContext
     /// Tracking requests in flight at most.
     let concurrency: Int
     private let wake = WakeSignal()
@@ -40,17 +35,10 @@ final class DownloadTracker: Sendable {
     var deferralsToPause: Int { max(3, concurrency) }
     private var paused: Bool { deferralsInARow.load(ordering: .relaxed) >= deferralsToPause }
 
-    init(
-        repository: PhotoRepository, store: PhotoStore, budget: RateLimitBudget, progress: ProgressTracker,
-        now: @escaping @Sendable () -> Date, logger: Logger, concurrency: Int
-    ) {
-        self.repository = repository
-        self.store = store
-        self.budget = budget
-        self.progress = progress
-        self.now = now
-        self.logger = logger
+    init(round: RoundContext, concurrency: Int) {
+        self.round = round
         self.concurrency = max(1, concurrency)
+        let (store, now) = (round.store, round.now)
         recorder = GroupCommit { photoIDs in
             try await writingStore { () async throws(StoreError) in
                 try await store.ledger.markDownloadsTracked(photoIDs: photoIDs, at: now())

@@ -14,12 +14,10 @@ import Synchronization
 /// It ends when the walk has ended, no claimed job is left and nothing is due, once the retries
 /// the round waits for (``RetriesWithinRun``: those of `runOnce`) have been fed again; failures
 /// waiting for their backoff are left to a later round.
-final class ImageJobFeed: Sendable {
-    let store: PhotoStore
+final class ImageJobFeed: RoundStage, Sendable {
+    let round: RoundContext
     let variants: [ImageVariant]
     let clock: any Clock<Duration>
-    let now: @Sendable () -> Date
-    let progress: ProgressTracker
     let retries: RetriesWithinRun
     /// Says whether the free disk allows downloads; while it does not, no job is handed out.
     let disk: DiskReserveWatch
@@ -27,7 +25,6 @@ final class ImageJobFeed: Sendable {
     let reserve: FreeDiskReserve
     /// Called when downloads pause, so that the walker stops waiting for them.
     let downloadsPaused: @Sendable () -> Void
-    let logger: Logger
     /// The fetchers' input.
     let jobs: BoundedQueue<ImageJob>
     private let claims = Mutex(Claims())
@@ -35,20 +32,16 @@ final class ImageJobFeed: Sendable {
     private let wake = WakeSignal()
 
     init(
-        store: PhotoStore, variants: [ImageVariant], capacity: Int, clock: any Clock<Duration>,
-        now: @escaping @Sendable () -> Date,
-        progress: ProgressTracker, retries: RetriesWithinRun, disk: DiskReserveWatch, reserve: FreeDiskReserve,
-        downloadsPaused: @escaping @Sendable () -> Void = {}, logger: Logger
+        round: RoundContext, variants: [ImageVariant], capacity: Int, clock: any Clock<Duration>,
+        retries: RetriesWithinRun, disk: DiskReserveWatch, reserve: FreeDiskReserve,
+        downloadsPaused: @escaping @Sendable () -> Void = {}
     ) {
+        self.round = round
         self.disk = disk
         self.reserve = reserve
         self.downloadsPaused = downloadsPaused
-        self.logger = logger
-        self.store = store
         self.variants = variants
         self.clock = clock
-        self.now = now
-        self.progress = progress
         self.retries = retries
         self.jobs = BoundedQueue(capacity: capacity)
     }

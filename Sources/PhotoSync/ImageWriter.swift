@@ -13,12 +13,8 @@ import PhotoStore
 /// status, so a kill -9 loses only the batch being written, which is still pending and fetched
 /// again, and nothing is stored twice. Spool files are removed once their batch has committed
 /// (or when it never will).
-struct ImageWriter: Sendable {
-    let store: PhotoStore
-    let configuration: SyncConfiguration
-    let progress: ProgressTracker
-    let now: @Sendable () -> Date
-    let logger: Logger
+struct ImageWriter: RoundStage, Sendable {
+    let round: RoundContext
     /// Decides which transient failures the round retries itself.
     let retries: RetriesWithinRun
     /// A number in 0..<1 for each backoff's jitter.

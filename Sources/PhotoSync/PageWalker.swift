@@ -22,15 +22,9 @@ import UnsplashAPI
 /// - Before each page it waits for ``ImageBacklog`` to have room, so it never runs more than a
 ///   few pages of images ahead of the downloads, and for ``floor`` (free disk above half the
 ///   reserve), so that metadata does not fill the disk either.
-struct PageWalker: Sendable {
-    let repository: PhotoRepository
-    let store: PhotoStore
-    let configuration: SyncConfiguration
-    let budget: RateLimitBudget
+struct PageWalker: RoundStage, Sendable {
+    let round: RoundContext
     let backlog: ImageBacklog
-    let progress: ProgressTracker
-    let now: @Sendable () -> Date
-    let logger: Logger
     /// Called after each page commits: its images are due.
     let pageCommitted: @Sendable () -> Void
     /// When a source that answered 404 may be tried again.

@@ -18,14 +18,8 @@ import UnsplashAPI
 ///   (``ObjectRetries``, keyed `["photos", id]`). Only cancellation is thrown.
 /// - Each photo's details commit in a small transaction of their own, which also re-indexes the
 ///   photo for search.
-struct PhotoDetailsRefresh: Sendable {
-    let repository: PhotoRepository
-    let store: PhotoStore
-    let budget: RateLimitBudget
-    let configuration: SyncConfiguration
-    let progress: ProgressTracker
-    let now: @Sendable () -> Date
-    let logger: Logger
+struct PhotoDetailsRefresh: RoundStage, Sendable {
+    let round: RoundContext
     let retries: ObjectRetries
 
     /// The most photos one round fetches the details of, so that a round of `all` over a large
@@ -34,13 +28,7 @@ struct PhotoDetailsRefresh: Sendable {
 
     /// The stage of the same round as `objects`, with its repository, store, budget and retries.
     init(_ objects: SourceObjectRefresh) {
-        repository = objects.repository
-        store = objects.store
-        budget = objects.budget
-        configuration = objects.configuration
-        progress = objects.progress
-        now = objects.now
-        logger = objects.logger
+        round = objects.round
         retries = objects.retries
     }
 

@@ -16,14 +16,8 @@ import UnsplashAPI
 /// - A failure never ends the round: it is logged once, as a warning, and the object is tried
 ///   again at the next poll, then after waits that double, up to
 ///   ``SyncConfiguration/sourceRetryDelay`` (``ObjectRetries``). Only cancellation is thrown.
-struct SourceObjectRefresh: Sendable {
-    let repository: PhotoRepository
-    let store: PhotoStore
-    let budget: RateLimitBudget
-    let configuration: SyncConfiguration
-    let progress: ProgressTracker
-    let now: @Sendable () -> Date
-    let logger: Logger
+struct SourceObjectRefresh: RoundStage, Sendable {
+    let round: RoundContext
     /// Sources that answered 404 and are being left alone.
     let backoff: SourceBackoff
     /// Objects whose last fetch failed, and when each is due again.

@@ -286,10 +286,12 @@ public final class SyncEngine: Sendable {
         let variants = configuration.variants
         let imagesSettled = WakeSignal()
         let retries = RetriesWithinRun(configuration: configuration, withinRun: retriesWithinRun)
+        let round = RoundContext(
+            store: store, configuration: configuration, repository: repository, budget: budget,
+            progress: progressTracker, now: now, logger: logger)
         let feed = ImageJobFeed(
-            store: store, variants: variants, capacity: configuration.concurrency * 2, clock: clock, now: now,
-            progress: progressTracker, retries: retries, disk: self.disk, reserve: configuration.minFreeDisk,
-            downloadsPaused: { imagesSettled.signal() }, logger: logger)
+            round: round, variants: variants, capacity: configuration.concurrency * 2, clock: clock, retries: retries,
+            disk: self.disk, reserve: configuration.minFreeDisk, downloadsPaused: { imagesSettled.signal() })
         var backlog = ImageBacklog(
             store: store, variants: variants,
             limit: configuration.pagesAhead * configuration.perPage * max(1, variants.count),
@@ -298,30 +300,22 @@ public final class SyncEngine: Sendable {
         backlog.downloadsPaused = { diskWatch.last.pause != nil }
         let tracker =
             configuration.downloadTracking
-            ? DownloadTracker(
-                repository: repository, store: store, budget: budget, progress: progressTracker, now: now,
-                logger: logger,
-                concurrency: configuration.trackingConcurrency)
+            ? DownloadTracker(round: round, concurrency: configuration.trackingConcurrency)
             : nil
         let floor = PageFloor(
             disk: disk, reserve: configuration.minFreeDisk, clock: clock, progress: progressTracker, logger: logger,
             waits: !retriesWithinRun)
         let walker = PageWalker(
-            repository: repository, store: store, configuration: configuration, budget: budget,
-            backlog: backlog,
-            progress: progressTracker, now: now, logger: logger, pageCommitted: { feed.jobsAdded() },
+            round: round, backlog: backlog, pageCommitted: { feed.jobsAdded() },
             backoff: sourceBackoff, reconfigured: { self.generation != generation }, floor: floor)
         let writer = ImageWriter(
-            store: store, configuration: configuration, progress: progressTracker, now: now, logger: logger,
-            retries: retries, random: imageBackoffRandom,
+            round: round, retries: retries, random: imageBackoffRandom,
             committed: { settled, stored in
                 feed.settled(settled)
                 imagesSettled.signal()
                 if stored > 0 { tracker?.imagesStored() }
             })
-        let objects = SourceObjectRefresh(
-            repository: repository, store: store, budget: budget, configuration: configuration,
-            progress: progressTracker, now: now, logger: logger, backoff: sourceBackoff, retries: objectRetries)
+        let objects = SourceObjectRefresh(round: round, backoff: sourceBackoff, retries: objectRetries)
         return Pipeline(
             walker: walker, objects: objects, feed: feed,
             fetcher: ImageFetcher(

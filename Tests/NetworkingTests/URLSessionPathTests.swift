@@ -61,7 +61,7 @@ import Testing
                     Data(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8)
                 )
             }
-            try await MockURLProtocol.withHandler(handler) {
+            _ = try await MockURLProtocol.withHandler(handler) {
                 try await provider.request(endpoint)
             }
         }

@@ -29,16 +29,22 @@ struct Stages {
 
     var now: @Sendable () -> Date { { [wallClock = harness.wallClock] in wallClock.now } }
 
+    /// The round's shared parts, over `repository` (the harness's by default).
+    func round(repository: PhotoRepository? = nil) -> RoundContext {
+        RoundContext(
+            store: harness.store, configuration: configuration, repository: repository ?? harness.repository(),
+            budget: budget, progress: progress, now: now, logger: harness.log.logger(level: .trace))
+    }
+
     func walker(
         backlog limit: Int = 1000, imagesSettled: WakeSignal = WakeSignal(),
         pageCommitted: @escaping @Sendable () -> Void = {}
     ) -> PageWalker {
         PageWalker(
-            repository: harness.repository(), store: harness.store, configuration: configuration, budget: budget,
+            round: round(),
             backlog: ImageBacklog(
-                store: harness.store, variant: configuration.variant, limit: limit,
-                imagesSettled: imagesSettled),
-            progress: progress, now: now, logger: harness.log.logger(level: .trace), pageCommitted: pageCommitted)
+                store: harness.store, variant: configuration.variant, limit: limit, imagesSettled: imagesSettled),
+            pageCommitted: pageCommitted)
     }
 
     func fetcher() -> ImageFetcher {
@@ -50,17 +56,14 @@ struct Stages {
 
     func writer(committed: @escaping @Sendable ([String], Int) -> Void = { _, _ in }) -> ImageWriter {
         ImageWriter(
-            store: harness.store, configuration: configuration, progress: progress, now: now,
-            logger: harness.log.logger(level: .trace),
-            retries: RetriesWithinRun(configuration: configuration, withinRun: true), committed: committed)
+            round: round(), retries: RetriesWithinRun(configuration: configuration, withinRun: true),
+            committed: committed)
     }
 
     func tracker(session: MockURLSession? = nil) -> DownloadTracker {
         var repository = harness.repository()
         if let session { repository.provider = Provider(session: session, clock: harness.clock) }
-        return DownloadTracker(
-            repository: repository, store: harness.store, budget: budget, progress: progress, now: now,
-            logger: harness.log.logger(level: .trace), concurrency: configuration.trackingConcurrency)
+        return DownloadTracker(round: round(repository: repository), concurrency: configuration.trackingConcurrency)
     }
 
     /// Jobs due now, as the feed would hand them out.

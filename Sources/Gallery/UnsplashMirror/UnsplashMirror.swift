@@ -56,21 +56,22 @@ public struct UnsplashMirror: Sendable {
             let username = try context.parameters.require("username")
             return await answer(request) { try await user(username, $0) }
         }
-        group.get("users/:username/photos") { request, context in
-            let source = PhotoSource.user(try context.parameters.require("username"))
-            return await answer(request) { try await list(source, missing: "User", $0) }
-        }
-        group.get("users/:username/likes") { request, context in
-            let source = PhotoSource.likes(try context.parameters.require("username"))
-            return await answer(request) { try await list(source, missing: "User", $0) }
+        // The lists of a source that the path names; a source the mirror never synced answers 404.
+        let lists: [(path: RouterPath, parameter: String, source: @Sendable (String) -> PhotoSource, missing: String)] =
+            [
+                ("users/:username/photos", "username", PhotoSource.user, "User"),
+                ("users/:username/likes", "username", PhotoSource.likes, "User"),
+                ("collections/:id/photos", "id", PhotoSource.collection, "Collection"),
+            ]
+        for route in lists {
+            group.get(route.path) { request, context in
+                let source = route.source(try context.parameters.require(route.parameter))
+                return await answer(request) { try await list(source, missing: route.missing, $0) }
+            }
         }
         group.get("collections/:id") { request, context in
             let id = try context.parameters.require("id")
             return await answer(request) { try await collection(id, $0) }
-        }
-        group.get("collections/:id/photos") { request, context in
-            let source = PhotoSource.collection(try context.parameters.require("id"))
-            return await answer(request) { try await list(source, missing: "Collection", $0) }
         }
         group.get("topics/:slug") { request, context in
             let segment = try context.parameters.require("slug")

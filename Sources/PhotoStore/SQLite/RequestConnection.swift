@@ -7,9 +7,8 @@ import GRDB
 /// takes no writer lock: `run` holds that for its whole life, and these writes need only
 /// SQLite's.
 struct RequestConnection: Sendable {
-    /// The file, as every `StoreError` names it.
-    let path: String
-    private let queue: DatabaseQueue
+    /// The connection, whose `write` and `read` these writers use.
+    let database: StoreDatabase
 
     /// Opens the database at `path` for these writes alone, after ``PhotoStore/openExisting(path:)``
     /// has checked the file: this adds no check of its own.
@@ -20,40 +19,15 @@ struct RequestConnection: Sendable {
         configuration.busyMode = .timeout(PhotoStore.busyTimeout)
         configuration.foreignKeysEnabled = true
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            database = StoreDatabase(path: path, writer: try DatabaseQueue(path: path, configuration: configuration))
         } catch {
             throw StoreError(error, path: path, operation: "opening for \(purpose)")
-        }
-        self.path = path
-    }
-
-    func write<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws(StoreError) -> T {
-        do {
-            return try await queue.write(body)
-        } catch {
-            throw StoreError(error, path: path, operation: operation())
-        }
-    }
-
-    func read<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
-    ) async throws(StoreError) -> T {
-        do {
-            return try await queue.read(body)
-        } catch {
-            throw StoreError(error, path: path, operation: operation())
         }
     }
 
     /// Closes the connection; every later call throws.
     func close() throws(StoreError) {
-        do {
-            try queue.close()
-        } catch {
-            throw StoreError(error, path: path, operation: "closing")
-        }
+        try database.close()
     }
 }
 

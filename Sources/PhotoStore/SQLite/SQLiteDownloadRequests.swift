@@ -7,7 +7,7 @@ struct SQLiteDownloadRequests: DownloadRequests, OnRequestConnection {
     let connection: RequestConnection
 
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        try await connection.write("recording a download request of photo \(photoID)") { db in
+        try await connection.database.write("recording a download request of photo \(photoID)") { db in
             try db.execute(
                 sql: """
                     INSERT INTO download_request (photo_id, requested_at)
@@ -21,7 +21,7 @@ struct SQLiteDownloadRequests: DownloadRequests, OnRequestConnection {
     }
 
     func requested() async throws(StoreError) -> [String: Date] {
-        try await connection.read("listing download requests") { db in
+        try await connection.database.read("listing download requests") { db in
             var requests: [String: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT photo_id, requested_at FROM download_request") {
                 requests[row["photo_id"]] = (row["requested_at"] as StoredDate?)?.date

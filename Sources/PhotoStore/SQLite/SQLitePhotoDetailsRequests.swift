@@ -7,7 +7,7 @@ struct SQLitePhotoDetailsRequests: PhotoDetailsRequests, OnRequestConnection {
     let connection: RequestConnection
 
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        try await connection.write("recording a details request of photo \(photoID)") { db in
+        try await connection.database.write("recording a details request of photo \(photoID)") { db in
             try db.execute(
                 sql: """
                     INSERT INTO photo_details (photo_id, requested_at)

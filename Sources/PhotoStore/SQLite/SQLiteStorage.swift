@@ -79,10 +79,6 @@ struct SQLiteStorage: StoreStorage {
     }
 
     func close() throws(StoreError) {
-        do {
-            try database.writer.close()
-        } catch {
-            throw StoreError(error, path: path, operation: "closing")
-        }
+        try database.close()
     }
 }

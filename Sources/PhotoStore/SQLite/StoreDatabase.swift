@@ -23,6 +23,15 @@ struct StoreDatabase: Sendable {
         return try await Self.toTheEnd { try await writer.write(body) }.get(path: path, operation: operation())
     }
 
+    /// Closes the connection; every later call throws.
+    func close() throws(StoreError) {
+        do {
+            try writer.close()
+        } catch {
+            throw StoreError(error, path: path, operation: "closing")
+        }
+    }
+
     /// Runs `body` outside a transaction on GRDB's writer queue, as ``write(_:_:)`` does:
     /// for `VACUUM`, checkpoints and pragmas that cannot run in one.
     func writeWithoutTransaction<T: Sendable>(
@@ -58,12 +67,7 @@ struct StoreDatabase: Sendable {
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        switch await readResult(body) {
-        case .success(let value):
-            return value
-        case .failure(let error):
-            throw StoreError(error, path: path, operation: operation())
-        }
+        try await readResult(body).get(path: path, operation: operation())
     }
 
     /// What `body` returned or threw in a read transaction, the error as thrown under GRDB: for
@@ -99,12 +103,7 @@ extension StoreDatabase {
     func interruptibleRead<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws(StoreError) -> T {
-        switch await interruptibleReadResult(body) {
-        case .success(let value):
-            return value
-        case .failure(let error):
-            throw StoreError(error, path: path, operation: operation())
-        }
+        try await interruptibleReadResult(body).get(path: path, operation: operation())
     }
 }
 
