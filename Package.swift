@@ -32,6 +32,8 @@ let package = Package(
         // The configuration file's YAML parser (ConfigurationFile says why with its basic resolver).
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The second store: the mirror in the operator's own PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
@@ -78,7 +80,7 @@ let package = Package(
             name: "UnsplashAPI",
             dependencies: ["Networking", "PhotosyncModel"]
         ),
-        // The SQLite database: schema, migrations, records, transactions.
+        // The store: its parts as async protocols, and their SQLite implementation (GRDB).
         .target(
             name: "PhotoStore",
             dependencies: [
@@ -87,6 +89,16 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // `verify` re-hashes stored images.
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The store's parts on PostgreSQL: a second implementation of PhotoStore's protocols.
+        .target(
+            name: "PhotoStorePostgres",
+            dependencies: [
+                "PhotoStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The sync engine: page cursors, head catch-up, image queue, rate-limit budget.
@@ -204,6 +216,11 @@ let package = Package(
         .testTarget(
             name: "PhotoStoreTests",
             dependencies: ["PhotoStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // One contract for every store: each test runs on SQLite and on a throwaway PostgreSQL.
+        .testTarget(
+            name: "StoreContractTests",
+            dependencies: ["PhotoStore", "PhotoStorePostgres", "TestSupport"]
         ),
         .testTarget(
             name: "PhotoSyncTests",

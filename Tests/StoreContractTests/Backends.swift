@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import PhotoStore
+import PhotoStorePostgres
+import TestSupport
+import Testing
+
+/// The stores every contract test runs on: SQLite in a temporary file, and PostgreSQL in a
+/// database of its own on the tests' throwaway cluster (`PostgresTestCluster`).
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with the ledger of a new, empty store of this kind, and closes the store.
+    func withLedger(_ body: (any SyncLedger) async throws -> Void) async throws {
+        try await withParts { ledger, _ in try await body(ledger) }
+    }
+
+    /// Runs `body` with the ledger and the image queue of a new, empty store of this kind.
+    func withParts(_ body: (any SyncLedger, any ImageQueue) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("photosync-contract-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let store = try PhotoStore(path: directory.appendingPathComponent("photos.sqlite").path)
+            defer { try? store.close() }
+            try await body(store.ledger, store.imageQueue)
+        case .postgres:
+            let store = try await PostgresStore.open(
+                try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
+                logger: Logger(label: "photosync.contract"))
+            defer { store.close() }
+            try await body(store.ledger, store.imageQueue)
+        }
+    }
+}
+
+/// Fixed instants, whole seconds, so they survive either store's precision.
+enum Instant {
+    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+    static func t(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }
+}
+
+enum Sample {
+    static let variant = ImageVariant.regular
+
+    static func pageURL(_ page: Int) -> URL {
+        URL(string: "/photos?page=\(page)&per_page=30")!
+    }
+
+    /// A photo as a page lists it, with the `urls` and download link Unsplash's JSON has.
+    static func photo(_ id: String, likes: Int = 1, isPlus: Bool = false) -> PhotoRecord {
+        let json = """
+            {"id": "\(id)", "likes": \(likes), "urls": {"regular": "https://images.example.com/\(id)-regular",
+             "small": "https://images.example.com/\(id)-small"},
+             "links": {"download_location": "https://api.example.com/photos/\(id)/download"}}
+            """
+        return PhotoRecord(
+            id: id, createdAt: Instant.t(-86_400), updatedAt: Instant.t(-3_600), width: 4000, height: 3000,
+            color: "#0c2626", blurHash: nil, description: "photo \(id)", altDescription: nil,
+            userUsername: "user-\(id)", userName: "User \(id)", likes: likes, isSponsored: false,
+            imageURL: "https://images.example.com/\(id)-regular",
+            downloadLocation:
+                "https://api.example.com/photos/\(id)/download", isPlus: isPlus, json: Data(json.utf8))
+    }
+}
+
+extension SyncLedger {
+    /// Commits `photos` as a backfill page of the feed at `now`, leaving `next` as the cursor.
+    @discardableResult
+    func commit(
+        _ photos: [PhotoRecord], next: Int? = 2, source: PhotoSource = .feed, now: Date = Instant.t0
+    ) async throws -> PageCommit {
+        try await commitPage(photos, variant: Sample.variant, source: source, now: now) { _ in
+            .backfill(next: next.map(Sample.pageURL))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import PhotoStore
+import Testing
+
+/// The image queue's contract (``ImageQueue``), held to on every store.
+@Suite("The image queue, on every store")
+struct ImageQueueContractTests {
+    @Test("a page's photos queue their images, due in the order the photos came", arguments: Backend.allCases)
+    func pagesQueueImagesInOrder(_ backend: Backend) async throws {
+        try await backend.withParts { ledger, queue in
+            try await ledger.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("p", isPlus: true)])
+            let due = try await queue.dueImageJobs(variants: [.regular], now: Instant.t0, limit: 10)
+            #expect(due.map(\.photoID) == ["a", "b"], "an Unsplash+ photo gets no job")
+            #expect(due.first?.sourceURL == "https://images.example.com/a-regular" && due.first?.attempts == 0)
+            #expect(try await queue.unattemptedImageCount(variants: [.regular]) == 2)
+            #expect(try await queue.nextImageRetry(variants: [.regular]) == Date.distantPast)
+            #expect(try await queue.imageCounts(variants: [.regular]) == ImageCounts(stored: 0, pending: 2, failed: 0))
+
+            // AND a variant asked for later is queued from each photo's stored URLs
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 2)
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 0)
+            #expect(try await queue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10).count == 2)
+        }
+    }
+
+    @Test("a transient failure waits for its time, a permanent one until requeued", arguments: Backend.allCases)
+    func failuresWaitOrStop(_ backend: Backend) async throws {
+        try await backend.withParts { ledger, queue in
+            try await ledger.commit([Sample.photo("a"), Sample.photo("b")])
+            try await queue.recordImageFailure(
+                photoID: "a", variant: .regular, error: "HTTP 503", retryAt: Instant.t(60))
+            try await queue.recordImageFailure(photoID: "b", variant: .regular, error: "HTTP 404", retryAt: nil)
+
+            #expect(try await queue.dueImageJobs(variants: [.regular], now: Instant.t(30), limit: 10).isEmpty)
+            #expect(
+                try await queue.dueImageJobs(variants: [.regular], now: Instant.t(60), limit: 10).map(\.attempts) == [1]
+            )
+            #expect(try await queue.nextImageRetry(variants: [.regular]) == Instant.t(60))
+            #expect(try await queue.retryingImages(limit: 10).map(\.photoID) == ["a"])
+            #expect(try await queue.failedImages(limit: 10).map(\.lastError) == ["HTTP 404"])
+            var counts = try await queue.imageCounts(variants: [.regular])
+            #expect(
+                counts.pending == 1 && counts.failed == 1 && counts.retrying == 1 && counts.nextRetryAt == Instant.t(60)
+            )
+
+            // WHEN the transient ones are made due, and the failed photo is requeued
+            #expect(try await queue.retryTransientFailures(now: Instant.t(10)) == 1)
+            #expect(try await queue.requeue(.photos(["b"])) == RetryOutcome(requeued: 1))
+            #expect(try await queue.requeue(.photos(["b"])) == RetryOutcome(requeued: 0, nothingToRetry: ["b"]))
+            await #expect(throws: StoreError.self) { try await queue.requeue(.photos(["zz"])) }
+
+            // THEN both are due
+            counts = try await queue.imageCounts(variants: [.regular])
+            #expect(counts.pending == 2 && counts.failed == 0)
+            #expect(try await queue.dueImageJobs(variants: [.regular], now: Instant.t(10), limit: 10).count == 2)
+        }
+    }
+
+    @Test("a failure of a job that does not exist is refused", arguments: Backend.allCases)
+    func anUnknownJobsFailureIsRefused(_ backend: Backend) async throws {
+        try await backend.withParts { _, queue in
+            await #expect(throws: StoreError.self) {
+                try await queue.recordImageFailure(photoID: "zz", variant: .regular, error: "x", retryAt: nil)
+            }
+        }
+    }
+}

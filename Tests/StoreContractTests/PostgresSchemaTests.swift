@@ -1,0 +1,61 @@
+import Foundation
+import Logging
+import PhotoStore
+import PhotoStorePostgres
+import TestSupport
+import Testing
+
+/// PostgreSQL's schema is versioned as SQLite's: a database photosync did not make, or a newer
+/// photosync migrated, is refused with one line, and nothing in it is changed.
+@Suite("PostgreSQL's schema and its identity")
+struct PostgresSchemaTests {
+    let logger = Logger(label: "photosync.contract")
+
+    @Test func anEmptyDatabaseIsMigratedAndOpensAgainAsItIs() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await store.ledger.commit([Sample.photo("a")])
+        store.close()
+
+        let again = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { again.close() }
+        #expect(try await again.ledger.maxSequence() == 1)
+    }
+
+    @Test func aDatabaseOfAnotherApplicationIsRefusedAndLeftAsItIs() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        try await PostgresTestCluster.shared.execute("CREATE TABLE invoices (id integer)", in: url)
+        let location = try PostgresLocation(parsing: url)
+        await #expect(throws: StoreError.notAPhotosyncDatabase(path: location.description)) {
+            _ = try await PostgresStore.open(location, password: nil, logger: logger)
+        }
+        // Still theirs alone: no table of photosync's was made beside it.
+        try await PostgresTestCluster.shared.execute(
+            "DO $$ BEGIN IF to_regclass('photo') IS NOT NULL THEN RAISE 'photo was created'; END IF; END $$", in: url)
+    }
+
+    @Test func aDatabaseANewerPhotosyncMigratedIsRefused() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        try await PostgresStore.open(location, password: nil, logger: logger).close()
+        try await PostgresTestCluster.shared.execute("UPDATE photosync_schema SET version = 99", in: url)
+        await #expect(throws: StoreError.newerSchema(path: location.description)) {
+            _ = try await PostgresStore.open(location, password: nil, logger: logger)
+        }
+    }
+
+    @Test func aServerThatCannotBeReachedIsOneLineNamingIt() async throws {
+        let location = try PostgresLocation(parsing: "postgres://nobody@/photos?host=/nonexistent-photosync-socket")
+        do {
+            _ = try await PostgresStore.open(location, password: nil, logger: logger)
+            Issue.record("opened a database that does not exist")
+        } catch {
+            guard case .cannotOpen(let name, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(name == location.description)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A throwaway PostgreSQL 15 cluster for the tests of the PostgreSQL store: started once per
+/// test process on a unix socket in a temporary folder (`initdb` and `pg_ctl` as the `postgres`
+/// user, which `initdb` requires; `fsync=off`, no TCP), and stopped when the process exits.
+/// Each test asks for a database of its own (``makeDatabase()``), so tests run side by side.
+///
+/// Debian's `postgresql-15` must be installed (`scripts/test` installs it); without it the tests
+/// that need it fail, saying so: they never skip.
+public actor PostgresTestCluster {
+    public static let shared = PostgresTestCluster()
+
+    /// The folder of the cluster's socket, once started.
+    private var socketDirectory: String?
+
+    /// Why the cluster could not start, in one line.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    static let binaries = "/usr/lib/postgresql/15/bin"
+
+    /// A new, empty database owned by `postgres`, as a `postgres://` URL on the cluster's socket.
+    public func makeDatabase() async throws -> String {
+        let socket = try await start()
+        let name = "photosync_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try Self.run(
+            "/usr/bin/psql", ["-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        return "postgres://postgres@/\(name)?host=\(socket)"
+    }
+
+    /// Runs `sql` with `psql` in the database of `url` (one that ``makeDatabase()`` made), as the
+    /// superuser: for a test that sets a database up the way another program would.
+    public func execute(_ sql: String, in url: String) async throws {
+        let socket = try await start()
+        guard let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else {
+            throw Failure(description: "not a database of this cluster: \(url)")
+        }
+        try Self.run(
+            "/usr/bin/psql",
+            ["-h", socket, "-U", "postgres", "-d", String(name), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    }
+
+    private func start() async throws -> String {
+        if let socketDirectory { return socketDirectory }
+        guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
+            throw Failure(description: "no PostgreSQL 15 at \(Self.binaries): apt-get install postgresql-15")
+        }
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("photosync-postgres-\(UUID().uuidString)").path
+        let data = folder + "/data"
+        let socket = folder + "/socket"
+        try FileManager.default.createDirectory(atPath: socket, withIntermediateDirectories: true)
+        try Self.run("/bin/chown", ["-R", "postgres:postgres", folder])
+        try Self.run("/bin/chmod", ["0755", folder])
+        try Self.asPostgres(Self.binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"])
+        try Self.asPostgres(
+            Self.binaries + "/pg_ctl",
+            [
+                "-D", data, "-l", folder + "/log", "-w", "-o",
+                "-c listen_addresses='' -k \(socket) -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+                "start",
+            ])
+        socketDirectory = socket
+        Self.stopAtExit(data: data, folder: folder)
+        return socket
+    }
+
+    private static func asPostgres(_ program: String, _ arguments: [String]) throws {
+        try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
+    }
+
+    /// Runs `program` to its end with `posix_spawn` and `waitpid`, its errors into a file: not
+    /// `Process`, whose wait never saw `runuser` exit here (it stayed a zombie), and not a pipe,
+    /// which the server that `pg_ctl` starts would hold open.
+    private static func run(_ program: String, _ arguments: [String]) throws {
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).err")
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw Failure(description: "cannot run \(program): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(description: "waitpid: \(String(cString: strerror(errno)))") }
+        }
+        guard status == 0 else {
+            let said = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+            let text = said.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw Failure(
+                description: "\((program as NSString).lastPathComponent) exited with status \(status): \(text)")
+        }
+    }
+
+    /// The cluster stops with the test process: `pg_ctl stop -m immediate`, then its folder goes.
+    private static func stopAtExit(data: String, folder: String) {
+        stopping.withLock { $0 = (data, folder) }
+        atexit {
+            guard let (data, folder) = PostgresTestCluster.stopping.withLock({ $0 }) else { return }
+            try? PostgresTestCluster.asPostgres(
+                PostgresTestCluster.binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    private static let stopping = Mutex<(String, String)?>(nil)
+}
