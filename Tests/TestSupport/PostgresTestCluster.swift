@@ -15,8 +15,9 @@ import Synchronization
 public actor PostgresTestCluster {
     public static let shared = PostgresTestCluster()
 
-    /// The folder of the cluster's socket, once started.
-    private var socketDirectory: String?
+    /// The start of the cluster, once asked for: every test waits for the one start, which gives
+    /// the folder of the cluster's socket.
+    private var starting: Task<String, any Error>?
 
     /// Why the cluster could not start, in one line.
     public struct Failure: Error, CustomStringConvertible {
@@ -29,8 +30,11 @@ public actor PostgresTestCluster {
     public func makeDatabase() async throws -> String {
         let socket = try await start()
         let name = "photosync_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try Self.run(
-            "/usr/bin/psql", ["-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        try await Self.offThePool {
+            try Self.run(
+                "/usr/bin/psql",
+                ["-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        }
         return "postgres://postgres@/\(name)?host=\(socket)"
     }
 
@@ -41,13 +45,22 @@ public actor PostgresTestCluster {
         guard let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else {
             throw Failure(description: "not a database of this cluster: \(url)")
         }
-        try Self.run(
-            "/usr/bin/psql",
-            ["-h", socket, "-U", "postgres", "-d", String(name), "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        let database = String(name)
+        try await Self.offThePool {
+            try Self.run(
+                "/usr/bin/psql",
+                ["-h", socket, "-U", "postgres", "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        }
     }
 
     private func start() async throws -> String {
-        if let socketDirectory { return socketDirectory }
+        if let starting { return try await starting.value }
+        let task = Task { try await Self.startCluster() }
+        starting = task
+        return try await task.value
+    }
+
+    private static func startCluster() async throws -> String {
         guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
             throw Failure(description: "no PostgreSQL 15 at \(Self.binaries): apt-get install postgresql-15")
         }
@@ -56,19 +69,28 @@ public actor PostgresTestCluster {
         let data = folder + "/data"
         let socket = folder + "/socket"
         try FileManager.default.createDirectory(atPath: socket, withIntermediateDirectories: true)
-        try Self.run("/bin/chown", ["-R", "postgres:postgres", folder])
-        try Self.run("/bin/chmod", ["0755", folder])
-        try Self.asPostgres(Self.binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"])
-        try Self.asPostgres(
-            Self.binaries + "/pg_ctl",
-            [
-                "-D", data, "-l", folder + "/log", "-w", "-o",
-                "-c listen_addresses='' -k \(socket) -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
-                "start",
-            ])
-        socketDirectory = socket
+        try await Self.offThePool {
+            try Self.run("/bin/chown", ["-R", "postgres:postgres", folder])
+            try Self.run("/bin/chmod", ["0755", folder])
+            try Self.asPostgres(Self.binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"])
+            try Self.asPostgres(
+                Self.binaries + "/pg_ctl",
+                [
+                    "-D", data, "-l", folder + "/log", "-w", "-o",
+                    "-c listen_addresses='' -k \(socket) -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+                    "start",
+                ])
+        }
         Self.stopAtExit(data: data, folder: folder)
         return socket
+    }
+
+    /// Runs `work`, which waits for processes, on a thread of Dispatch's own: a test's task waits
+    /// suspended instead of holding one of the few threads every other test needs.
+    private static func offThePool(_ work: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     private static func asPostgres(_ program: String, _ arguments: [String]) throws {
