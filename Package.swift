@@ -95,10 +95,12 @@ let package = Package(
         .target(
             name: "PhotoStorePostgres",
             dependencies: [
-                "PhotoStore",
+                "Basics", "PhotoStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // `verify` re-hashes stored images.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The sync engine: page cursors, head catch-up, image queue, rate-limit budget.

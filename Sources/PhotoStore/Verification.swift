@@ -12,6 +12,13 @@ public struct VerificationReport: Sendable, Equatable {
 
     /// True when SQLite found the file sound and every stored image matched its record.
     public var isClean: Bool { integrityErrors.isEmpty && problems.isEmpty }
+
+    public init(integrityErrors: [String], imagesChecked: Int, bytesChecked: Int64, problems: [VerificationProblem]) {
+        self.integrityErrors = integrityErrors
+        self.imagesChecked = imagesChecked
+        self.bytesChecked = bytesChecked
+        self.problems = problems
+    }
 }
 
 /// One image that is not as its record says.
@@ -47,4 +54,10 @@ public struct VerificationProgress: Sendable, Equatable {
     public var imagesChecked: Int
     public var imagesTotal: Int
     public var bytesChecked: Int64
+
+    public init(imagesChecked: Int, imagesTotal: Int, bytesChecked: Int64) {
+        self.imagesChecked = imagesChecked
+        self.imagesTotal = imagesTotal
+        self.bytesChecked = bytesChecked
+    }
 }

@@ -2,8 +2,8 @@ import Logging
 import PhotoStore
 
 /// photosync's store in PostgreSQL, as far as it is built: the connection, the schema and its
-/// identity checks, the ledger (``SyncLedger``) and the image queue (``ImageQueue``), which the
-/// contract suite holds to SQLite's behaviour. The other parts follow; once they exist this opens a ``PhotoStore`` and
+/// identity checks, the ledger (``SyncLedger``), the image queue (``ImageQueue``) and the archive
+/// (``ImageArchive``), which the contract suite holds to SQLite's behaviour. The other parts follow; once they exist this opens a ``PhotoStore`` and
 /// `--database postgres://...` reaches it.
 public final class PostgresStore: Sendable {
     let database: PostgresDatabase
@@ -11,11 +11,14 @@ public final class PostgresStore: Sendable {
     public let ledger: any SyncLedger
     /// The image download queue.
     public let imageQueue: any ImageQueue
+    /// Image bytes: stored in chunk rows with their status, streamed, verified.
+    public let archive: any ImageArchive
 
     private init(database: PostgresDatabase) {
         self.database = database
         ledger = PostgresSyncLedger(database: database)
         imageQueue = PostgresImageQueue(database: database)
+        archive = PostgresImageArchive(database: database)
     }
 
     /// Connects to the database at `location` and migrates it to the current schema.

@@ -20,6 +20,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Runs `body` with the ledger and the image queue of a new, empty store of this kind.
     func withParts(_ body: (any SyncLedger, any ImageQueue) async throws -> Void) async throws {
+        try await withStore { ledger, queue, _ in try await body(ledger, queue) }
+    }
+
+    /// Runs `body` with the ledger, the image queue and the archive of a new, empty store.
+    func withStore(_ body: (any SyncLedger, any ImageQueue, any ImageArchive) async throws -> Void) async throws {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory
@@ -28,13 +33,13 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             defer { try? FileManager.default.removeItem(at: directory) }
             let store = try PhotoStore(path: directory.appendingPathComponent("photos.sqlite").path)
             defer { try? store.close() }
-            try await body(store.ledger, store.imageQueue)
+            try await body(store.ledger, store.imageQueue, store.archive)
         case .postgres:
             let store = try await PostgresStore.open(
                 try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
                 logger: Logger(label: "photosync.contract"))
             defer { store.close() }
-            try await body(store.ledger, store.imageQueue)
+            try await body(store.ledger, store.imageQueue, store.archive)
         }
     }
 }

@@ -1,0 +1,379 @@
+import Basics
+import Crypto
+import Foundation
+import PhotoStore
+import PostgresNIO
+
+/// Image bytes in PostgreSQL: chunk rows of at most 1 MiB (`image_chunk`), written in the same
+/// transaction as the image's `stored` status, and read back a chunk at a time, so that memory
+/// stays bounded both ways with images of 20 MB (postgres-nio holds a whole `bytea` value in
+/// memory). ``ImageArchive``'s contract, as SQLite's.
+struct PostgresImageArchive: ImageArchive {
+    let database: PostgresDatabase
+
+    /// The bytes of one `image_chunk` row at most.
+    static let chunkBytes = 1 << 20
+
+    @discardableResult
+    func storeImages(
+        _ images: [ImageToStore], failures: [ImageAttemptFailure], storageLimit: Int64?
+    ) async throws(StoreError) -> StoredBatch {
+        guard !images.isEmpty || !failures.isEmpty else { return StoredBatch(stored: [], pruned: []) }
+        let (logger, name) = (database.logger, database.name)
+        return try await database.write("storing a batch of \(images.count) images") { connection in
+            var pruned: [PrunedImage] = []
+            var stored: [Bool] = []
+            for image in images {
+                stored.append(
+                    try await Self.store(
+                        image, storageLimit: storageLimit, pruned: &pruned, name: name, connection, logger))
+            }
+            for failure in failures {
+                try await PostgresImageQueue.record(failure, name: name, connection, logger)
+            }
+            return StoredBatch(stored: stored, pruned: pruned)
+        }
+    }
+
+    @discardableResult
+    func prune(toFit storageLimit: Int64) async throws(StoreError) -> [PrunedImage] {
+        let logger = database.logger
+        return try await database.write("pruning images to fit \(storageLimit) bytes") { connection in
+            var pruned: [PrunedImage] = []
+            try await Self.makeRoom(for: 0, within: storageLimit, pruned: &pruned, connection, logger)
+            return pruned
+        }
+    }
+
+    func storedBytes() async throws(StoreError) -> Int64 {
+        let logger = database.logger
+        return try await database.read("adding up stored images") { connection in
+            try await Self.storedBytes(connection, logger)
+        }
+    }
+
+    func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
+        let logger = database.logger
+        return try await database.read("reading the image of photo \(photoID)") { connection in
+            try await Self.image(photoID: photoID, variant: variant, status: .pruned, connection, logger)?.image
+        }
+    }
+
+    func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
+        let logger = database.logger
+        return try await database.read("reading the image of photo \(photoID)") { connection in
+            try await Self.image(photoID: photoID, variant: variant, status: .stored, connection, logger)?.image
+        }
+    }
+
+    func storedImages(photoIDs: [String]) async throws(StoreError) -> [String: [StoredImage]] {
+        guard !photoIDs.isEmpty else { return [:] }
+        let logger = database.logger
+        let ids = Array(Set(photoIDs))
+        return try await database.read("reading stored images") { connection in
+            var images: [String: [StoredImage]] = [:]
+            let rows = try await connection.query(
+                """
+                SELECT photo_id, id, variant, content_type, byte_count, sha256, fetched_at FROM image
+                WHERE photo_id = ANY(\(ids)) AND status = 'stored'
+                ORDER BY byte_count, variant
+                """, logger: logger)
+            for try await row in rows {
+                let photoID = try Array(row)[0].decode(String.self)
+                if let found = try Self.storedRow(row, column: 1) { images[photoID, default: []].append(found.image) }
+            }
+            return images
+        }
+    }
+
+    func chunks(of image: StoredImage, photoID: String, chunkSize: Int) -> ImageChunks {
+        let (database, logger) = (database, database.logger)
+        return ImageChunks(image: image, chunkSize: chunkSize) { offset, length throws(StoreError) in
+            try await database.read("reading the image of photo \(photoID)") { connection -> Data? in
+                guard
+                    let row = try await Self.image(
+                        photoID: photoID, variant: image.variant, status: .stored, connection, logger),
+                    row.image.sha256 == image.sha256, row.image.byteCount == image.byteCount
+                else { return nil }
+                return try await Self.bytes(of: row.id, offset: offset, length: length, connection, logger)
+            }
+        }
+    }
+
+    func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
+        let logger = database.logger
+        return try await database.read("reading the image of photo \(photoID)") { connection -> Data? in
+            guard
+                let row = try await Self.image(photoID: photoID, variant: variant, status: .stored, connection, logger)
+            else { return nil }
+            var data = Data()
+            try await Self.forEachChunk(of: row.id, connection, logger) { data.append($0) }
+            return data
+        }
+    }
+
+    func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
+        -> Int64?
+    {
+        guard let image = try await storedImage(photoID: photoID, variant: variant) else { return nil }
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+            let output = FileHandle(forWritingAtPath: destination.path)
+        else {
+            throw StoreError.cannotWriteImageFile(file: destination.path, reason: "it cannot be created")
+        }
+        defer { try? output.close() }
+        return try await write(image, photoID: photoID, to: output, named: destination.path)
+    }
+
+    func writeImage(
+        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
+    ) async throws(StoreError) -> Int64? {
+        guard let image = try await storedImage(photoID: photoID, variant: variant) else { return nil }
+        return try await write(image, photoID: photoID, to: output, named: name)
+    }
+
+    /// Streams `image`, a chunk at a time, each chunk its own read.
+    private func write(
+        _ image: StoredImage, photoID: String, to output: FileHandle, named name: String
+    ) async throws(StoreError) -> Int64 {
+        var written: Int64 = 0
+        do {
+            for try await chunk in chunks(of: image, photoID: photoID, chunkSize: Self.chunkBytes) {
+                try output.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotWriteImageFile(file: name, reason: "\(error)")
+        }
+        return written
+    }
+
+    func verify(progress: (VerificationProgress) -> Void) async throws(StoreError) -> VerificationReport {
+        let logger = database.logger
+        let images = try await database.read("listing stored images") { connection in
+            var images: [(id: Int64, photoID: String, variant: String, byteCount: Int64, sha256: String)] = []
+            let rows = try await connection.query(
+                "SELECT id, photo_id, variant, byte_count, sha256 FROM image WHERE status = 'stored' ORDER BY id",
+                logger: logger)
+            for try await row in rows.decode((Int64, String, String, Int64, String).self) { images.append(row) }
+            return images
+        }
+        var report = VerificationReport(integrityErrors: [], imagesChecked: 0, bytesChecked: 0, problems: [])
+        for image in images {
+            let variant = ImageVariant(rawValue: image.variant)
+            let (size, hash) = try await database.read("verifying the image of photo \(image.photoID)") {
+                connection in
+                var hasher = SHA256()
+                var size: Int64 = 0
+                try await Self.forEachChunk(of: image.id, connection, logger) { chunk in
+                    hasher.update(data: chunk)
+                    size += Int64(chunk.count)
+                }
+                return (size, Hex.string(hasher.finalize()))
+            }
+            if size == 0 && image.byteCount > 0 {
+                report.problems.append(
+                    VerificationProblem(
+                        kind: .missingBytes, photoID: image.photoID, variant: variant,
+                        detail: "marked stored, but no bytes are kept"))
+            } else if size != image.byteCount {
+                report.problems.append(
+                    VerificationProblem(
+                        kind: .sizeMismatch, photoID: image.photoID, variant: variant,
+                        detail: "\(size) bytes stored, \(image.byteCount) recorded"))
+            } else if hash != image.sha256 {
+                report.problems.append(
+                    VerificationProblem(
+                        kind: .sha256Mismatch, photoID: image.photoID, variant: variant,
+                        detail: "bytes hash to \(hash), \(image.sha256) recorded"))
+            }
+            report.imagesChecked += 1
+            report.bytesChecked += size
+            progress(
+                VerificationProgress(
+                    imagesChecked: report.imagesChecked, imagesTotal: images.count, bytesChecked: report.bytesChecked))
+        }
+        report.problems += try await database.read("looking for orphaned bytes") { connection in
+            var problems: [VerificationProblem] = []
+            let rows = try await connection.query(
+                """
+                SELECT DISTINCT image_chunk.image_id, image.photo_id, image.variant, image.status
+                FROM image_chunk LEFT JOIN image ON image.id = image_chunk.image_id
+                WHERE image.id IS NULL OR image.status <> 'stored'
+                ORDER BY image_chunk.image_id
+                """, logger: logger)
+            for try await (imageID, photoID, variant, status) in rows.decode((Int64, String?, String?, String?).self) {
+                problems.append(
+                    VerificationProblem(
+                        kind: .orphanedBytes, photoID: photoID, variant: variant.flatMap(ImageVariant.init(rawValue:)),
+                        detail: status.map { "bytes kept for an image that is \($0), not stored" }
+                            ?? "bytes kept for image \(imageID), which does not exist"))
+            }
+            return problems
+        }
+        return report
+    }
+
+    // MARK: - Inside a transaction
+
+    /// An image row of `status`, with its row id.
+    struct Row {
+        var id: Int64
+        var image: StoredImage
+    }
+
+    /// The image of `variant` of `photoID` in `status`, or its most recently fetched one when
+    /// `variant` is nil.
+    static func image(
+        photoID: String, variant: ImageVariant?, status: ImageStatus, _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws -> Row? {
+        let rows = try await connection.query(
+            """
+            SELECT id, variant, content_type, byte_count, sha256, fetched_at FROM image
+            WHERE photo_id = \(photoID) AND status = \(status.rawValue)
+              AND (\(variant?.rawValue)::text IS NULL OR variant = \(variant?.rawValue))
+            ORDER BY fetched_at DESC, variant
+            LIMIT 1
+            """, logger: logger
+        ).collect()
+        return try rows.first.flatMap { try storedRow($0, column: 0) }
+    }
+
+    /// The image described by `row`'s columns from `column` on (id, variant, content type, byte
+    /// count, SHA-256, fetch time); nil for a variant this build does not know.
+    static func storedRow(_ row: PostgresRow, column: Int) throws -> Row? {
+        let cells = Array(row)
+        let id = try cells[column].decode(Int64.self)
+        guard let variant = ImageVariant(rawValue: try cells[column + 1].decode(String.self)) else { return nil }
+        return Row(
+            id: id,
+            image: StoredImage(
+                variant: variant, contentType: try cells[column + 2].decode(String.self),
+                byteCount: try cells[column + 3].decode(Int64.self), sha256: try cells[column + 4].decode(String.self),
+                fetchedAt: try cells[column + 5].decode(Date.self)))
+    }
+
+    static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        try await connection.query(
+            "SELECT COALESCE(SUM(byte_count), 0)::bigint FROM image WHERE status = 'stored'", logger: logger
+        ).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
+    /// within `limit`, or none is left.
+    static func makeRoom(
+        for incoming: Int64, within limit: Int64, pruned: inout [PrunedImage], _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        var used = try await storedBytes(connection, logger)
+        while used + incoming > limit {
+            guard
+                let (id, photoID, variant, byteCount) = try await connection.query(
+                    """
+                    SELECT id, photo_id, variant, byte_count FROM image
+                    WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
+                    """, logger: logger
+                ).collect().first?.decode((Int64, String, String, Int64).self)
+            else { return }
+            try await connection.query("DELETE FROM image_chunk WHERE image_id = \(id)", logger: logger)
+            try await connection.query("UPDATE image SET status = 'pruned' WHERE id = \(id)", logger: logger)
+            used -= byteCount
+            if let variant = ImageVariant(rawValue: variant) {
+                pruned.append(PrunedImage(photoID: photoID, variant: variant, byteCount: byteCount))
+            }
+        }
+    }
+
+    /// Stores one image's bytes as chunk rows and marks its job stored, first pruning older
+    /// images to keep within `storageLimit`; false, changing nothing, when it was already stored
+    /// or pruned.
+    static func store(
+        _ image: ImageToStore, storageLimit: Int64?, pruned: inout [PrunedImage], name: String,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Bool {
+        guard
+            let (imageID, status) = try await connection.query(
+                "SELECT id, status FROM image WHERE photo_id = \(image.photoID) AND variant = \(image.variant.rawValue)",
+                logger: logger
+            ).collect().first?.decode((Int64, String).self)
+        else {
+            throw StoreError.unknownImageJob(path: name, photoID: image.photoID, variant: image.variant)
+        }
+        // A pruned image was stored once; storing it again would undo the budget that freed it.
+        guard status != ImageStatus.stored.rawValue, status != ImageStatus.pruned.rawValue else { return false }
+        if let storageLimit {
+            try await makeRoom(for: image.byteCount, within: storageLimit, pruned: &pruned, connection, logger)
+        }
+        var index: Int32 = 0
+        let insert: (Data) async throws -> Void = { chunk in
+            try await connection.query(
+                "INSERT INTO image_chunk (image_id, index, bytes) VALUES (\(imageID), \(index), \(chunk))",
+                logger: logger)
+            index += 1
+        }
+        switch image.bytes {
+        case .data(let data):
+            var start = data.startIndex
+            while start < data.endIndex {
+                let end = data.index(start, offsetBy: chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
+                try await insert(data[start..<end])
+                start = end
+            }
+        case .file(let file, let byteCount):
+            guard let input = FileHandle(forReadingAtPath: file.path) else {
+                throw StoreError.cannotReadImageFile(file: file.path, reason: "it cannot be opened")
+            }
+            defer { try? input.close() }
+            var read: Int64 = 0
+            while let chunk = try input.read(upToCount: chunkBytes), !chunk.isEmpty {
+                read += Int64(chunk.count)
+                guard read <= byteCount else { break }
+                try await insert(chunk)
+            }
+            guard read == byteCount else {
+                throw StoreError.imageSizeMismatch(file: file.path, expected: byteCount, actual: read)
+            }
+        }
+        try await connection.query(
+            """
+            UPDATE image SET status = 'stored', content_type = \(image.contentType), byte_count = \(image.byteCount),
+                sha256 = \(image.sha256), fetched_at = \(image.fetchedAt), next_attempt_at = NULL
+            WHERE id = \(imageID)
+            """, logger: logger)
+        return true
+    }
+
+    /// Hands the image's chunks to `body`, one row at a time, in order.
+    static func forEachChunk(
+        of imageID: Int64, _ connection: PostgresConnection, _ logger: Logger, _ body: (Data) throws -> Void
+    ) async throws {
+        var index: Int32 = 0
+        while let chunk = try await connection.query(
+            "SELECT bytes FROM image_chunk WHERE image_id = \(imageID) AND index = \(index)", logger: logger
+        ).collect().first?.decode(Data.self) {
+            try body(chunk)
+            index += 1
+        }
+    }
+
+    /// `length` bytes of the image from `offset`, from the one or two chunk rows that hold them.
+    static func bytes(
+        of imageID: Int64, offset: Int64, length: Int, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Data? {
+        let first = Int32(offset / Int64(chunkBytes))
+        let last = Int32((offset + Int64(length) - 1) / Int64(chunkBytes))
+        var data = Data()
+        let rows = try await connection.query(
+            """
+            SELECT bytes FROM image_chunk
+            WHERE image_id = \(imageID) AND index BETWEEN \(first) AND \(last) ORDER BY index
+            """, logger: logger)
+        for try await chunk in rows.decode(Data.self) { data.append(chunk) }
+        let skip = Int(offset - Int64(first) * Int64(chunkBytes))
+        guard data.count >= skip + length else { return nil }
+        return data.subdata(in: skip..<(skip + length))
+    }
+}
