@@ -139,6 +139,6 @@ final class PostgresDatabase: Sendable {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             return message + state
         }
-        return "\(error.code)"
+        return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
     }
 }

@@ -69,8 +69,8 @@ import Testing
             try await store.commit([Sample.photo("f")])
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 6)
             #expect(try await store.catalog.count(matching: PhotoQuery(source: "user:ann")) == 4)
-            #expect(try await store.catalog.hasSource("user:ann"))
-            #expect(try await !store.catalog.hasSource("user:bob"))
+            #expect(try await store.catalog.hasSource(.user("ann")))
+            #expect(try await !store.catalog.hasSource(.user("bob")))
             await #expect(throws: StoreError.invalidSearch("\"unterminated")) {
                 try await store.catalog.count(matching: PhotoQuery(text: "\"unterminated"))
             }

@@ -51,11 +51,12 @@ struct PostgresSchemaTests {
             _ = try await PostgresStore.open(location, password: nil, logger: logger)
             Issue.record("opened a database that does not exist")
         } catch {
-            guard case .cannotOpen(let name, _) = error else {
+            guard case .cannotOpen(let name, let reason) = error else {
                 Issue.record("\(error)")
                 return
             }
             #expect(name == location.description)
+            #expect(reason.contains("No such file or directory"), "the network's reason: \(reason)")
         }
     }
 }
