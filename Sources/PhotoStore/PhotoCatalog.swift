@@ -123,4 +123,9 @@ public struct OriginalJSONPage: Sendable, Equatable {
     public let total: Int
     /// The page's photos, in the listing's order.
     public let photos: [Photo]
+
+    public init(total: Int, photos: [Photo]) {
+        self.total = total
+        self.photos = photos
+    }
 }

@@ -112,6 +112,31 @@ final class PostgresDatabase: Sendable {
         }
     }
 
+    /// Runs `body` in one read-only transaction that sees one snapshot of the database
+    /// (`REPEATABLE READ`): every statement of a listing, its count and its page, agree.
+    func snapshot<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws(StoreError) -> T {
+        let logger = logger
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query(
+                    "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                let value: T
+                do {
+                    value = try await body(connection)
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            }
+        } catch {
+            throw storeError(error, operation: operation())
+        }
+    }
+
     /// Any error under the store as a `StoreError` naming the database and what the store was
     /// doing, sorted by the server's SQLSTATE where it sent one.
     func storeError(_ error: any Error, operation: String) -> StoreError {

@@ -14,124 +14,124 @@ enum PostgresSchema {
     /// What `photosync_schema.application` says of a photosync database.
     static let application = "photosync"
 
-    /// The migrations, in order; the version of a database is the number it has applied.
-    static let migrations: [String] = [version1]
+    /// The migrations, in order, each a list of statements (the extended query protocol runs
+    /// one at a time, and a function's body holds semicolons of its own); the version of a
+    /// database is the number it has applied.
+    static let migrations: [[String]] = [version1 + version1Search + version1Reads]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.
-    static let version1 = """
-        CREATE TABLE photo (
-            id text PRIMARY KEY CHECK (id <> ''),
-            sequence bigint NOT NULL UNIQUE CHECK (sequence > 0),
-            created_at timestamptz,
-            updated_at timestamptz,
-            width integer CHECK (width >= 0),
-            height integer CHECK (height >= 0),
-            color text,
-            blur_hash text,
-            description text,
-            alt_description text,
-            user_username text,
-            user_name text,
-            likes integer CHECK (likes >= 0),
-            is_sponsored boolean NOT NULL,
-            download_location text,
-            download_tracked_at timestamptz,
-            is_plus boolean NOT NULL DEFAULT false,
-            json text NOT NULL CHECK (json::jsonb IS NOT NULL),
-            first_seen_at timestamptz NOT NULL,
-            last_seen_at timestamptz NOT NULL
-        );
-        CREATE INDEX photo_user_username ON photo (user_username);
-        CREATE INDEX photo_download_untracked ON photo (sequence)
-            WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
-        CREATE INDEX photo_newest ON photo (created_at, sequence, id);
-        CREATE INDEX photo_most_liked ON photo (likes, created_at, sequence);
+    static let version1 = statements(
+        of: """
+            CREATE TABLE photo (
+                id text PRIMARY KEY CHECK (id <> ''),
+                sequence bigint NOT NULL UNIQUE CHECK (sequence > 0),
+                created_at timestamptz,
+                updated_at timestamptz,
+                width integer CHECK (width >= 0),
+                height integer CHECK (height >= 0),
+                color text,
+                blur_hash text,
+                description text,
+                alt_description text,
+                user_username text,
+                user_name text,
+                likes integer CHECK (likes >= 0),
+                is_sponsored boolean NOT NULL,
+                download_location text,
+                download_tracked_at timestamptz,
+                is_plus boolean NOT NULL DEFAULT false,
+                json text NOT NULL CHECK (json::jsonb IS NOT NULL),
+                first_seen_at timestamptz NOT NULL,
+                last_seen_at timestamptz NOT NULL
+            );
+            CREATE INDEX photo_download_untracked ON photo (sequence)
+                WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
 
-        CREATE TABLE source (
-            id bigserial PRIMARY KEY,
-            name text NOT NULL UNIQUE CHECK (name <> ''),
-            active boolean NOT NULL DEFAULT true,
-            backfill_next text,
-            backfill_complete boolean NOT NULL DEFAULT false,
-            catch_up_next text,
-            catch_up_baseline bigint,
-            last_page_at timestamptz,
-            backfill_stall_reason text,
-            backfill_stalled_at timestamptz,
-            error text,
-            error_at timestamptz,
-            object_json text CHECK (object_json IS NULL OR object_json::jsonb IS NOT NULL),
-            object_fetched_at timestamptz,
-            CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
-        );
+            CREATE TABLE source (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE CHECK (name <> ''),
+                active boolean NOT NULL DEFAULT true,
+                backfill_next text,
+                backfill_complete boolean NOT NULL DEFAULT false,
+                catch_up_next text,
+                catch_up_baseline bigint,
+                last_page_at timestamptz,
+                backfill_stall_reason text,
+                backfill_stalled_at timestamptz,
+                error text,
+                error_at timestamptz,
+                object_json text CHECK (object_json IS NULL OR object_json::jsonb IS NOT NULL),
+                object_fetched_at timestamptz,
+                CHECK ((catch_up_next IS NULL) = (catch_up_baseline IS NULL))
+            );
 
-        CREATE TABLE photo_source (
-            id bigserial PRIMARY KEY,
-            photo_id text NOT NULL REFERENCES photo (id) ON DELETE CASCADE,
-            source_id bigint NOT NULL REFERENCES source (id) ON DELETE CASCADE,
-            first_seen_at timestamptz NOT NULL,
-            position bigint NOT NULL,
-            UNIQUE (photo_id, source_id),
-            UNIQUE (source_id, position)
-        );
+            CREATE TABLE photo_source (
+                id bigserial PRIMARY KEY,
+                photo_id text NOT NULL REFERENCES photo (id) ON DELETE CASCADE,
+                source_id bigint NOT NULL REFERENCES source (id) ON DELETE CASCADE,
+                first_seen_at timestamptz NOT NULL,
+                position bigint NOT NULL,
+                UNIQUE (photo_id, source_id),
+                UNIQUE (source_id, position)
+            );
 
-        CREATE TABLE image (
-            id bigserial PRIMARY KEY,
-            photo_id text NOT NULL REFERENCES photo (id) ON DELETE CASCADE,
-            variant text NOT NULL CHECK (variant <> ''),
-            status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'stored', 'failed', 'pruned')),
-            source_url text NOT NULL,
-            attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
-            last_error text,
-            next_attempt_at timestamptz,
-            failure_class text CHECK (failure_class IN ('transient', 'permanent')),
-            content_type text,
-            byte_count bigint CHECK (byte_count >= 0),
-            sha256 text CHECK (sha256 ~ '^[0-9a-f]{64}$'),
-            fetched_at timestamptz,
-            UNIQUE (photo_id, variant),
-            CHECK (status NOT IN ('stored', 'pruned') OR (content_type IS NOT NULL
-                AND byte_count IS NOT NULL AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
-        );
-        CREATE INDEX image_queue ON image (status, variant, next_attempt_at);
-        CREATE INDEX image_stored_by_fetch ON image (fetched_at, id) WHERE status = 'stored';
+            CREATE TABLE image (
+                id bigserial PRIMARY KEY,
+                photo_id text NOT NULL REFERENCES photo (id) ON DELETE CASCADE,
+                variant text NOT NULL CHECK (variant <> ''),
+                status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'stored', 'failed', 'pruned')),
+                source_url text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                last_error text,
+                next_attempt_at timestamptz,
+                failure_class text CHECK (failure_class IN ('transient', 'permanent')),
+                content_type text,
+                byte_count bigint CHECK (byte_count >= 0),
+                sha256 text CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+                fetched_at timestamptz,
+                UNIQUE (photo_id, variant),
+                CHECK (status NOT IN ('stored', 'pruned') OR (content_type IS NOT NULL
+                    AND byte_count IS NOT NULL AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
+            );
+            CREATE INDEX image_queue ON image (status, variant, next_attempt_at);
+            CREATE INDEX image_stored_by_fetch ON image (fetched_at, id) WHERE status = 'stored';
 
-        CREATE TABLE image_chunk (
-            image_id bigint NOT NULL REFERENCES image (id) ON DELETE CASCADE,
-            index integer NOT NULL CHECK (index >= 0),
-            bytes bytea NOT NULL,
-            PRIMARY KEY (image_id, index)
-        );
+            CREATE TABLE image_chunk (
+                image_id bigint NOT NULL REFERENCES image (id) ON DELETE CASCADE,
+                index integer NOT NULL CHECK (index >= 0),
+                bytes bytea NOT NULL,
+                PRIMARY KEY (image_id, index)
+            );
 
-        CREATE TABLE rejected_photo (
-            id bigserial PRIMARY KEY,
-            photo_id text,
-            json text NOT NULL UNIQUE,
-            reason text NOT NULL,
-            first_seen_at timestamptz NOT NULL,
-            last_seen_at timestamptz NOT NULL
-        );
-        CREATE INDEX rejected_photo_photo_id ON rejected_photo (photo_id);
+            CREATE TABLE rejected_photo (
+                id bigserial PRIMARY KEY,
+                photo_id text,
+                json text NOT NULL UNIQUE,
+                reason text NOT NULL,
+                first_seen_at timestamptz NOT NULL,
+                last_seen_at timestamptz NOT NULL
+            );
+            CREATE INDEX rejected_photo_photo_id ON rejected_photo (photo_id);
 
-        CREATE TABLE configuration_load (
-            id integer PRIMARY KEY CHECK (id = 1),
-            loaded_at timestamptz NOT NULL,
-            reason text NOT NULL CHECK (reason IN ('start', 'reload'))
-        );
+            CREATE TABLE configuration_load (
+                id integer PRIMARY KEY CHECK (id = 1),
+                loaded_at timestamptz NOT NULL,
+                reason text NOT NULL CHECK (reason IN ('start', 'reload'))
+            );
 
-        CREATE TABLE photo_details (
-            photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
-            requested_at timestamptz,
-            json text CHECK (json IS NULL OR json::jsonb IS NOT NULL),
-            fetched_at timestamptz
-        );
-        CREATE INDEX photo_details_requested ON photo_details (requested_at) WHERE json IS NULL;
+            CREATE TABLE photo_details (
+                photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
+                requested_at timestamptz,
+                json text CHECK (json IS NULL OR json::jsonb IS NOT NULL),
+                fetched_at timestamptz
+            );
+            CREATE INDEX photo_details_requested ON photo_details (requested_at) WHERE json IS NULL;
 
-        CREATE TABLE download_request (
-            photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
-            requested_at timestamptz NOT NULL
-        );
-        """
+            CREATE TABLE download_request (
+                photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
+                requested_at timestamptz NOT NULL
+            );
+            """)
 
     /// Brings the database to the newest version, in one transaction, after checking that it is
     /// photosync's (or empty) and not newer than this build.
@@ -155,7 +155,7 @@ enum PostgresSchema {
                     "INSERT INTO photosync_schema (application, version) VALUES (\(application), 0)", logger: logger)
             }
             for (index, migration) in migrations.enumerated() where index >= version {
-                for statement in statements(of: migration) {
+                for statement in migration {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query(
@@ -188,9 +188,9 @@ enum PostgresSchema {
         return version
     }
 
-    /// A migration's statements, one by one: the extended query protocol runs one at a time.
-    static func statements(of migration: String) -> [String] {
-        migration.components(separatedBy: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// The statements of `sql`, which has no semicolon but those that end them.
+    static func statements(of sql: String) -> [String] {
+        sql.components(separatedBy: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
     }
 }

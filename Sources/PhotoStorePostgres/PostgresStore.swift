@@ -1,34 +1,19 @@
 import Logging
 import PhotoStore
 
-/// photosync's store in PostgreSQL, as far as it is built: the connection, the schema and its
-/// identity checks, the ledger (``SyncLedger``), the image queue (``ImageQueue``) and the archive
-/// (``ImageArchive``), which the contract suite holds to SQLite's behaviour. The other parts follow; once they exist this opens a ``PhotoStore`` and
-/// `--database postgres://...` reaches it.
-public final class PostgresStore: Sendable {
-    let database: PostgresDatabase
-    /// Pages, cursors, sources, rejected photos, download tracking and source objects.
-    public let ledger: any SyncLedger
-    /// The image download queue.
-    public let imageQueue: any ImageQueue
-    /// Image bytes: stored in chunk rows with their status, streamed, verified.
-    public let archive: any ImageArchive
-
-    private init(database: PostgresDatabase) {
-        self.database = database
-        ledger = PostgresSyncLedger(database: database)
-        imageQueue = PostgresImageQueue(database: database)
-        archive = PostgresImageArchive(database: database)
-    }
-
-    /// Connects to the database at `location` and migrates it to the current schema.
+/// photosync's store in PostgreSQL: a ``PhotoStore`` whose parts are the `Postgres*` types, over
+/// one pool of connections (``PostgresDatabase``), held by the contract suite to SQLite's
+/// behaviour.
+public enum PostgresStore {
+    /// Connects to the database at `location` and migrates it to the current schema: what
+    /// `run` opens.
     ///
     /// - Throws: `StoreError.cannotOpen` when the server cannot be reached or refuses the login,
     ///   `.notAPhotosyncDatabase` for a database with tables of another application,
     ///   `.newerSchema` when a newer photosync migrated it.
     public static func open(
         _ location: PostgresLocation, password: String?, logger: Logger
-    ) async throws(StoreError) -> PostgresStore {
+    ) async throws(StoreError) -> PhotoStore {
         let database = try await PostgresDatabase.open(location, password: password, logger: logger)
         do {
             try await PostgresSchema.migrate(database)
@@ -36,11 +21,38 @@ public final class PostgresStore: Sendable {
             database.close()
             throw error
         }
-        return PostgresStore(database: database)
+        return store(database)
     }
 
-    /// Closes the connections; every later call throws.
-    public func close() {
-        database.close()
+    /// Connects to the database at `location`, which must be photosync's at this build's schema,
+    /// and changes nothing: what the commands that read open.
+    ///
+    /// - Throws: as ``open(_:password:logger:)``, and `StoreError.missing` for a database that
+    ///   holds no mirror yet, `.olderSchema` for one that `run` has to migrate first.
+    public static func openExisting(
+        _ location: PostgresLocation, password: String?, logger: Logger
+    ) async throws(StoreError) -> PhotoStore {
+        let database = try await PostgresDatabase.open(location, password: password, logger: logger)
+        do throws(StoreError) {
+            let name = database.name
+            let version = try await database.read("reading the schema's version") { connection in
+                try await PostgresSchema.version(connection, name: name, logger: logger)
+            }
+            if version == 0 { throw StoreError.missing(path: name) }
+            if version < PostgresSchema.migrations.count { throw StoreError.olderSchema(path: name) }
+            if version > PostgresSchema.migrations.count { throw StoreError.newerSchema(path: name) }
+        } catch {
+            database.close()
+            throw error
+        }
+        return store(database)
+    }
+
+    private static func store(_ database: PostgresDatabase) -> PhotoStore {
+        PhotoStore(
+            path: database.name, ledger: PostgresSyncLedger(database: database),
+            imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
+            catalog: PostgresPhotoCatalog(database: database),
+            photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database))
     }
 }

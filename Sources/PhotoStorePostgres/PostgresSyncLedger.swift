@@ -75,22 +75,32 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         return try await database.read("reading the state of \(source)") { connection in
             let rows = try await connection.query(
-                """
-                SELECT backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at,
-                    backfill_stall_reason, backfill_stalled_at
-                FROM source WHERE name = \(source.description)
-                """, logger: logger
+                "SELECT \(unescaped: Self.syncStateColumns) FROM source WHERE name = \(source.description)",
+                logger: logger
             ).collect()
             guard let row = rows.first else { return SyncState() }
-            let (backfillNext, complete, catchUpNext, baseline, lastPageAt, stallReason, stalledAt) = try row.decode(
-                (String?, Bool, String?, Int64?, Date?, String?, Date?).self)
-            return SyncState(
-                backfillNext: backfillNext.flatMap(URL.init(string:)), backfillComplete: complete,
-                catchUpNext: catchUpNext.flatMap(URL.init(string:)), catchUpBaseline: baseline, lastPageAt: lastPageAt,
-                backfillStall: stallReason.map {
-                    BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
-                })
+            return try Self.syncState(Array(row))
         }
+    }
+
+    /// The columns of a source's ``SyncState``, as ``syncState(_:)`` reads them.
+    static let syncStateColumns = """
+        backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at, backfill_stall_reason,
+        backfill_stalled_at
+        """
+
+    /// The state in `cells`, the values of ``syncStateColumns`` in order.
+    static func syncState(_ cells: [PostgresCell]) throws -> SyncState {
+        let stallReason = try cells[5].decode(String?.self)
+        let stalledAt = try cells[6].decode(Date?.self)
+        return SyncState(
+            backfillNext: try cells[0].decode(String?.self).flatMap(URL.init(string:)),
+            backfillComplete: try cells[1].decode(Bool.self),
+            catchUpNext: try cells[2].decode(String?.self).flatMap(URL.init(string:)),
+            catchUpBaseline: try cells[3].decode(Int64?.self), lastPageAt: try cells[4].decode(Date?.self),
+            backfillStall: stallReason.map {
+                BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
+            })
     }
 
     func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {

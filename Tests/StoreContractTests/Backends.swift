@@ -25,6 +25,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Runs `body` with the ledger, the image queue and the archive of a new, empty store.
     func withStore(_ body: (any SyncLedger, any ImageQueue, any ImageArchive) async throws -> Void) async throws {
+        try await withPhotoStore { store in try await body(store.ledger, store.imageQueue, store.archive) }
+    }
+
+    /// Runs `body` with a new, empty store of this kind, and closes it.
+    func withPhotoStore(_ body: (PhotoStore) async throws -> Void) async throws {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory
@@ -33,13 +38,13 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             defer { try? FileManager.default.removeItem(at: directory) }
             let store = try PhotoStore(path: directory.appendingPathComponent("photos.sqlite").path)
             defer { try? store.close() }
-            try await body(store.ledger, store.imageQueue, store.archive)
+            try await body(store)
         case .postgres:
             let store = try await PostgresStore.open(
                 try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
                 logger: Logger(label: "photosync.contract"))
-            defer { store.close() }
-            try await body(store.ledger, store.imageQueue, store.archive)
+            defer { try? store.close() }
+            try await body(store)
         }
     }
 }

@@ -16,11 +16,30 @@ struct PostgresSchemaTests {
         let location = try PostgresLocation(parsing: url)
         let store = try await PostgresStore.open(location, password: nil, logger: logger)
         try await store.ledger.commit([Sample.photo("a")])
-        store.close()
+        try store.close()
 
         let again = try await PostgresStore.open(location, password: nil, logger: logger)
-        defer { again.close() }
+        defer { try? again.close() }
         #expect(try await again.ledger.maxSequence() == 1)
+    }
+
+    @Test func theReadingCommandsOpenOnlyAMirrorThatRunMade() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        // An empty database holds no mirror yet: `run` makes it, a reader changes nothing.
+        await #expect(throws: StoreError.missing(path: location.description)) {
+            _ = try await PostgresStore.openExisting(location, password: nil, logger: logger)
+        }
+        try await PostgresTestCluster.shared.execute(
+            "DO $$ BEGIN IF to_regclass('photosync_schema') IS NOT NULL THEN RAISE 'migrated'; END IF; END $$",
+            in: url)
+
+        let writer = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await writer.ledger.commit([Sample.photo("a")])
+        try writer.close()
+        let reader = try await PostgresStore.openExisting(location, password: nil, logger: logger)
+        defer { try? reader.close() }
+        #expect(try await reader.catalog.hasPhoto(id: "a"))
     }
 
     @Test func aDatabaseOfAnotherApplicationIsRefusedAndLeftAsItIs() async throws {

@@ -1,0 +1,201 @@
+import Foundation
+import PhotoStore
+import PostgresNIO
+
+/// How ``PostgresPhotoCatalog`` finds a page of ``PhotoCatalog/photos(matching:)``: the page's
+/// photo ids from one statement over the order's index (`photo_newest`, `photo_most_liked`, or
+/// a source's memberships by position), then those few photos' columns. A cursor (`after`,
+/// `before`) is one row comparison against the cursor photo's key, so a page after a photo
+/// costs the same at any depth; a page number is an `OFFSET` over the index.
+///
+/// Each order's keys are never NULL (see ``PostgresSchema/version1Reads``), and sort as
+/// SQLite's listing sorts: photos without a creation date after the others newest first, before
+/// them oldest first.
+struct PostgresListing {
+    let query: PhotoQuery
+    let rankLimit: Int
+    let connection: PostgresConnection
+    let logger: Logger
+    /// The database's name, for errors.
+    let name: String
+
+    /// The creation date as the orders sort it.
+    static let createdKey = "coalesce(photo.created_at, '-infinity'::timestamptz)"
+
+    /// A statement's text and the values of its `$n` placeholders, built together.
+    struct SQL {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+
+        /// The placeholder of `value`, bound.
+        mutating func bind(_ value: some PostgresEncodable) throws -> String {
+            try bindings.append(value)
+            return "$\(bindings.count)"
+        }
+
+        func whereClause(_ extra: [String] = []) -> String {
+            let all = conditions + extra
+            return all.isEmpty ? "" : "WHERE " + all.joined(separator: " AND ")
+        }
+    }
+
+    /// The photos are listed in the order their source listed them (``PhotoQuery/inSourceOrder``).
+    private var inSourceOrder: Bool { query.inSourceOrder && query.source != nil }
+
+    /// The ids of the page's photos, in order.
+    /// - Throws: `StoreError.unknownPhoto` when a cursor names no photo.
+    func pageIDs() async throws -> [String] {
+        if query.limit == 0 { return [] }
+        var sourceID: Int64?
+        if let source = query.source {
+            sourceID = try await connection.query("SELECT id FROM source WHERE name = \(source)", logger: logger)
+                .collect().first?.decode(Int64.self)
+            guard sourceID != nil else { return [] }
+        }
+        var sql = SQL()
+        var from = "photo"
+        if inSourceOrder, let sourceID {
+            from = "photo_source JOIN photo ON photo.id = photo_source.photo_id"
+            sql.conditions.append("photo_source.source_id = \(try sql.bind(sourceID))")
+        }
+        try Self.filter(query, sourceID: inSourceOrder ? nil : sourceID, dates: true, into: &sql)
+        if let text = query.text, query.sort == .relevance {
+            return try await rankedPage(from: from, text: text, sql)
+        }
+        return try await orderedPage(from: from, sourceID: sourceID, sql)
+    }
+
+    /// The conditions of `query`'s filters, in `sql`: the search, the source (by membership,
+    /// when `sourceID` is given), the username, orientation and colour, and the creation dates
+    /// when `dates` is true.
+    static func filter(_ query: PhotoQuery, sourceID: Int64?, dates: Bool, into sql: inout SQL) throws {
+        if let text = query.text {
+            sql.conditions.append("photo.search @@ \(try tsquery(text, &sql))")
+        }
+        if let sourceID {
+            sql.conditions.append(
+                """
+                EXISTS (SELECT 1 FROM photo_source AS member
+                        WHERE member.photo_id = photo.id AND member.source_id = \(try sql.bind(sourceID)))
+                """)
+        }
+        if let username = query.username {
+            sql.conditions.append("lower(photo.user_username) = lower(\(try sql.bind(username)))")
+        }
+        switch query.orientation {
+        case .landscape?: sql.conditions.append("photo.width > photo.height")
+        case .portrait?: sql.conditions.append("photo.width < photo.height")
+        case .squarish?: sql.conditions.append("photo.width = photo.height")
+        case nil: break
+        }
+        if let color = query.color {
+            sql.conditions.append("\(try sql.bind(color.rawValue)) = ANY (photosync_colors(photo.color))")
+        }
+        if dates, let since = query.since {
+            sql.conditions.append("photo.created_at >= \(try sql.bind(since))")
+        }
+        if dates, let until = query.until {
+            sql.conditions.append("photo.created_at < \(try sql.bind(until))")
+        }
+    }
+
+    /// The `tsquery` of photosync's search syntax in `text`, bound in `sql`.
+    /// - Throws: `StoreError.invalidSearch` when the syntax does not allow it.
+    static func tsquery(_ text: String, _ sql: inout SQL) throws -> String {
+        guard let search = try? PostgresSearchQuery(parsing: text) else { throw StoreError.invalidSearch(text) }
+        return "to_tsquery('simple', photosync_fold(\(try sql.bind(search.tsquery))))"
+    }
+
+    /// The keys of the listing's order and whether it runs from the highest key down.
+    private var order: (keys: [String], descending: Bool) {
+        if inSourceOrder { return (["photo_source.position"], false) }
+        switch query.sort {
+        case .newest, .relevance: return ([Self.createdKey, "photo.sequence"], true)
+        case .oldest: return ([Self.createdKey, "photo.sequence"], false)
+        case .likes: return (["coalesce(photo.likes, -1)", Self.createdKey, "photo.sequence"], true)
+        }
+    }
+
+    private func orderedPage(from: String, sourceID: Int64?, _ sql: SQL) async throws -> [String] {
+        var sql = sql
+        let (keys, descending) = order
+        let reversed = query.after == nil && query.before != nil
+        var extra: [String] = []
+        if let cursor = query.after ?? query.before {
+            let cursorKey: String
+            let exists: PostgresQuery
+            if inSourceOrder, let sourceID {
+                cursorKey = """
+                    (SELECT cursor.position FROM photo_source AS cursor
+                     WHERE cursor.source_id = \(try sql.bind(sourceID)) AND cursor.photo_id = \(try sql.bind(cursor)))
+                    """
+                exists =
+                    "SELECT EXISTS (SELECT 1 FROM photo_source WHERE source_id = \(sourceID) AND photo_id = \(cursor))"
+            } else {
+                let cursorKeys = keys.map { $0.replacingOccurrences(of: "photo.", with: "cursor.") }
+                cursorKey = """
+                    (SELECT \(cursorKeys.joined(separator: ", ")) FROM photo AS cursor
+                     WHERE cursor.id = \(try sql.bind(cursor)))
+                    """
+                exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
+            }
+            guard try await connection.query(exists, logger: logger).collect().first?.decode(Bool.self) == true else {
+                throw StoreError.unknownPhoto(path: name, photoID: cursor)
+            }
+            let comparison = descending != reversed ? "<" : ">"
+            let row = keys.count == 1 ? keys[0] : "(" + keys.joined(separator: ", ") + ")"
+            extra.append("\(row) \(comparison) \(cursorKey)")
+        }
+        let direction = descending != reversed ? " DESC" : ""
+        let statement = """
+            SELECT photo.id FROM \(from) \(sql.whereClause(extra))
+            ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
+            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+            """
+        let ids = try await ids(statement, sql)
+        return reversed ? ids.reversed() : ids
+    }
+
+    /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most
+    /// ``rankLimit`` of them, ties newest first, and lists them most recently stored first when
+    /// there are more, unranked: SQLite's rule, so that both stores page alike.
+    private func rankedPage(from: String, text: String, _ sql: SQL) async throws -> [String] {
+        var sql = sql
+        let matches =
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT count(*) FROM (SELECT 1 FROM \(from) \(sql.whereClause())
+                        LIMIT \(try sql.bind(rankLimit + 1))) AS match
+                        """, binds: sql.bindings), logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+        let order =
+            matches <= rankLimit
+            ? """
+            ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC, photo.sequence DESC
+            """
+            : "photo.sequence DESC"
+        let statement = """
+            SELECT photo.id FROM \(from) \(sql.whereClause())
+            ORDER BY \(order)
+            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+            """
+        return try await ids(statement, sql)
+    }
+
+    /// The page's size as a placeholder, or `ALL`.
+    private func limit(_ sql: inout SQL) throws -> String {
+        guard let limit = query.limit, limit >= 0 else { return "ALL" }
+        return try sql.bind(limit)
+    }
+
+    private func ids(_ statement: String, _ sql: SQL) async throws -> [String] {
+        var ids: [String] = []
+        for try await id in try await connection.query(
+            PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger
+        ).decode(String.self) {
+            ids.append(id)
+        }
+        return ids
+    }
+}

@@ -1,0 +1,438 @@
+import Foundation
+import PhotoStore
+import PostgresNIO
+import Synchronization
+
+/// The catalog in PostgreSQL: listings over the orders' indexes (``PostgresListing``), search
+/// through the `tsvector` column, each method one read-only snapshot.
+struct PostgresPhotoCatalog: PhotoCatalog {
+    let database: PostgresDatabase
+    /// Counts kept until the data changes.
+    let counts = PostgresChangeCache()
+    var rankLimit: Int { 1_000 }
+
+    /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
+    static let imageColumns = "id, variant, content_type, byte_count, sha256, fetched_at"
+
+    func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
+        let logger = database.logger
+        return try await database.snapshot("reading photo \(id)") { connection in
+            let rows = try await connection.query(
+                """
+                SELECT id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
+                    alt_description, user_username, user_name, likes, is_sponsored, download_location,
+                    download_tracked_at, json, first_seen_at, last_seen_at, is_plus
+                FROM photo WHERE id = \(id)
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return nil }
+            let image = try await PostgresImageArchive.image(
+                photoID: id, variant: variant, status: .stored, connection, logger)
+            return try Self.storedPhoto(row, image: image?.image)
+        }
+    }
+
+    private static func storedPhoto(_ row: PostgresRow, image: StoredImage?) throws -> StoredPhoto {
+        let cells = Array(row)
+        var photo = StoredPhoto(
+            id: try cells[0].decode(String.self), sequence: try cells[1].decode(Int64.self),
+            createdAt: try cells[2].decode(Date?.self), updatedAt: try cells[3].decode(Date?.self),
+            width: try cells[4].decode(Int?.self), height: try cells[5].decode(Int?.self),
+            color: try cells[6].decode(String?.self), blurHash: try cells[7].decode(String?.self),
+            description: try cells[8].decode(String?.self), altDescription: try cells[9].decode(String?.self),
+            userUsername: try cells[10].decode(String?.self), userName: try cells[11].decode(String?.self),
+            likes: try cells[12].decode(Int?.self), isSponsored: try cells[13].decode(Bool.self),
+            downloadLocation: try cells[14].decode(String?.self),
+            downloadTrackedAt: try cells[15].decode(Date?.self), json: Data(try cells[16].decode(String.self).utf8),
+            firstSeenAt: try cells[17].decode(Date.self), lastSeenAt: try cells[18].decode(Date.self), image: image)
+        photo.isPlus = try cells[19].decode(Bool.self)
+        return photo
+    }
+
+    func photoIDs(withStoredImage: Bool) async throws(StoreError) -> [String] {
+        let logger = database.logger
+        return try await database.snapshot("listing photos") { connection in
+            let statement: PostgresQuery =
+                withStoredImage
+                ? """
+                SELECT id FROM photo
+                WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = 'stored')
+                ORDER BY sequence
+                """
+                : "SELECT id FROM photo ORDER BY sequence"
+            var ids: [String] = []
+            for try await id in try await connection.query(statement, logger: logger).decode(String.self) {
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
+    func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
+        let logger = database.logger
+        return try await database.snapshot("listing the sources of photo \(id)") { connection in
+            try await Self.strings(
+                """
+                SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                WHERE photo_source.photo_id = \(id) ORDER BY source.name COLLATE "C"
+                """, connection, logger)
+        }
+    }
+
+    func sourceNames() async throws(StoreError) -> [String] {
+        let logger = database.logger
+        return try await database.snapshot("listing the sources") { connection in
+            try await Self.strings(#"SELECT name FROM source ORDER BY name COLLATE "C""#, connection, logger)
+        }
+    }
+
+    func sourceStatistics() async throws(StoreError) -> [SourceStatistics] {
+        let logger = database.logger
+        return try await database.snapshot("listing the sources") { connection in
+            try await Self.sourceStatistics(connection, logger)
+        }
+    }
+
+    static func strings(
+        _ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [String] {
+        var strings: [String] = []
+        for try await string in try await connection.query(query, logger: logger).decode(String.self) {
+            strings.append(string)
+        }
+        return strings
+    }
+
+    static func sourceStatistics(_ connection: PostgresConnection, _ logger: Logger) async throws -> [SourceStatistics]
+    {
+        var statistics: [SourceStatistics] = []
+        let rows = try await connection.query(
+            """
+            SELECT name, active, (SELECT count(*) FROM photo_source WHERE source_id = source.id),
+                (SELECT count(*) FROM photo_source JOIN photo ON photo.id = photo_source.photo_id
+                 WHERE photo_source.source_id = source.id AND photo.is_plus),
+                error, error_at, \(unescaped: PostgresSyncLedger.syncStateColumns)
+            FROM source ORDER BY name COLLATE "C"
+            """, logger: logger)
+        for try await row in rows {
+            let cells = Array(row)
+            let error = try cells[4].decode(String?.self)
+            let errorAt = try cells[5].decode(Date?.self)
+            statistics.append(
+                SourceStatistics(
+                    name: try cells[0].decode(String.self), active: try cells[1].decode(Bool.self),
+                    photos: try cells[2].decode(Int64.self), plusPhotos: try cells[3].decode(Int64.self),
+                    state: try PostgresSyncLedger.syncState(Array(cells[6...])),
+                    failure: error.map { SourceFailure(message: $0, since: errorAt ?? Date(timeIntervalSince1970: 0)) }
+                ))
+        }
+        return statistics
+    }
+
+    func statistics() async throws(StoreError) -> StoreStatistics {
+        let logger = database.logger
+        return try await database.snapshot("computing statistics") { connection in
+            let photos = try await Self.integer("SELECT count(*) FROM photo", connection, logger)
+            var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
+            for try await (status, count, bytes) in try await connection.query(
+                "SELECT status, count(*), COALESCE(SUM(byte_count), 0)::bigint FROM image GROUP BY status",
+                logger: logger
+            ).decode((String, Int64, Int64).self) {
+                if let status = ImageStatus(rawValue: status) { counts[status] = (count, bytes) }
+            }
+            let sources = try await Self.sourceStatistics(connection, logger)
+            let feed = sources.first { $0.name == PhotoSource.feed.description }?.state ?? SyncState()
+            let active = sources.filter(\.active)
+            var statistics = StoreStatistics(
+                photos: photos, imagesStored: counts[.stored]?.count ?? 0,
+                imagesPending: counts[.pending]?.count ?? 0, imagesFailed: counts[.failed]?.count ?? 0,
+                bytesStored: counts[.stored]?.bytes ?? 0, backfillNext: feed.backfillNext,
+                backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
+                lastPageAt: sources.compactMap(\.state.lastPageAt).max())
+            statistics.rejectedPhotos = try await Self.integer(
+                "SELECT count(*) FROM rejected_photo", connection, logger)
+            statistics.backfillStall = feed.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
+            statistics.sources = sources
+            statistics.plusPhotos = try await Self.integer(
+                "SELECT count(*) FROM photo WHERE is_plus", connection, logger)
+            let retrying = try await connection.query(
+                """
+                SELECT count(*), min(next_attempt_at) FROM image
+                WHERE status = 'pending' AND failure_class = 'transient'
+                """, logger: logger
+            ).collect()
+            if let row = retrying.first {
+                (statistics.imagesRetrying, statistics.nextImageRetryAt) = try row.decode((Int64, Date?).self)
+            }
+            statistics.imagesPruned = counts[.pruned]?.count ?? 0
+            statistics.bytesPruned = counts[.pruned]?.bytes ?? 0
+            if let load = try await connection.query(
+                "SELECT loaded_at, reason FROM configuration_load WHERE id = 1", logger: logger
+            ).collect().first {
+                let (at, reason) = try load.decode((Date, String).self)
+                statistics.configurationLoaded = ConfigurationLoad(at: at, reload: reason == "reload")
+            }
+            return statistics
+        }
+    }
+
+    static func integer(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
+        -> Int64
+    {
+        try await connection.query(query, logger: logger).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
+        let (logger, name, rankLimit) = (database.logger, database.name, rankLimit)
+        return try await database.snapshot("listing photos") { connection in
+            let ids = try await PostgresListing(
+                query: query, rankLimit: rankLimit, connection: connection, logger: logger, name: name
+            ).pageIDs()
+            return try await Self.summaries(ids, connection, logger)
+        }
+    }
+
+    /// The photos `ids`, in that order, with their latest stored image and their sources.
+    private static func summaries(
+        _ ids: [String], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [PhotoSummary] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await connection.query(
+            """
+            SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
+                photo.description, photo.alt_description, photo.user_username, photo.user_name,
+                ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                      WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
+                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+            FROM unnest(\(ids)::text[]) WITH ORDINALITY AS page (id, position)
+            JOIN photo ON photo.id = page.id
+            LEFT JOIN LATERAL (
+                SELECT \(unescaped: imageColumns) FROM image
+                WHERE image.photo_id = photo.id AND image.status = 'stored'
+                ORDER BY image.fetched_at DESC, image.variant LIMIT 1
+            ) AS image ON true
+            ORDER BY page.position
+            """, logger: logger
+        ).collect()
+        return try rows.map { row in
+            let cells = Array(row)
+            let image =
+                try cells[11].decode(Int64?.self) == nil
+                ? nil : try PostgresImageArchive.storedRow(row, column: 11)?.image
+            var summary = PhotoSummary(
+                id: try cells[0].decode(String.self), createdAt: try cells[1].decode(Date?.self),
+                width: try cells[2].decode(Int?.self), height: try cells[3].decode(Int?.self),
+                color: try cells[4].decode(String?.self), likes: try cells[5].decode(Int?.self),
+                description: try cells[6].decode(String?.self), altDescription: try cells[7].decode(String?.self),
+                userUsername: try cells[8].decode(String?.self), userName: try cells[9].decode(String?.self),
+                image: image)
+            summary.sources = try cells[10].decode([String].self)
+            return summary
+        }
+    }
+
+    func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data] {
+        let ids = Array(Set(photoIDs))
+        guard !ids.isEmpty else { return [:] }
+        let logger = database.logger
+        return try await database.snapshot("reading the JSON of \(ids.count) photos") { connection in
+            var json: [String: Data] = [:]
+            for try await (id, text) in try await connection.query(
+                "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
+            ).decode((String, String).self) {
+                json[id] = Data(text.utf8)
+            }
+            return json
+        }
+    }
+
+    func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
+        let (logger, counts) = (database.logger, counts)
+        return try await database.snapshot("counting photos") { connection in
+            try await Self.count(query, counts, connection, logger)
+        }
+    }
+
+    /// The count of ``count(matching:)``, kept in `counts` until the data changes: a client
+    /// paging through a list asks for the same count on every page.
+    private static func count(
+        _ query: PhotoQuery, _ counts: PostgresChangeCache, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Int {
+        var sql = PostgresListing.SQL()
+        var countQuery = query
+        (countQuery.since, countQuery.until) = (nil, nil)
+        var from = "photo"
+        if let source = query.source {
+            let onlySource =
+                query.text == nil && query.username == nil && query.orientation == nil && query.color == nil
+            let sourceID = "(SELECT id FROM source WHERE name = \(try sql.bind(source)))"
+            if onlySource {
+                // The memberships alone: no photo row is read.
+                from = "photo_source"
+                sql.conditions.append("photo_source.source_id = \(sourceID)")
+            } else {
+                sql.conditions.append(
+                    "photo.id IN (SELECT photo_id FROM photo_source WHERE photo_source.source_id = \(sourceID))")
+            }
+            countQuery.source = nil
+        }
+        try PostgresListing.filter(countQuery, sourceID: nil, dates: false, into: &sql)
+        let statement = "SELECT count(*) FROM \(from) \(sql.whereClause())"
+        let signature =
+            "\(statement) \(query.text ?? "") \(query.source ?? "") \(query.username ?? "") \(query.color?.rawValue ?? "")"
+        return try await counts.value(for: signature, connection, logger) {
+            Int(
+                try await integer(PostgresQuery(unsafeSQL: statement, binds: sql.bindings), connection, logger))
+        }
+    }
+
+    func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage {
+        try await originalJSONPages(matching: [query])[0]
+    }
+
+    func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
+        let (logger, name, rankLimit, counts) = (database.logger, database.name, rankLimit, counts)
+        return try await database.snapshot("listing photos") { connection in
+            var pages: [OriginalJSONPage] = []
+            for query in queries {
+                let total = try await Self.count(query, counts, connection, logger)
+                guard query.offset < total else {
+                    pages.append(OriginalJSONPage(total: total, photos: []))
+                    continue
+                }
+                let ids = try await PostgresListing(
+                    query: query, rankLimit: rankLimit, connection: connection, logger: logger, name: name
+                ).pageIDs()
+                pages.append(OriginalJSONPage(total: total, photos: try await Self.json(ids, connection, logger)))
+            }
+            return pages
+        }
+    }
+
+    /// The stored JSON of the photos `ids`, in that order.
+    private static func json(
+        _ ids: [String], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [OriginalJSONPage.Photo] {
+        guard !ids.isEmpty else { return [] }
+        var photos: [OriginalJSONPage.Photo] = []
+        for try await (id, json) in try await connection.query(
+            """
+            SELECT photo.id, photo.json FROM unnest(\(ids)::text[]) WITH ORDINALITY AS page (id, position)
+            JOIN photo ON photo.id = page.id ORDER BY page.position
+            """, logger: logger
+        ).decode((String, String).self) {
+            photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
+        }
+        return photos
+    }
+
+    func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
+        let (logger, counts) = (database.logger, counts)
+        return try await database.snapshot("drawing \(count) photos") { connection in
+            guard count > 0,
+                let bounds = try await connection.query(
+                    "SELECT min(sequence), max(sequence) FROM photo", logger: logger
+                ).collect().first,
+                case (let lowest?, let highest?) = try bounds.decode((Int64?, Int64?).self)
+            else { return [] }
+            let stored = try await counts.value(for: "every photo", connection, logger) {
+                Int(try await Self.integer("SELECT count(*) FROM photo", connection, logger))
+            }
+            var photos: [OriginalJSONPage.Photo] = []
+            var drawn = Set<String>()
+            // Repeats are taken once every photo is drawn, or after many misses (a few photos
+            // far apart in number): never an endless loop.
+            var misses = 0
+            while photos.count < count {
+                let draw = Int64.random(in: lowest...highest)
+                guard
+                    let row = try await connection.query(
+                        "SELECT id, json FROM photo WHERE sequence >= \(draw) ORDER BY sequence LIMIT 1",
+                        logger: logger
+                    ).collect().first
+                else { break }
+                let (id, json) = try row.decode((String, String).self)
+                if drawn.insert(id).inserted || drawn.count >= stored || misses > 100 * count {
+                    photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
+                } else {
+                    misses += 1
+                }
+            }
+            return photos
+        }
+    }
+
+    func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
+        let (logger, name) = (database.logger, source.description)
+        return try await database.read("looking up source \(name)") { connection in
+            try await connection.query("SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+        }
+    }
+
+    func hasPhoto(id: String) async throws(StoreError) -> Bool {
+        let logger = database.logger
+        return try await database.read("looking up photo \(id)") { connection in
+            try await connection.query("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+        }
+    }
+
+    func sourceObject(ofAny sources: [PhotoSource]) async throws(StoreError) -> Data? {
+        guard !sources.isEmpty else { return nil }
+        let (logger, names) = (database.logger, sources.map(\.description))
+        return try await database.read("reading the object of \(names.joined(separator: ", "))") { connection in
+            try await connection.query(
+                """
+                SELECT object_json FROM source WHERE name = ANY (\(names)::text[]) AND object_json IS NOT NULL
+                ORDER BY object_fetched_at DESC LIMIT 1
+                """, logger: logger
+            ).collect().first.map { Data(try $0.decode(String.self).utf8) }
+        }
+    }
+
+    func topic(objectIDOrSlug key: String) async throws(StoreError) -> PhotoSource? {
+        let logger = database.logger
+        let name = try await database.read("looking up the topic \(key)") { connection in
+            try await connection.query(
+                """
+                SELECT name FROM source
+                WHERE starts_with(name, 'topic:') AND object_json IS NOT NULL
+                  AND (object_json::jsonb ->> 'id' = \(key) OR object_json::jsonb ->> 'slug' = \(key))
+                ORDER BY object_fetched_at DESC LIMIT 1
+                """, logger: logger
+            ).collect().first?.decode(String.self)
+        }
+        // A name this version cannot read names no topic it could ask Unsplash for.
+        return name.flatMap { try? PhotoSource(parsing: $0) }
+    }
+}
+
+/// Values computed from the data (a listing's count), kept until the data changes: the
+/// `store_change` counter, which a trigger moves once in every transaction that changes photos,
+/// memberships or details, says whether they still hold. Read in the caller's snapshot, so a
+/// value is never kept under a newer version than the data it was computed from.
+final class PostgresChangeCache: Sendable {
+    private struct Entry: Sendable {
+        var version: Int64
+        var value: Int
+    }
+
+    /// At most this many values are remembered; all are forgotten when that is reached.
+    private static let capacity = 256
+    private let entries = Mutex<[String: Entry]>([:])
+
+    func value(
+        for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Int
+    ) async throws -> Int {
+        let version = try await PostgresPhotoCatalog.integer(
+            "SELECT version FROM store_change WHERE id = 1", connection, logger)
+        if let entry = entries.withLock({ $0[key] }), entry.version == version { return entry.value }
+        let value = try await make()
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entries[key] = Entry(version: version, value: value)
+        }
+        return value
+    }
+}

@@ -1,0 +1,160 @@
+/// The parts of the schema that the read side stands on: search, the listings' orders, colours,
+/// and the counter that tells a cache that the data changed.
+extension PostgresSchema {
+    /// Search: a `tsvector` per photo with a GIN index, over the same document as SQLite's FTS5
+    /// index (description, alt description, the photographer's name and username, location and
+    /// tag titles, the last two from the photo's full object when it has one), accents folded
+    /// with `unaccent` and words kept as they are (the `simple` configuration: no stemming, as
+    /// FTS5's `unicode61` tokenizer).
+    ///
+    /// A trigger keeps it, not a generated column: the document reads `photo_details`, another
+    /// table, which a generated column cannot. It runs in the transaction that stores a page or
+    /// a photo's details, so search never sees half a page.
+    static let version1Search: [String] = [
+        "CREATE EXTENSION IF NOT EXISTS unaccent",
+        // IMMUTABLE, and its search path fixed at creation, so that an index may use it.
+        """
+        CREATE FUNCTION photosync_fold(text) RETURNS text
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path FROM CURRENT
+        AS $$ SELECT unaccent('unaccent'::regdictionary, $1) $$
+        """,
+        """
+        CREATE FUNCTION photosync_search_document(
+            description text, alt_description text, user_name text, user_username text, json text
+        ) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path FROM CURRENT
+        AS $$
+            SELECT to_tsvector('simple', photosync_fold(concat_ws(' ', description, alt_description, user_name,
+                user_username, document.j -> 'location' ->> 'name', document.j -> 'location' ->> 'city',
+                document.j -> 'location' ->> 'country',
+                (SELECT string_agg(tag ->> 'title', ' ')
+                 FROM jsonb_array_elements(
+                     CASE jsonb_typeof(document.j -> 'tags') WHEN 'array' THEN document.j -> 'tags' ELSE '[]' END
+                 ) AS tag
+                 WHERE jsonb_typeof(tag) = 'object'))))
+            FROM (SELECT json::jsonb AS j) AS document
+        $$
+        """,
+        "ALTER TABLE photo ADD COLUMN search tsvector NOT NULL DEFAULT ''",
+        """
+        CREATE FUNCTION photosync_index_photo() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            NEW.search := photosync_search_document(
+                NEW.description, NEW.alt_description, NEW.user_name, NEW.user_username,
+                coalesce((SELECT details.json FROM photo_details AS details
+                          WHERE details.photo_id = NEW.id AND details.json IS NOT NULL), NEW.json));
+            RETURN NEW;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER photo_search BEFORE INSERT OR UPDATE OF description, alt_description, user_name,
+            user_username, json ON photo
+        FOR EACH ROW EXECUTE FUNCTION photosync_index_photo()
+        """,
+        // A photo's details re-index it: touching its JSON runs the trigger above.
+        """
+        CREATE FUNCTION photosync_index_details() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            UPDATE photo SET json = json WHERE id = NEW.photo_id;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER photo_details_search AFTER INSERT OR UPDATE OF json ON photo_details
+        FOR EACH ROW WHEN (NEW.json IS NOT NULL) EXECUTE FUNCTION photosync_index_details()
+        """,
+        "CREATE INDEX photo_search ON photo USING gin (search)",
+    ]
+
+    /// The listings' orders, each an index whose keys are never NULL, so that one row
+    /// comparison says where a page continues: a photo without a creation date sorts as the
+    /// oldest, and one without likes below every count, as SQLite sorts NULL. Searched by the
+    /// same expressions (``PostgresListing``). Beside them: the username without regard to case,
+    /// the Unsplash+ photos `status` counts, dominant colours, and the change counter.
+    static let version1Reads: [String] = [
+        "CREATE INDEX photo_newest ON photo ((coalesce(created_at, '-infinity'::timestamptz)), sequence)",
+        """
+        CREATE INDEX photo_most_liked ON photo (
+            (coalesce(likes, -1)), (coalesce(created_at, '-infinity'::timestamptz)), sequence)
+        """,
+        "CREATE INDEX photo_username ON photo (lower(user_username))",
+        "CREATE INDEX photo_plus ON photo (id) WHERE is_plus",
+        "CREATE INDEX photo_source_photo ON photo_source (source_id, photo_id)",
+        // PhotoColor's rule, step for step, in SQL: the same photos match on both stores.
+        """
+        CREATE FUNCTION photosync_colors(hex text) RETURNS text[]
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+        AS $$
+        DECLARE
+            digits text := CASE WHEN left(hex, 1) = '#' THEN substr(hex, 2) ELSE hex END;
+            r float8; g float8; b float8; brightest float8; darkest float8; chroma float8; hue float8;
+            names text[] := '{}';
+        BEGIN
+            IF digits IS NULL OR digits !~ '^[0-9A-Fa-f]{6}$' THEN RETURN names; END IF;
+            r := ('x' || substr(digits, 1, 2))::bit(8)::integer::float8 / 255;
+            g := ('x' || substr(digits, 3, 2))::bit(8)::integer::float8 / 255;
+            b := ('x' || substr(digits, 5, 2))::bit(8)::integer::float8 / 255;
+            brightest := greatest(r, g, b);
+            darkest := least(r, g, b);
+            chroma := brightest - darkest;
+            IF chroma < 0.12 THEN names := names || 'black_and_white'::text; END IF;
+            IF brightest < 0.2 THEN names := names || 'black'::text; END IF;
+            IF darkest > 0.85 THEN names := names || 'white'::text; END IF;
+            IF chroma >= 0.12 AND brightest >= 0.2 AND darkest <= 0.85 THEN
+                IF brightest = r THEN hue := (g - b) / chroma;
+                ELSIF brightest = g THEN hue := (b - r) / chroma + 2;
+                ELSE hue := (r - g) / chroma + 4;
+                END IF;
+                hue := hue * 60;
+                hue := hue - 360 * trunc(hue / 360);
+                IF hue < 0 THEN hue := hue + 360; END IF;
+                names := names || CASE
+                    WHEN hue < 15 THEN 'red' WHEN hue < 45 THEN 'orange' WHEN hue < 70 THEN 'yellow'
+                    WHEN hue < 160 THEN 'green' WHEN hue < 195 THEN 'teal' WHEN hue < 255 THEN 'blue'
+                    WHEN hue < 290 THEN 'purple' WHEN hue < 340 THEN 'magenta' ELSE 'red' END;
+            END IF;
+            RETURN names;
+        END
+        $$
+        """,
+        // What `PRAGMA data_version` tells a SQLite connection: whether anyone committed a change
+        // to what listings count since a cache was filled. Counted once per transaction.
+        """
+        CREATE TABLE store_change (
+            id integer PRIMARY KEY CHECK (id = 1),
+            version bigint NOT NULL,
+            last_transaction xid8
+        )
+        """,
+        "INSERT INTO store_change (id, version) VALUES (1, 0)",
+        """
+        CREATE FUNCTION photosync_count_change() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            UPDATE store_change SET version = version + 1, last_transaction = pg_current_xact_id()
+            WHERE id = 1 AND last_transaction IS DISTINCT FROM pg_current_xact_id();
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER photo_change AFTER INSERT OR UPDATE OR DELETE ON photo
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
+        """,
+        """
+        CREATE TRIGGER photo_source_change AFTER INSERT OR UPDATE OR DELETE ON photo_source
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
+        """,
+        """
+        CREATE TRIGGER photo_details_change AFTER INSERT OR UPDATE OR DELETE ON photo_details
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
+        """,
+    ]
+}

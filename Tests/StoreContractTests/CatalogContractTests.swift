@@ -1,0 +1,250 @@
+import Foundation
+import Logging
+import PhotoStore
+import PhotoStorePostgres
+import TestSupport
+import Testing
+
+/// The catalog's contract (``PhotoCatalog``): listings in each order, cursors, filters, search
+/// in photosync's syntax, counts, statistics and the original JSON, held to on every store.
+@Suite("The catalog, on every store")
+struct CatalogContractTests {
+    /// A photo with the columns listings order and filter by.
+    static func photo(
+        _ id: String, created: TimeInterval?, likes: Int? = 1, width: Int = 4000, height: Int = 3000,
+        color: String = "#0c2626", description: String? = nil, username: String? = nil, json: String? = nil
+    ) -> PhotoRecord {
+        let json = json ?? #"{"id": "\#(id)", "urls": {"regular": "https://images.example.com/\#(id)"}}"#
+        return PhotoRecord(
+            id: id, createdAt: created.map(Instant.t), updatedAt: nil, width: width, height: height, color: color,
+            blurHash: nil, description: description, altDescription: nil, userUsername: username ?? "user-\(id)",
+            userName: "User \(id)", likes: likes, isSponsored: false, imageURL: "https://images.example.com/\(id)",
+            downloadLocation: nil, isPlus: false, json: Data(json.utf8))
+    }
+
+    /// Five photos: `u` has no creation date and no likes; `c` and `d` share one date.
+    static let five = [
+        photo("a", created: 100, likes: 5), photo("b", created: 300, likes: 9), photo("c", created: 200, likes: 5),
+        photo("d", created: 200, likes: 0), photo("u", created: nil, likes: nil),
+    ]
+
+    static func ids(_ store: PhotoStore, _ query: PhotoQuery) async throws -> [String] {
+        try await store.catalog.photos(matching: query).map(\.id)
+    }
+
+    @Test("each order lists every photo once, undated ones where SQLite sorts NULL", arguments: Backend.allCases)
+    func eachOrder(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(Self.five)
+            // Sequences: a 1, b 2, c 3, d 4, u 5. Ties on the date go by sequence.
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest)) == ["b", "d", "c", "a", "u"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .oldest)) == ["u", "a", "c", "d", "b"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .likes)) == ["b", "c", "a", "d", "u"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest, limit: 2, offset: 2)) == ["c", "a"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest, limit: 0)) == [])
+        }
+    }
+
+    @Test("a cursor continues after or before a photo, and one naming no photo is refused", arguments: Backend.allCases)
+    func cursors(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(Self.five)
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest, limit: 2, after: "d")) == ["c", "a"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest, limit: 2, after: "a")) == ["u"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .newest, limit: 2, before: "a")) == ["d", "c"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .oldest, limit: 2, after: "u")) == ["a", "c"])
+            #expect(try await Self.ids(store, PhotoQuery(sort: .likes, limit: 3, after: "b")) == ["c", "a", "d"])
+            await #expect(throws: StoreError.unknownPhoto(path: store.path, photoID: "zz")) {
+                _ = try await store.catalog.photos(matching: PhotoQuery(after: "zz"))
+            }
+        }
+    }
+
+    @Test("filters: username without case, orientation, colour, dates, source", arguments: Backend.allCases)
+    func filters(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            let c = Self.photo("c", created: 300, width: 100, height: 100, color: "#d01a1a", username: "ann")
+            try await store.ledger.commit([
+                Self.photo("a", created: 100, width: 3000, height: 4000, color: "#1a3fd0", username: "Ann"),
+                Self.photo("b", created: 200, color: "#f2f2f2", username: "bob"), c,
+            ])
+            try await store.ledger.commit([c], source: "user:ann")
+            #expect(try await Self.ids(store, PhotoQuery(username: "ANN")) == ["c", "a"])
+            #expect(try await Self.ids(store, PhotoQuery(orientation: .portrait)) == ["a"])
+            #expect(try await Self.ids(store, PhotoQuery(orientation: .squarish)) == ["c"])
+            var blue = PhotoQuery()
+            blue.color = .blue
+            #expect(try await Self.ids(store, blue) == ["a"])
+            blue.color = .white
+            #expect(try await Self.ids(store, blue) == ["b"])
+            #expect(try await Self.ids(store, PhotoQuery(since: Instant.t(200), until: Instant.t(300))) == ["b"])
+            #expect(try await Self.ids(store, PhotoQuery(source: "user:ann")) == ["c"])
+            #expect(try await Self.ids(store, PhotoQuery(source: "user:nobody")) == [])
+            #expect(try await store.catalog.count(matching: PhotoQuery(username: "ann")) == 2)
+            #expect(try await store.catalog.count(matching: PhotoQuery(source: "feed")) == 3)
+            #expect(try await store.catalog.sources(ofPhoto: "c") == ["feed", "user:ann"])
+            #expect(try await store.catalog.sourceNames() == ["feed", "user:ann"])
+        }
+    }
+
+    @Test("a source's own order, from its memberships, with cursors", arguments: Backend.allCases)
+    func sourceOrder(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(Self.five)
+            try await store.ledger.commit(
+                [Self.photo("d", created: 200), Self.photo("a", created: 100)], next: 2,
+                source: "collection:1")
+            try await store.ledger.commit([Self.photo("b", created: 300)], next: nil, source: "collection:1")
+            var query = PhotoQuery(source: "collection:1")
+            query.inSourceOrder = true
+            #expect(try await Self.ids(store, query) == ["d", "a", "b"])
+            query.after = "d"
+            #expect(try await Self.ids(store, query) == ["a", "b"])
+            query.after = nil
+            query.before = "b"
+            query.limit = 1
+            #expect(try await Self.ids(store, query) == ["a"])
+        }
+    }
+
+    @Test("search: words, phrases, prefixes, OR, NOT, accents, the details' tags", arguments: Backend.allCases)
+    func search(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([
+                Self.photo("a", created: 100, description: "A mountain lake in Zürich"),
+                Self.photo("b", created: 200, description: "lake of mountains"),
+                Self.photo("c", created: 300, description: "city at night"),
+            ])
+            func search(_ text: String) async throws -> Set<String> {
+                Set(try await Self.ids(store, PhotoQuery(text: text, sort: .relevance)))
+            }
+            #expect(try await search("lake") == ["a", "b"])
+            #expect(try await search("mountain lake") == ["a"])
+            #expect(try await search("\"mountain lake\"") == ["a"])
+            #expect(try await search("moun*") == ["a", "b"])
+            #expect(try await search("zurich") == ["a"])
+            #expect(try await search("lake NOT zurich") == ["b"])
+            #expect(try await search("night OR zurich") == ["a", "c"])
+            #expect(try await search("(night OR zurich) AND lake") == ["a"])
+            #expect(try await search("LAKE") == ["a", "b"])
+            #expect(try await store.catalog.count(matching: PhotoQuery(text: "lake")) == 2)
+            for invalid in ["\"open", "NOT lake", "lake OR", "(lake", "*"] {
+                await #expect(throws: StoreError.invalidSearch(invalid)) {
+                    _ = try await store.catalog.photos(matching: PhotoQuery(text: invalid))
+                }
+            }
+
+            // The details' tags are searched from the moment they are stored.
+            #expect(try await search("volcano").isEmpty)
+            let details = #"{"id": "c", "tags": [{"title": "volcano"}], "location": {"city": "Reykjavík"}}"#
+            #expect(try await store.photoDetails.store(Data(details.utf8), photoID: "c", at: Instant.t0))
+            #expect(try await search("volcano") == ["c"])
+            #expect(try await search("reykjavik") == ["c"])
+            #expect(try await store.photoDetails.details(photoID: "c")?.json == Data(details.utf8))
+        }
+    }
+
+    @Test("the original JSON comes back byte for byte, in pages with their count", arguments: Backend.allCases)
+    func originalJSON(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            let json = #"{"id":"a",  "z": 1, "a": [2,1], "urls": {"regular": "https://images.example.com/a"}}"#
+            try await store.ledger.commit([
+                Self.photo("a", created: 100, json: json), Self.photo("b", created: 200), Self.photo("c", created: 300),
+            ])
+            #expect(try await store.catalog.originalJSON(photoIDs: ["a", "zz"]) == ["a": Data(json.utf8)])
+            #expect(try await store.catalog.photo(id: "a")?.json == Data(json.utf8))
+            let page = try await store.catalog.originalJSONPage(matching: PhotoQuery(limit: 2, offset: 1))
+            #expect(page.total == 3 && page.photos.map(\.id) == ["b", "a"])
+            #expect(page.photos.last?.json == Data(json.utf8))
+            let past = try await store.catalog.originalJSONPage(matching: PhotoQuery(limit: 2, offset: 3))
+            #expect(past.total == 3 && past.photos.isEmpty)
+            let drawn = try await store.catalog.randomOriginalJSON(count: 3)
+            #expect(Set(drawn.map(\.id)) == ["a", "b", "c"], "distinct while there are enough")
+        }
+    }
+
+    @Test("a count follows the data: a new page is counted at once", arguments: Backend.allCases)
+    func countsFollowTheData(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Self.photo("a", created: 100)])
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 1)
+            try await store.ledger.commit([Self.photo("b", created: 200)], next: 3)
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 2)
+            let page = try await store.catalog.originalJSONPage(matching: PhotoQuery(limit: 10))
+            #expect(page.total == 2 && page.photos.count == 2)
+        }
+    }
+
+    @Test("statistics: photos, images by status, sources and their state", arguments: Backend.allCases)
+    func statistics(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("p", isPlus: true)])
+            let bytes = Data("jpeg".utf8)
+            try await store.archive.storeImages([ArchiveContractTests.image("a", bytes)])
+            try await store.ledger.recordSourceFailure("user:gone", message: "Couldn't find User", at: Instant.t0)
+            let statistics = try await store.catalog.statistics()
+            #expect(statistics.photos == 3 && statistics.plusPhotos == 1)
+            #expect(statistics.imagesStored == 1 && statistics.imagesPending == 1 && statistics.bytesStored == 4)
+            #expect(statistics.backfillNext == Sample.pageURL(2) && statistics.lastPageAt == Instant.t0)
+            #expect(statistics.sources.map(\.name) == ["feed", "user:gone"])
+            #expect(statistics.sources[0].photos == 3 && statistics.sources[0].plusPhotos == 1)
+            #expect(statistics.sources[1].failure?.message == "Couldn't find User")
+
+            let summary = try #require(
+                try await store.catalog.photos(matching: PhotoQuery(limit: 3)).first { $0.id == "a" })
+            #expect(summary.image?.byteCount == 4 && summary.sources == ["feed"])
+            #expect(try await store.catalog.photo(id: "a")?.image?.sha256.count == 64)
+            #expect(try await store.catalog.photoIDs(withStoredImage: true) == ["a"])
+        }
+    }
+
+    @Test("requests from serve: a download asked for, details asked for, each once", arguments: Backend.allCases)
+    func requests(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
+            let downloads = try store.storage.openDownloadRequests()
+            #expect(try await downloads.record(photoID: "a", at: Instant.t0))
+            #expect(try await downloads.record(photoID: "a", at: Instant.t(60)))
+            #expect(try await downloads.record(photoID: "zz", at: Instant.t0) == false)
+            #expect(try await downloads.requested() == ["a": Instant.t0])
+
+            let details = try store.storage.openPhotoDetailsRequests()
+            #expect(try await details.record(photoID: "b", at: Instant.t0))
+            #expect(try await store.photoDetails.isRequested(photoID: "b"))
+            #expect(try await store.photoDetails.pending(.requested, limit: 10) == ["b"])
+            #expect(try await store.photoDetails.pending(.all, limit: 10) == ["b", "a"])
+            try await store.photoDetails.store(Data(#"{"id": "b"}"#.utf8), photoID: "b", at: Instant.t0)
+            #expect(try await store.photoDetails.isRequested(photoID: "b") == false)
+            #expect(try await store.photoDetails.pending(.all, limit: 10) == ["a"])
+        }
+    }
+}
+
+/// PostgreSQL's own pieces of the catalog, checked against the Swift they stand for.
+@Suite("PostgreSQL's colours and search syntax")
+struct PostgresCatalogPiecesTests {
+    @Test("photosync_colors names the colours PhotoColor names, for every kind of hex")
+    func colorsAgreeWithPhotoColor() async throws {
+        var hexes = ["#000000", "#ffffff", "#FF0000", "#1f1f1f", "#d9d9d9", "#80ff00", "not a colour", "#12345"]
+        var state: UInt64 = 42
+        for _ in 0..<400 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            hexes.append(String(format: "#%06x", Int(state >> 40) & 0xFF_FFFF))
+        }
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let store = try await PostgresStore.open(
+            try PostgresLocation(parsing: url), password: nil, logger: Logger(label: "photosync.contract"))
+        defer { try? store.close() }
+        let records = hexes.enumerated().map { index, hex in
+            CatalogContractTests.photo("p\(index)", created: 0, color: hex)
+        }
+        try await store.ledger.commit(records)
+        for color in PhotoColor.allCases {
+            var query = PhotoQuery()
+            query.color = color
+            let found = Set(try await store.catalog.photos(matching: query).map(\.id))
+            let expected = Set(hexes.enumerated().filter { color.matches(hex: $0.element) }.map { "p\($0.offset)" })
+            #expect(found == expected, "\(color)")
+        }
+    }
+}
