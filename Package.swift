@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "PhotosyncCLI",
             dependencies: [
-                "Basics", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "Gallery",
+                "Basics", "PhotoSync", "PhotoStore", "PhotoStorePostgres", "UnsplashAPI", "Networking", "Gallery",
                 // `photosync demo` runs the stub in-process; only builds with the Demo trait link it.
                 .target(name: "UnsplashStub", condition: .when(traits: ["Demo"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -112,7 +112,8 @@ public enum PostgresLocationError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .passwordInURL:
             "the database URL holds a password, which ps and logs would show: remove it, and give it in "
-                + "PGPASSWORD or a password file (~/.pgpass, or the file PGPASSFILE names)"
+                + "PGPASSWORD, the systemd credential database-password, or a password file (~/.pgpass, "
+                + "or the file PGPASSFILE names)"
         case .malformed(let problem):
             "the database URL \(problem)"
         }

@@ -1,18 +1,28 @@
 import Foundation
 
 /// The password for a ``PostgresLocation``, found as libpq finds it, never in the URL:
-/// `PGPASSWORD`, else the first matching line of the password file (`PGPASSFILE`, or
-/// `~/.pgpass`): `hostname:port:database:username:password`, each field `*` or the value, with
+/// `PGPASSWORD`, else the systemd credential `database-password`
+/// (`$CREDENTIALS_DIRECTORY/database-password`, `LoadCredential=database-password:FILE`), else
+/// the first matching line of the password file (`PGPASSFILE`, or `~/.pgpass`): `hostname:port:database:username:password`, each field `*` or the value, with
 /// `\:` and `\\` escaped. A socket's hostname is `localhost` there, as libpq writes it. Nil when
 /// none is given: the server may trust the socket's peer, or a certificate.
 ///
 /// The environment and the file system are passed in, so that tests touch neither.
 public enum PostgresPassword {
+    /// The systemd credential's name: `LoadCredential=database-password:/path/to/file`.
+    public static let credentialName = "database-password"
+
     public static func find(
         for location: PostgresLocation, environment: [String: String],
         readFile: (String) -> String? = { try? String(contentsOfFile: $0, encoding: .utf8) }
     ) -> String? {
         if let password = environment["PGPASSWORD"], !password.isEmpty { return password }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
+            let text = readFile((directory as NSString).appendingPathComponent(credentialName))
+        {
+            // A file's last line break is not part of the password.
+            return text.hasSuffix("\n") ? String(text.dropLast()) : text
+        }
         let file =
             environment["PGPASSFILE"]
             ?? environment["HOME"].map { ($0 as NSString).appendingPathComponent(".pgpass") }

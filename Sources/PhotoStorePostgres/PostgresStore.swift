@@ -48,7 +48,7 @@ public enum PostgresStore {
         return store(database)
     }
 
-    private static func store(_ database: PostgresDatabase) -> PhotoStore {
+    static func store(_ database: PostgresDatabase) -> PhotoStore {
         PhotoStore(
             path: database.name, ledger: PostgresSyncLedger(database: database),
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),

@@ -32,7 +32,7 @@ import Testing
     @Test func everyDefaultPassesItsOwnRule() throws {
         // Resolution runs each default through its rule; it would throw naming "default".
         let settings = try resolveSettings([])
-        #expect(settings.databasePath == "photosync.sqlite")
+        #expect(settings.database.description == "photosync.sqlite")
     }
 
     @Test func helpShowsEveryFlagWithItsDeclaredHelp() {

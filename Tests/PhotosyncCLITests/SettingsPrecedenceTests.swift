@@ -38,7 +38,7 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
             flag: ["--database", "/flag/db.sqlite"], flagResult: "/flag/db.sqlite",
             environment: ["PHOTOSYNC_DATABASE": "/env/db.sqlite"], environmentResult: "/env/db.sqlite",
             yaml: "database: /file/db.sqlite", fileResult: "/file/db.sqlite",
-            defaultResult: "photosync.sqlite", read: { $0.databasePath }),
+            defaultResult: "photosync.sqlite", read: { $0.database.description }),
         .init(
             key: "api_base",
             flag: ["--api-base", "https://flag.test"], flagResult: "https://flag.test",
@@ -183,7 +183,7 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
 
     @Test func nothingGivenMeansTheDocumentedDefaults() throws {
         let settings = try resolveSettings([])
-        #expect(settings.databasePath == "photosync.sqlite")
+        #expect(settings.database.description == "photosync.sqlite")
         #expect(settings.apiBase == URL(string: "https://api.unsplash.com")!)
         #expect(settings.sources == [.feed])
         #expect(settings.perPage == 30)
@@ -203,9 +203,9 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         let directory = TemporaryDirectory()
         let file = directory.write("photosync.yaml", "database: /file.sqlite\nper_page: 50\n")
         let environment = ["PHOTOSYNC_CONCURRENCY": "99", "PHOTOSYNC_CONFIG": file]
-        #expect(try DatabaseOptions.parse([]).databasePath(environment: environment) == "/file.sqlite")
+        #expect(try DatabaseOptions.parse([]).database(environment: environment).description == "/file.sqlite")
         #expect(
-            try DatabaseOptions.parse(["--database", "/flag.sqlite"]).databasePath(environment: environment)
+            try DatabaseOptions.parse(["--database", "/flag.sqlite"]).database(environment: environment).description
                 == "/flag.sqlite")
         #expect(throws: ConfigurationError.self) { try resolveSettings([], environment: environment) }
     }
@@ -225,15 +225,16 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
 
     @Test func databaseDefaultsIntoSystemdStateDirectory() throws {
         #expect(
-            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).databasePath
+            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).database.description
                 == "/var/lib/photosync/photosync.sqlite")
         #expect(
-            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync:/var/lib/other"]).databasePath
+            try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync:/var/lib/other"]).database
+                .description
                 == "/var/lib/photosync/photosync.sqlite")
-        #expect(try resolveSettings([]).databasePath == "photosync.sqlite")
+        #expect(try resolveSettings([]).database.description == "photosync.sqlite")
         #expect(
             try resolveSettings(["--database", "/x.sqlite"], environment: ["STATE_DIRECTORY": "/var/lib/photosync"])
-                .databasePath == "/x.sqlite")
+                .database.description == "/x.sqlite")
     }
 
     @Test func configFlagBeatsConfigVariableBeatsSystemFile() throws {
@@ -290,6 +291,6 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         #expect(settings.concurrency == 12)
         #expect(settings.sources.map(\.description) == ["feed", "user:ada"])
         #expect(settings.allowedImageHosts == ["a.example", "b.example"])
-        #expect(settings.databasePath == "/var/lib/photosync/photos.sqlite")
+        #expect(settings.database.description == "/var/lib/photosync/photos.sqlite")
     }
 }

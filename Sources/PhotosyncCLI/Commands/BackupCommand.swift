@@ -29,7 +29,7 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            let store = try database.openStore(environment: environment)
+            let store = try await database.openStore(environment: environment)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             let backup = try BackupFile(final: destination, source: store.path)
             let line = BackupProgressLine(interactive: interactive)

@@ -20,7 +20,8 @@ import ArgumentParser
                 """)
 
         @Option(
-            name: .customLong("database"), help: ArgumentHelp("The demo's database.", valueName: "path"),
+            name: .customLong("database"),
+            help: ArgumentHelp("The demo's database: a file, or a postgres:// URL.", valueName: "path|url"),
             completion: .file())
         var databasePath = "photosync-demo.sqlite"
 
@@ -37,6 +38,11 @@ import ArgumentParser
 
         func validate() throws {
             _ = try GalleryServing.address(listen)
+            do {
+                _ = try DatabaseLocation(parsing: databasePath)
+            } catch {
+                throw ValidationError("--database \(error.text)")
+            }
             guard (1...3_000).contains(photos) else {
                 throw ValidationError("--photos must be from 1 to 3000 (got \(photos))")
             }
@@ -66,7 +72,8 @@ import ArgumentParser
                 await stub.stop()
             }
             try await reportingErrors {
-                let store = try PhotoStore.openExisting(path: databasePath)
+                let environment = ProcessInfo.processInfo.environment
+                let store = try await DatabaseLocation(parsing: databasePath).openExisting(environment: environment)
                 // A sync that Ctrl-C stopped returns as if done (run --once exits 0 after a stop):
                 // an unfinished backfill tells the two apart, and Ctrl-C means stop the demo.
                 guard try await store.catalog.statistics().backfillComplete else { return }

@@ -74,7 +74,7 @@ enum CommandError: Error {
             (Self.exitCode(for: error), error.localizedDescription)
         case .writerLock(let error):
             switch error {
-            case .held: (.writerLockHeld, error.localizedDescription)
+            case .held, .leased: (.writerLockHeld, error.localizedDescription)
             case .cannotLock: (.ioError, error.localizedDescription)
             }
         case .spool(let error):

@@ -37,7 +37,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            let store = try await database.openStore(environment: ProcessInfo.processInfo.environment)
             let selected = try await store.catalog.photos(matching: try listing.query(text: search))
             let exporter = try PhotoExporter(directory: URL(fileURLWithPath: to), store: store)
             let interactive = isatty(STDERR_FILENO) == 1

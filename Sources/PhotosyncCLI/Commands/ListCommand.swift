@@ -111,7 +111,7 @@ struct ListingOptions: ParsableArguments {
 
     /// Prints the photos these options select from `database`.
     func list(text: String?, from database: DatabaseOptions) async throws {
-        let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+        let store = try await database.openStore(environment: ProcessInfo.processInfo.environment)
         write(try await store.catalog.photos(matching: try query(text: text)))
     }
 

@@ -38,7 +38,7 @@ struct QueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment)
+            let store = try await database.openStore(environment: ProcessInfo.processInfo.environment)
             guard let photo = try await store.catalog.photo(id: id) else {
                 throw CommandFailure(code: .notFound, message: "no photo with id \(id) in \(store.path)")
             }

@@ -33,8 +33,9 @@ struct RetryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let path = try database.databasePath(environment: ProcessInfo.processInfo.environment)
-            let store = try PhotoStore.openExisting(path: path, forSmallWrites: true)
+            let store = try await database.openStore(
+                environment: ProcessInfo.processInfo.environment, forSmallWrites: true)
+            let path = store.path
             let request: RetryRequest = photoIDs.isEmpty ? (all ? .all : .transient) : .photos(photoIDs)
             let outcome: RetryOutcome
             do throws(StoreError) {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Networking
 import PhotoStore
+import PhotoStorePostgres
 import PhotoSync
 import Prometheus
 import ServiceLifecycle
@@ -55,24 +56,10 @@ struct RunCommand: AsyncParsableCommand {
             let proxies = try ProxySettings(environment: environment)
             // Both refused before anything is created: no lock file beside /dev/null, no
             // database left behind by a run that could not serve its metrics.
-            try PhotoStore.checkDatabasePath(settings.databasePath)
+            if case .file(let path) = settings.database { try PhotoStore.checkDatabasePath(path) }
             if let address = settings.metricsListen { try MetricsServer.checkAvailable(address) }
-            // Taken before the store is opened, which may migrate: one writer per database.
-            // Held until the process ends; readers never take it.
-            let lock = try WriterLock(forDatabaseAt: settings.databasePath)
-            defer { withExtendedLifetime(lock) {} }
-            let createdDatabase = !FileManager.default.fileExists(atPath: settings.databasePath)
-            let store = try PhotoStore(path: settings.databasePath) { progress in
-                switch progress {
-                case .indexingForSearch(let photos):
-                    logger.notice(
-                        "building the search index of \(photos) photos (once, for a database from before search)")
-                case .indexedForSearch(let photos, let duration):
-                    logger.notice(
-                        "search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
-                    )
-                }
-            }
+            let (store, writer, createdDatabase) = try await Self.openForWriting(
+                settings.database, environment: environment, logger: logger)
             // One client for the whole process, shut down on every way out of it. Its pool allows
             // the most connections --concurrency may ask for (16, in AllSettings), so that a
             // reload raising it is not held back; connections open only as requests need them.
@@ -90,12 +77,46 @@ struct RunCommand: AsyncParsableCommand {
                 failure = error
             }
             try? await transport.shutdown()
-            if case SyncError.accessKeyRejected? = failure, createdDatabase {
+            await writer.release()
+            if case SyncError.accessKeyRejected? = failure, createdDatabase, case .file(let path) = settings.database {
                 // Closed first: the pool's connections must not outlive the files they write.
                 try? store.close()
-                Self.removeDatabase(at: settings.databasePath)
+                Self.removeDatabase(at: path)
             }
             if let failure { throw failure }
+        }
+    }
+
+    /// Opens the database for writing, as its one writer, and says whether this created it (an
+    /// SQLite file that did not exist).
+    ///
+    /// The writer's lock (the lock file; on PostgreSQL, the lease) is taken before the store is
+    /// migrated, and held until ``DatabaseWriter/release()``; readers never take it.
+    /// - Throws: `WriterLockError` when another `run` writes the database.
+    private static func openForWriting(
+        _ database: DatabaseLocation, environment: [String: String], logger: Logger
+    ) async throws -> (PhotoStore, DatabaseWriter, created: Bool) {
+        switch database {
+        case .file(let path):
+            let lock = try WriterLock(forDatabaseAt: path)
+            let created = !FileManager.default.fileExists(atPath: path)
+            let store = try PhotoStore(path: path) { progress in
+                switch progress {
+                case .indexingForSearch(let photos):
+                    logger.notice(
+                        "building the search index of \(photos) photos (once, for a database from before search)")
+                case .indexedForSearch(let photos, let duration):
+                    logger.notice(
+                        "search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+                    )
+                }
+            }
+            return (store, .lock(lock), created)
+        case .postgres(let location):
+            let (store, lease) = try await PostgresStore.openForWriting(
+                location, password: PostgresPassword.find(for: location, environment: environment),
+                host: ProcessInfo.processInfo.hostName, pid: getpid(), logger: logger)
+            return (store, .lease(lease), false)
         }
     }
 
@@ -178,17 +199,25 @@ struct RunCommand: AsyncParsableCommand {
         logger.info(
             "photosync started",
             metadata: [
-                "database": "\(settings.databasePath)", "api": "\(settings.apiBase.absoluteString)",
+                "database": "\(settings.database)", "api": "\(settings.apiBase.absoluteString)",
                 "variant": "\(variant)", "sources": "\(settings.sources.map(\.description).joined(separator: " "))",
                 "mode": "\(once ? "once" : "daemon")", "key_from": "\(key.source)",
             ])
     }
 
     /// Image bodies of up to 4 MiB stay in memory; larger ones go to files in a private
-    /// directory beside the database, on the same disk and readable by its owner only.
+    /// directory, readable by its owner only: beside an SQLite database, on the same disk; for
+    /// PostgreSQL, in the state directory (`$STATE_DIRECTORY`, or the working directory).
     static func spool(_ settings: Settings) -> BodySpool {
-        BodySpool(
-            directory: URL(fileURLWithPath: settings.databasePath + spoolSuffix),
+        let directory: String =
+            switch settings.database {
+            case .file(let path): path + spoolSuffix
+            case .postgres(let location):
+                (ProcessInfo.processInfo.environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+                    ?? ".") + "/photosync-\(location.database)" + spoolSuffix
+            }
+        return BodySpool(
+            directory: URL(fileURLWithPath: directory),
             memoryLimit: 4 << 20,
             maxBytes: Int64(settings.maxImageMiB) << 20)
     }

@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             // Requests read at once, each on a connection of its own (a single one answered
             // them one by one); more connections than cores only wait for a core.
-            let store = try database.openStore(
+            let store = try await database.openStore(
                 environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
             if mirror.downloadTracking == .queued {
                 do {

@@ -18,7 +18,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try database.openStore(environment: ProcessInfo.processInfo.environment, mapped: true)
+            let store = try await database.openStore(environment: ProcessInfo.processInfo.environment, mapped: true)
             let stats = try await store.catalog.statistics()
             let storage = StatusStorage(
                 store: store, options: database, environment: ProcessInfo.processInfo.environment)

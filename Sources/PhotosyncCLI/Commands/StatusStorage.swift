@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStorePostgres
 import PhotoSync
 import UnsplashAPI
 
@@ -15,6 +16,9 @@ struct StatusStorage: Equatable {
     var reserveBytes: Int64?
     var pause: DownloadPause?
     var pagePause: PagePause?
+    /// The database is a server's (PostgreSQL), whose files and disk are its own: no file
+    /// sizes, no free disk beside it.
+    var onServer = false
 
     init(
         storageLimit: Int64?, sizes: DatabaseFileSizes, disk: DiskSpace?, reserve: FreeDiskReserve
@@ -34,6 +38,11 @@ struct StatusStorage: Equatable {
         let resolver = SettingsResolver(environment: environment)
         let limit = try? resolver.resolve(\.storageLimit, flags: [:], configPath: options.configPath)
         let reserve = (try? resolver.resolve(\.minFreeDisk, flags: [:], configPath: options.configPath)) ?? .standard
+        guard !PostgresLocation.isURL(store.path) else {
+            self.init(storageLimit: limit, sizes: DatabaseFileSizes(database: 0, wal: 0), disk: nil, reserve: reserve)
+            onServer = true
+            return
+        }
         self.init(
             storageLimit: limit, sizes: store.storage.fileSizes, disk: DiskSpace.probe(forFileAt: store.path),
             reserve: reserve)
@@ -42,8 +51,8 @@ struct StatusStorage: Equatable {
     var jsonFields: [String: JSONValue] {
         [
             "storage_limit_bytes": storageLimit.map { .int($0) } ?? .null,
-            "database_bytes": .int(databaseBytes),
-            "wal_bytes": .int(walBytes),
+            "database_bytes": onServer ? .null : .int(databaseBytes),
+            "wal_bytes": onServer ? .null : .int(walBytes),
             "disk_free_bytes": disk.map { .int($0.available) } ?? .null,
             "disk_reserve_bytes": reserveBytes.map { .int($0) } ?? .null,
             "downloads_paused": pause.map { .string($0.description) } ?? .null,
@@ -56,7 +65,12 @@ struct StatusStorage: Equatable {
         if let storageLimit {
             lines.append("storage limit   \(ByteCount.text(bytesStored)) of \(ByteCount.text(storageLimit)) used")
         }
-        lines.append("database file   \(ByteCount.text(databaseBytes)), write-ahead log \(ByteCount.text(walBytes))")
+        if onServer {
+            lines.append("database        PostgreSQL (its files and disk are the server's)")
+        } else {
+            lines.append(
+                "database file   \(ByteCount.text(databaseBytes)), write-ahead log \(ByteCount.text(walBytes))")
+        }
         if let disk, let reserveBytes {
             lines.append(
                 "free disk       \(ByteCount.text(disk.available)), reserve \(ByteCount.text(reserveBytes))"

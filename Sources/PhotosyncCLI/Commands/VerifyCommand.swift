@@ -23,7 +23,7 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            let store = try database.openStore(environment: environment)
+            let store = try await database.openStore(environment: environment)
             let progress = VerifyProgressLine(
                 interactive: isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil)
             let report = try await store.archive.verify(progress: progress.show)

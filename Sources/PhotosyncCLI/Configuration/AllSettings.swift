@@ -40,15 +40,12 @@ struct AllSettings: Sendable {
         return "\(amount)/s over \(rate.window.components.seconds)s"
     }
 
-    let databasePath = Setting(
-        "database", flag: "--database", .text, summary: "SQLite database file.",
-        valueName: "path", default: defaultDatabasePath(environment:),
+    let database = Setting(
+        "database", flag: "--database", .text,
+        summary: "SQLite database file, or a PostgreSQL database as postgres://USER@HOST[:PORT]/DB.",
+        valueName: "path|url", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file(),
-        reload: .restartNeeded
-    ) { path throws(SettingProblem) in
-        guard !path.isEmpty else { throw SettingProblem("must not be empty") }
-        return path
-    }
+        reload: .restartNeeded, rule: DatabaseLocation.init(parsing:))
 
     let apiBase = Setting(
         "api_base", flag: "--api-base", .text, summary: "Unsplash API base URL.", valueName: "url",

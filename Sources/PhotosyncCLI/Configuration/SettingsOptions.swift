@@ -10,15 +10,15 @@ struct DatabaseOptions: ParsableArguments, Sendable {
         completion: .file(extensions: ["yaml", "yml"]))
     var configPath: String?
 
-    @Option(\.databasePath) var databasePath: String?
+    @Option(\.database) var database: String?
 
     func validate() throws { try check(flagsOf: self) }
 
     /// The database's path, resolved as `run` resolves it. Other settings' values are neither
     /// read nor checked: a bad one stops `run`, not a command that does not use it.
-    func databasePath(environment: [String: String]) throws(ConfigurationError) -> String {
+    func database(environment: [String: String]) throws(ConfigurationError) -> DatabaseLocation {
         try SettingsResolver(environment: environment)
-            .resolve(\.databasePath, flags: flags(of: self), configPath: configPath)
+            .resolve(\.database, flags: flags(of: self), configPath: configPath)
     }
 }
 
