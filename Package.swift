@@ -260,8 +260,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "UnsplashStub", "PhotoStore", "TestSupport",
+                "UnsplashStub", "PhotoStore", "PhotoStorePostgres", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 // To damage a stored image on purpose, as a disk or a person might.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The gallery's browser test speaks the Chrome DevTools Protocol over a WebSocket.

@@ -14,6 +14,8 @@ final class PostgresDatabase: Sendable {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    /// This process's write transactions, one at a time.
+    private let turns = WriteTurns()
 
     /// What every `StoreError` names the store by.
     var name: String { location.description }
@@ -91,14 +93,46 @@ final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` in one transaction: all of it commits, or, when it throws, none of it.
+    ///
+    /// This process's write transactions take turns (``WriteTurns``), as on SQLite. One that
+    /// the server still ends as a deadlock or a serialization failure (with another process's
+    /// transaction) is run again, up to ``writeAttempts`` times: `body` must change nothing but
+    /// the database.
     func write<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await turns.take { () async throws -> sending T in
+                var attempt = 1
+                while true {
+                    do {
+                        return try await client.withTransaction(logger: logger) { connection in
+                            try await body(connection)
+                        }
+                    } catch  where attempt < Self.writeAttempts && Self.isWorthRetrying(error) {
+                        attempt += 1
+                        try await Task.sleep(for: .milliseconds(10 * attempt))
+                    }
+                }
+            }
         } catch {
             throw storeError(error, operation: operation())
         }
+    }
+
+    /// How many times a write transaction is tried before its failure is the caller's.
+    static let writeAttempts = 5
+
+    /// Whether the server ended a transaction for its timing alone (deadlock, serialization).
+    static func isWorthRetrying(_ error: any Error) -> Bool {
+        var error = error
+        if let failed = error as? PostgresTransactionError,
+            let cause = failed.closureError ?? failed.beginError ?? failed.commitError
+        {
+            error = cause
+        }
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
     }
 
     /// Runs `body` on one connection, outside a transaction unless it opens one.

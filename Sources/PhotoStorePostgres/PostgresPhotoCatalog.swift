@@ -7,7 +7,7 @@ import Synchronization
 /// through the `tsvector` column, each method one read-only snapshot.
 struct PostgresPhotoCatalog: PhotoCatalog {
     let database: PostgresDatabase
-    /// Counts kept until the data changes.
+    /// Counts kept until the data may have changed.
     let counts = PostgresChangeCache()
     var rankLimit: Int { 1_000 }
 
@@ -408,13 +408,14 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 }
 
-/// Values computed from the data (a listing's count), kept until the data changes: the
-/// `store_change` counter, which a trigger moves once in every transaction that changes photos,
-/// memberships or details, says whether they still hold. Read in the caller's snapshot, so a
-/// value is never kept under a newer version than the data it was computed from.
+/// Values computed from the data (a listing's count), kept until the data may have changed: what
+/// SQLite's `PRAGMA data_version` tells a connection. Each value is kept with the snapshot it was
+/// computed in (`pg_current_snapshot()`: the newest transaction id, and those in progress); a
+/// later snapshot that is the same text sees the same committed data, so the value still holds.
+/// Nothing is written to know it: no counter row for every writer to wait on.
 final class PostgresChangeCache: Sendable {
     private struct Entry: Sendable {
-        var version: Int64
+        var snapshot: String
         var value: Int
     }
 
@@ -422,16 +423,19 @@ final class PostgresChangeCache: Sendable {
     private static let capacity = 256
     private let entries = Mutex<[String: Entry]>([:])
 
+    /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
+    /// - Parameter connection: in the transaction whose snapshot `make` reads.
     func value(
         for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Int
     ) async throws -> Int {
-        let version = try await PostgresPhotoCatalog.integer(
-            "SELECT version FROM store_change WHERE id = 1", connection, logger)
-        if let entry = entries.withLock({ $0[key] }), entry.version == version { return entry.value }
+        let snapshot =
+            try await connection.query("SELECT pg_current_snapshot()::text", logger: logger)
+            .collect().first?.decode(String.self) ?? ""
+        if let entry = entries.withLock({ $0[key] }), entry.snapshot == snapshot { return entry.value }
         let value = try await make()
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[key] = Entry(version: version, value: value)
+            entries[key] = Entry(snapshot: snapshot, value: value)
         }
         return value
     }

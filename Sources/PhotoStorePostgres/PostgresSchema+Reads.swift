@@ -76,7 +76,7 @@ extension PostgresSchema {
     /// comparison says where a page continues: a photo without a creation date sorts as the
     /// oldest, and one without likes below every count, as SQLite sorts NULL. Searched by the
     /// same expressions (``PostgresListing``). Beside them: the username without regard to case,
-    /// the Unsplash+ photos `status` counts, dominant colours, and the change counter.
+    /// the Unsplash+ photos `status` counts, and dominant colours.
     static let version1Reads: [String] = [
         "CREATE INDEX photo_newest ON photo ((coalesce(created_at, '-infinity'::timestamptz)), sequence)",
         """
@@ -122,39 +122,6 @@ extension PostgresSchema {
             RETURN names;
         END
         $$
-        """,
-        // What `PRAGMA data_version` tells a SQLite connection: whether anyone committed a change
-        // to what listings count since a cache was filled. Counted once per transaction.
-        """
-        CREATE TABLE store_change (
-            id integer PRIMARY KEY CHECK (id = 1),
-            version bigint NOT NULL,
-            last_transaction xid8
-        )
-        """,
-        "INSERT INTO store_change (id, version) VALUES (1, 0)",
-        """
-        CREATE FUNCTION photosync_count_change() RETURNS trigger
-        LANGUAGE plpgsql SET search_path FROM CURRENT
-        AS $$
-        BEGIN
-            UPDATE store_change SET version = version + 1, last_transaction = pg_current_xact_id()
-            WHERE id = 1 AND last_transaction IS DISTINCT FROM pg_current_xact_id();
-            RETURN NULL;
-        END
-        $$
-        """,
-        """
-        CREATE TRIGGER photo_change AFTER INSERT OR UPDATE OR DELETE ON photo
-        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
-        """,
-        """
-        CREATE TRIGGER photo_source_change AFTER INSERT OR UPDATE OR DELETE ON photo_source
-        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
-        """,
-        """
-        CREATE TRIGGER photo_details_change AFTER INSERT OR UPDATE OR DELETE ON photo_details
-        FOR EACH STATEMENT EXECUTE FUNCTION photosync_count_change()
         """,
     ]
 }

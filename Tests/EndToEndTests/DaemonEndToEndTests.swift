@@ -31,7 +31,7 @@ extension EndToEnd {
                 #expect(stopAsked.duration(to: .now) < .seconds(5))
                 #expect(socket.received.contains("STOPPING=1"))
 
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.photos > 0)
                 #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)

@@ -104,7 +104,7 @@ extension EndToEnd {
                 // THEN every photo of the feed is stored once, except the damaged element, which is rejected
                 let feed = await stub.photoIDs()
                 let sponsored = Set(await stub.sponsoredPhotoIDs())
-                let store = try world.store()
+                let store = try await world.store()
                 let stored = try await store.catalog.photoIDs()
                 let storedSet = Set(stored)
                 #expect(stored.count == storedSet.count)
@@ -239,7 +239,7 @@ extension EndToEnd {
                     #expect(verify.status == 0, "round \(round): \(verify.stdout)\(verify.stderr)")
                     #expect(try Self.integrityCheck(world.database) == "ok", "round \(round)")
 
-                    let store = try world.store()
+                    let store = try await world.store()
                     for id in try await store.catalog.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
                         fetchesOfStored[id] = await stub.imageRequestCount(photoID: id)
                     }
@@ -255,7 +255,7 @@ extension EndToEnd {
 
                 // THEN the database is complete and sound
                 let ids = await stub.photoIDs()
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.photos == Int64(ids.count) && stats.imagesStored == Int64(ids.count))
                 #expect(stats.imagesFailed == 0 && stats.imagesPending == 0 && stats.backfillComplete)
@@ -315,7 +315,7 @@ extension EndToEnd {
                     "verify", "--database", world.database, "--config", world.config,
                 ])
                 #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 // A commit may end the run before its log line is written: at least what was logged.
                 #expect(stats.photos >= Int64(newPhotos))
@@ -406,7 +406,7 @@ extension EndToEnd {
                     ])
                     #expect(verify.status == 0, "round \(round): \(verify.stdout)\(verify.stderr)")
                     #expect(try Self.integrityCheck(world.database) == "ok")
-                    let store = try world.store()
+                    let store = try await world.store()
                     let stats = try await store.catalog.statistics()
                     #expect(stats.imagesStored + stats.imagesPending + stats.imagesFailed == stats.photos)
                     for id in try await store.catalog.photoIDs(withStoredImage: true) {
@@ -473,7 +473,7 @@ enum RunCommandSpool {
 }
 
 extension EndToEnd.PhotosyncEndToEndTests.World {
-    /// A started stub with `configuration`, and a scratch directory.
+    /// A started stub with `configuration`, a scratch directory and an SQLite file in it.
     static func start(_ configuration: UnsplashStub.Configuration) async throws -> Self {
         let stub = UnsplashStub(configuration: configuration)
         try await stub.start()
@@ -481,6 +481,6 @@ extension EndToEnd.PhotosyncEndToEndTests.World {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try "# photosync fault test\nper_page: 30\n".write(
             toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
-        return Self(stub: stub, directory: directory)
+        return Self(stub: stub, directory: directory, database: directory.appending(path: "photosync.sqlite").path)
     }
 }

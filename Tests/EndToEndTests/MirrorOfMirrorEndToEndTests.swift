@@ -50,7 +50,7 @@ extension EndToEnd {
                 #expect(mirrored.status == 0, "\(mirrored.stderr)")
 
                 // THEN it holds the same photos, nothing missing, and each source's photos
-                let firstStore = try world.store()
+                let firstStore = try await world.store()
                 let secondStore = try PhotoStore.openExisting(path: secondDatabase)
                 let firstIDs = Set(try await firstStore.catalog.photoIDs())
                 #expect(Set(try await secondStore.catalog.photoIDs()) == firstIDs)
@@ -220,7 +220,7 @@ extension EndToEnd {
                 served = true
 
                 // THEN its images are the first one's, and were never asked of the stub again
-                let firstStore = try world.store()
+                let firstStore = try await world.store()
                 let secondStore = try PhotoStore.openExisting(path: secondDatabase)
                 let stored = try await firstStore.catalog.photoIDs(withStoredImage: true)
                 #expect(!stored.isEmpty)

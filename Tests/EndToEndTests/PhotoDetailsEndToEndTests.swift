@@ -32,7 +32,7 @@ extension EndToEnd {
                 #expect(second.status == 0, "\(second.stderr)")
 
                 // THEN every photo's full object was fetched once
-                let store = try world.store()
+                let store = try await world.store()
                 let ids = try await store.catalog.photoIDs()
                 #expect(ids.count == 40)
                 let requested = await Self.detailsRequests(world.stub)

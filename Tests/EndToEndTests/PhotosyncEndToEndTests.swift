@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PhotoStore
+import PhotoStorePostgres
 import TestSupport
 import Testing
 import UnsplashStub
@@ -9,14 +11,17 @@ extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(5))) struct PhotosyncEndToEndTests {
         static let key = "e2e-access-key-1234567890"
 
-        /// A started stub and a scratch directory for one test.
+        /// A started stub, a scratch directory and a database for one test: an SQLite file in
+        /// the directory, or a new database on the tests' PostgreSQL cluster.
         struct World {
             let stub: UnsplashStub
             let directory: URL
-            var database: String { directory.appending(path: "photosync.sqlite").path }
+            /// What `--database` says: the file's path, or the PostgreSQL database's URL.
+            let database: String
             var config: String { directory.appending(path: "photosync.yaml").path }
+            var store: StoreKind { PostgresLocation.isURL(database) ? .postgres : .sqlite }
 
-            static func start(photos: Int) async throws -> World {
+            static func start(photos: Int, store: StoreKind = .sqlite) async throws -> World {
                 let stub = UnsplashStub(
                     configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
                 try await stub.start()
@@ -26,7 +31,12 @@ extension EndToEnd {
                 // An explicit, empty configuration: the machine's /etc/photosync must not leak in.
                 try "# photosync end-to-end test\nper_page: 30\n".write(
                     toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
-                return World(stub: stub, directory: directory)
+                let database =
+                    switch store {
+                    case .sqlite: directory.appending(path: "photosync.sqlite").path
+                    case .postgres: try await PostgresTestCluster.shared.makeDatabase()
+                    }
+                return World(stub: stub, directory: directory, database: database)
             }
 
             func stop() async {
@@ -67,17 +77,28 @@ extension EndToEnd {
                 try await PhotosyncProcess.run(["query", "--database", database, "--config", config] + arguments)
             }
 
-            func store() throws -> PhotoStore { try PhotoStore.openExisting(path: database) }
+            /// The world's database, opened to read as the reading commands open it.
+            func store() async throws -> PhotoStore {
+                switch store {
+                case .sqlite:
+                    return try PhotoStore.openExisting(path: database)
+                case .postgres:
+                    return try await PostgresStore.openExisting(
+                        try PostgresLocation(parsing: database), password: nil, logger: Logger(label: "photosync.e2e"))
+                }
+            }
         }
 
-        @Test func aOnceSyncStoresEveryPhotoAndImageByteExact() async throws {
-            let world = try await World.start(photos: 300)
+        @Test(arguments: StoreKind.allCases) func aOnceSyncStoresEveryPhotoAndImageByteExact(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 300, store: store)
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync()
 
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stdout.contains("synced:"))
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(
                     stats.photos == 300 && stats.imagesStored == 300 && stats.imagesPending == 0
@@ -93,8 +114,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aSecondRunOnlyAsksWhetherAnythingIsNew() async throws {
-            let world = try await World.start(photos: 120)
+        @Test(arguments: StoreKind.allCases) func aSecondRunOnlyAsksWhetherAnythingIsNew(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 120, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 await world.stub.resetRequestLog()
@@ -108,8 +131,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aRunKilledMidwayAndRestartedEndsComplete() async throws {
-            let world = try await World.start(photos: 300)
+        @Test(arguments: StoreKind.allCases) func aRunKilledMidwayAndRestartedEndsComplete(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 300, store: store)
             try await withTeardown(await world.stop()) {
                 await world.stub.delayImages(by: .milliseconds(5))
 
@@ -149,8 +174,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func queryFindsAPhotoAndWritesItsExactBytes() async throws {
-            let world = try await World.start(photos: 30)
+        @Test(arguments: StoreKind.allCases) func queryFindsAPhotoAndWritesItsExactBytes(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 30, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let id = try #require(await world.stub.photoIDs().dropFirst(3).first)
@@ -235,8 +262,8 @@ extension EndToEnd {
             }
         }
 
-        @Test func anUnknownIDExitsOne() async throws {
-            let world = try await World.start(photos: 5)
+        @Test(arguments: StoreKind.allCases) func anUnknownIDExitsOne(_ store: StoreKind) async throws {
+            let world = try await World.start(photos: 5, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
@@ -247,8 +274,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aBadKeyExits77AndLeavesTheDatabaseAsItWas() async throws {
-            let world = try await World.start(photos: 40)
+        @Test(arguments: StoreKind.allCases) func aBadKeyExits77AndLeavesTheDatabaseAsItWas(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 40, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let before = try await world.store().catalog.statistics()
@@ -289,8 +318,8 @@ extension EndToEnd {
             }
         }
 
-        @Test func statusReportsWhatIsStored() async throws {
-            let world = try await World.start(photos: 35)
+        @Test(arguments: StoreKind.allCases) func statusReportsWhatIsStored(_ store: StoreKind) async throws {
+            let world = try await World.start(photos: 35, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
@@ -311,8 +340,9 @@ extension EndToEnd {
             }
         }
 
-        @Test func theKeyNeverReachesTheLogsEvenAtTrace() async throws {
-            let world = try await World.start(photos: 10)
+        @Test(arguments: StoreKind.allCases) func theKeyNeverReachesTheLogsEvenAtTrace(_ store: StoreKind) async throws
+        {
+            let world = try await World.start(photos: 10, store: store)
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--log-level", "trace"])
                 #expect(result.status == 0)

@@ -37,7 +37,7 @@ extension EndToEnd {
                 // THEN it asks for every image once and stores them all
                 #expect(second.status == 0, "\(second.stderr)")
                 let ids = await world.stub.photoIDs()
-                let store = try world.store()
+                let store = try await world.store()
                 for id in ids {
                     #expect(await world.stub.imageRequestCount(photoID: id) == 1, "\(id)")
                     #expect(
@@ -130,7 +130,7 @@ extension EndToEnd {
                 let faults = await stub.requests()
                 #expect(faults.contains { $0.kind == .image && $0.status == 503 }, "no image failed")
                 #expect(faults.contains { $0.path.hasSuffix("/download") && $0.status == 503 }, "no tracking failed")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.photos == 120 && stats.imagesStored == 120, "\(stats)")
                 for id in await stub.photoIDs() {

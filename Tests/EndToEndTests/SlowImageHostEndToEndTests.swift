@@ -47,7 +47,7 @@ extension EndToEnd {
 
                 // THEN every other image is stored, the two wait for a retry, and the run exits 75
                 #expect(first.status == 75, "\(first.stderr)")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.imagesStored == 58 && stats.imagesRetrying == 2 && stats.imagesFailed == 0, "\(stats)")
                 for id in slow {
@@ -184,7 +184,7 @@ extension EndToEnd {
                 // for a retry (never failed for good), and the run exits 75
                 #expect(Set(cdn.requests.map(\.path)).count == 2, "\(cdn.requests.map(\.target))")
                 #expect(first.status == 75, "\(first.stderr.suffix(2_000))")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.imagesStored == 58 && stats.imagesRetrying == 2 && stats.imagesFailed == 0, "\(stats)")
                 for id in slow {

@@ -30,8 +30,10 @@ extension EndToEnd {
             return Dictionary(uniqueKeysWithValues: sources.map { ($0["source"] as? String ?? "", $0) })
         }
 
-        @Test func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce() async throws {
-            let world = try await World.start(photos: 150)
+        @Test(arguments: StoreKind.allCases) func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce(
+            _ store: StoreKind
+        ) async throws {
+            let world = try await World.start(photos: 150, store: store)
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
 
@@ -47,7 +49,7 @@ extension EndToEnd {
                 let all = Set(expected.values.joined())
                 let premium = Set(await world.stub.premiumPhotoIDs())
                 #expect(!all.isDisjoint(with: premium), "the sources should hold Unsplash+ photos")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 // Each photo once, whichever sources list it.
                 #expect(stats.photos == Int64(all.count))
@@ -88,8 +90,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aSecondRunOnlyChecksTheHeadOfEachSource() async throws {
-            let world = try await World.start(photos: 90)
+        @Test(arguments: StoreKind.allCases) func aSecondRunOnlyChecksTheHeadOfEachSource(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 90, store: store)
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 #expect(try await world.sync(Self.arguments(sources)).status == 0)
@@ -106,8 +110,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aKilledMultiSourceSyncResumesEachSourceWhereItStopped() async throws {
-            let world = try await World.start(photos: 240)
+        @Test(arguments: StoreKind.allCases) func aKilledMultiSourceSyncResumesEachSourceWhereItStopped(
+            _ store: StoreKind
+        ) async throws {
+            let world = try await World.start(photos: 240, store: store)
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 await world.stub.delayImages(by: .milliseconds(5))
@@ -121,7 +127,7 @@ extension EndToEnd {
                 #expect(await first.result().status != 0)
 
                 // (what each source had committed when it was killed: its pages before the cursor)
-                let store = try world.store()
+                let store = try await world.store()
                 var committedPages: [String: Int] = [:]
                 for source in sources {
                     let state = try await store.ledger.syncState(source: PhotoSource(parsing: source))
@@ -189,8 +195,10 @@ extension EndToEnd {
             }
         }
 
-        @Test func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish() async throws {
-            let world = try await World.start(photos: 60)
+        @Test(arguments: StoreKind.allCases) func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish(_ store: StoreKind)
+            async throws
+        {
+            let world = try await World.start(photos: 60, store: store)
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
 
@@ -232,15 +240,17 @@ extension EndToEnd {
             }
         }
 
-        @Test func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto() async throws {
-            let world = try await World.start(photos: 40)
+        @Test(arguments: StoreKind.allCases) func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto(
+            _ store: StoreKind
+        ) async throws {
+            let world = try await World.start(photos: 40, store: store)
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync([
                     "--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb",
                 ])
 
                 #expect(result.status == 0, "\(result.stderr)")
-                let store = try world.store()
+                let store = try await world.store()
                 let premium = Set(await world.stub.premiumPhotoIDs())
                 let ids = Set(
                     try #require(await world.stub.photoIDs(ofSource: "feed"))

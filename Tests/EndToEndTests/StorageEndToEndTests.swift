@@ -27,7 +27,7 @@ extension EndToEnd {
 
                 // THEN it succeeds, every photo's metadata is kept, and the images within the budget
                 #expect(result.status == 0, "\(result.stderr.suffix(2_000))")
-                let store = try world.store()
+                let store = try await world.store()
                 let stats = try await store.catalog.statistics()
                 #expect(stats.photos == 300 && stats.imagesPending == 0 && stats.imagesFailed == 0)
                 #expect(stats.imagesStored + stats.imagesPruned == 300 && stats.imagesPruned > 150)

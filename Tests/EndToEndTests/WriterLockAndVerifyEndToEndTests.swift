@@ -7,8 +7,10 @@ import UnsplashStub
 
 /// The writer lock, `verify`, and the command line's rough edges, through the real binary.
 extension EndToEnd.PhotosyncEndToEndTests {
-    @Test func aSecondRunExits73NamingTheWriterWhileReadersGoOn() async throws {
-        let world = try await World.start(photos: 60)
+    @Test(arguments: StoreKind.allCases) func aSecondRunExits73NamingTheWriterWhileReadersGoOn(_ store: StoreKind)
+        async throws
+    {
+        let world = try await World.start(photos: 60, store: store)
         try await withTeardown(await world.stop()) {
             await world.stub.delayImages(by: .milliseconds(20))
             // GIVEN a daemon that has stored its first page, so it holds the lock
@@ -19,11 +21,14 @@ extension EndToEnd.PhotosyncEndToEndTests {
             // WHEN a second run starts on the same database
             let second = try await world.sync()
 
-            // THEN it exits at once with one line naming the daemon's PID
+            // THEN it exits at once with one line naming the daemon's PID (and, on PostgreSQL,
+            // whose lease any host sees, its host)
             #expect(second.status == 73, "\(second.stderr)")
+            let holder =
+                store == .sqlite ? "PID \(daemon.pid)" : "PID \(daemon.pid) on \(ProcessInfo.processInfo.hostName)"
             #expect(
-                second.stderr.hasPrefix("photosync: another photosync run (PID \(daemon.pid)) is writing this database")
-            )
+                second.stderr.hasPrefix("photosync: another photosync run (\(holder)) is writing this database"),
+                "\(second.stderr)")
             #expect(second.stderr.filter(\.isNewline).count == 1)
             // AND readers are not blocked
             let status = try await PhotosyncProcess.run([
@@ -35,7 +40,8 @@ extension EndToEnd.PhotosyncEndToEndTests {
             ])
             #expect(verify.status == 0, "\(verify.stderr)")
 
-            // AND once the daemon is killed, the kernel has released the lock for the next run
+            // AND once the daemon is killed, the kernel has released the lock for the next run (on
+            // PostgreSQL: the lease of a process of this host that is gone is free at once)
             daemon.signal(SIGKILL)
             _ = await daemon.result()
             await world.stub.delayImages(by: nil)
@@ -44,8 +50,10 @@ extension EndToEnd.PhotosyncEndToEndTests {
         }
     }
 
-    @Test func verifyPassesASyncedDatabaseAndNamesACorruptedImage() async throws {
-        let world = try await World.start(photos: 30)
+    @Test(arguments: StoreKind.allCases) func verifyPassesASyncedDatabaseAndNamesACorruptedImage(_ store: StoreKind)
+        async throws
+    {
+        let world = try await World.start(photos: 30, store: store)
         try await withTeardown(await world.stop()) {
             #expect(try await world.sync().status == 0)
             let verifyArguments = ["verify", "--database", world.database, "--config", world.config]
@@ -57,12 +65,21 @@ extension EndToEnd.PhotosyncEndToEndTests {
 
             // One stored image's bytes zeroed, its length kept, as a failing disk might leave them.
             let victim = try #require(await world.stub.photoIDs().dropFirst(7).first)
-            try await DatabaseQueue(path: world.database).write { db in
-                try db.execute(
-                    sql: """
-                        UPDATE image_data SET bytes = zeroblob(length(bytes))
-                        WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
-                        """, arguments: [victim])
+            switch store {
+            case .sqlite:
+                try await DatabaseQueue(path: world.database).write { db in
+                    try db.execute(
+                        sql: """
+                            UPDATE image_data SET bytes = zeroblob(length(bytes))
+                            WHERE image_id = (SELECT id FROM image WHERE photo_id = ?)
+                            """, arguments: [victim])
+                }
+            case .postgres:
+                try await PostgresTestCluster.shared.execute(
+                    """
+                    UPDATE image_chunk SET bytes = decode(repeat('00', length(bytes)), 'hex')
+                    WHERE image_id = (SELECT id FROM image WHERE photo_id = '\(victim)')
+                    """, in: world.database)
             }
 
             let damaged = try await PhotosyncProcess.run(verifyArguments)

@@ -141,3 +141,10 @@ public actor PostgresTestCluster {
 
     private static let stopping = Mutex<(String, String)?>(nil)
 }
+
+/// The stores a test that runs on both is given: an SQLite file, or a database of
+/// ``PostgresTestCluster``.
+public enum StoreKind: String, CaseIterable, Sendable {
+    case sqlite
+    case postgres
+}
