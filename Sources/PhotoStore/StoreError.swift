@@ -47,6 +47,11 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case invalidSearch(String)
     /// A read stopped because the task that asked for it was cancelled (a client that left).
     case interrupted(path: String)
+    /// The database's server could not be reached, or lost the connection, for longer than the
+    /// store waits for it to come back: trying again later may pass.
+    case unavailable(path: String, reason: String)
+    /// The database's server refused the login (a wrong password, or a user it does not know).
+    case loginRefused(path: String, reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -88,6 +93,12 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
             return "cannot search for '\(text.prefix(200))': use words, \"quoted phrases\", prefix* and AND, OR, NOT"
         case .interrupted(let path):
             return "a read of the database at \(path) was interrupted: its caller no longer waited for it"
+        case .unavailable(let path, let reason):
+            return "the database server of \(path) cannot be reached: \(reason); try again once it is back"
+        case .loginRefused(let path, let reason):
+            return
+                "the database server of \(path) refused the login: \(reason) (the password comes from PGPASSWORD, "
+                + "the systemd credential database-password, or ~/.pgpass)"
         }
     }
 }

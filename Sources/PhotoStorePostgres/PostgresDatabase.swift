@@ -16,6 +16,8 @@ final class PostgresDatabase: Sendable {
     private let running: Task<Void, Never>
     /// This process's write transactions, one at a time.
     private let turns = WriteTurns()
+    /// How long a lost connection is tried again before the failure is the caller's.
+    let reconnectWindow: Duration = .seconds(60)
 
     /// What every `StoreError` names the store by.
     var name: String { location.description }
@@ -31,7 +33,9 @@ final class PostgresDatabase: Sendable {
     ///
     /// One connection is made first, alone, so that a server that cannot be reached, or a login
     /// it refuses, fails at once with its reason: the pool would keep retrying in the background.
-    /// - Throws: `StoreError.cannotOpen` naming the server's or the network's reason.
+    /// - Throws: `StoreError.unavailable` when the server cannot be reached, `.loginRefused`
+    ///   when it refuses the user or the password, `.cannotOpen` for anything else (no such
+    ///   database), each with the server's or the network's reason.
     static func open(
         _ location: PostgresLocation, password: String?, logger: Logger
     ) async throws(StoreError) -> PostgresDatabase {
@@ -59,7 +63,14 @@ final class PostgresDatabase: Sendable {
             let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
             try await connection.close()
         } catch {
-            throw StoreError.cannotOpen(path: location.description, reason: Self.reason(error))
+            let reason = Self.reason(error)
+            if let state = (error as? PSQLError)?.serverInfo?[.sqlState], state == "28P01" || state == "28000" {
+                throw StoreError.loginRefused(path: location.description, reason: reason)
+            }
+            if Self.failure(error) == .connection {
+                throw StoreError.unavailable(path: location.description, reason: reason)
+            }
+            throw StoreError.cannotOpen(path: location.description, reason: reason)
         }
         return PostgresDatabase(
             location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
@@ -95,23 +106,18 @@ final class PostgresDatabase: Sendable {
     /// Runs `body` in one transaction: all of it commits, or, when it throws, none of it.
     ///
     /// This process's write transactions take turns (``WriteTurns``), as on SQLite. One that
-    /// the server still ends as a deadlock or a serialization failure (with another process's
-    /// transaction) is run again, up to ``writeAttempts`` times: `body` must change nothing but
-    /// the database.
+    /// failed for its timing or the connection alone is run again (``attempting(_:)``): `body`
+    /// must change nothing but the database. Running it again after a commit whose answer the
+    /// connection lost is safe for the store's writes, which store each thing once.
     func write<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
+        let (client, logger) = (client, logger)
         do {
             return try await turns.take { () async throws -> sending T in
-                var attempt = 1
-                while true {
-                    do {
-                        return try await client.withTransaction(logger: logger) { connection in
-                            try await body(connection)
-                        }
-                    } catch  where attempt < Self.writeAttempts && Self.isWorthRetrying(error) {
-                        attempt += 1
-                        try await Task.sleep(for: .milliseconds(10 * attempt))
+                try await attempting { () async throws -> sending T in
+                    try await client.withConnection { connection in
+                        try await Self.transaction("BEGIN", on: connection, logger: logger, body)
                     }
                 }
             }
@@ -120,27 +126,15 @@ final class PostgresDatabase: Sendable {
         }
     }
 
-    /// How many times a write transaction is tried before its failure is the caller's.
-    static let writeAttempts = 5
-
-    /// Whether the server ended a transaction for its timing alone (deadlock, serialization).
-    static func isWorthRetrying(_ error: any Error) -> Bool {
-        var error = error
-        if let failed = error as? PostgresTransactionError,
-            let cause = failed.closureError ?? failed.beginError ?? failed.commitError
-        {
-            error = cause
-        }
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "40P01" || state == "40001"
-    }
-
     /// Runs `body` on one connection, outside a transaction unless it opens one.
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
+        let client = client
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await attempting { () async throws -> sending T in
+                try await client.withConnection { connection in try await body(connection) }
+            }
         } catch {
             throw storeError(error, operation: operation())
         }
@@ -151,23 +145,109 @@ final class PostgresDatabase: Sendable {
     func snapshot<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let logger = logger
+        let (client, logger) = (client, logger)
         do {
-            return try await client.withConnection { connection in
-                try await connection.query(
-                    "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
-                let value: T
-                do {
-                    value = try await body(connection)
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+            return try await attempting { () async throws -> sending T in
+                try await client.withConnection { connection in
+                    try await Self.transaction(
+                        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection, logger: logger,
+                        body)
                 }
-                try await connection.query("COMMIT", logger: logger)
-                return value
             }
         } catch {
             throw storeError(error, operation: operation())
+        }
+    }
+
+    /// Runs `body` between `begin` and `COMMIT` on `connection`, and rolls back when it throws.
+    ///
+    /// Not postgres-nio's `withTransaction`: after the server closed a connection (a restart,
+    /// `pg_terminate_backend`), its `ROLLBACK` is written to a channel already torn down, and
+    /// its answer never comes, so the transaction never ends. A connection the server closed
+    /// rolled back by itself: it gets no `ROLLBACK`.
+    static func transaction<T>(
+        _ begin: PostgresQuery, on connection: PostgresConnection, logger: Logger,
+        isolation: isolated (any Actor)? = #isolation, _ body: (PostgresConnection) async throws -> sending T
+    ) async throws -> sending T {
+        try await connection.guardedQuery(begin, logger: logger)
+        let value: T
+        do {
+            value = try await body(connection)
+        } catch {
+            if failure(error) != .connection && !connection.isClosed {
+                _ = try? await connection.guardedQuery("ROLLBACK", logger: logger)
+            }
+            throw error
+        }
+        try await connection.guardedQuery("COMMIT", logger: logger)
+        return value
+    }
+
+    /// How many times a transaction the server ended as a deadlock or a serialization failure
+    /// is tried.
+    static let timingAttempts = 5
+
+    /// Runs `body`, and again when it failed for a reason that passes by itself: a deadlock or
+    /// a serialization failure (up to ``timingAttempts`` times), or a lost connection, while
+    /// ``reconnectWindow`` lasts (the pool connects again; a server restarting is back within
+    /// it). Anything else is the caller's at once.
+    func attempting<T>(_ body: () async throws -> sending T) async throws -> sending T {
+        let deadline = ContinuousClock.now + reconnectWindow
+        var attempt = 1
+        var delay: Duration = .milliseconds(100)
+        while true {
+            do {
+                return try await body()
+            } catch {
+                switch Self.failure(error) {
+                case .timing where attempt < Self.timingAttempts:
+                    attempt += 1
+                    try await Task.sleep(for: .milliseconds(10 * attempt))
+                case .connection where ContinuousClock.now + delay < deadline:
+                    if delay == .milliseconds(100) {
+                        logger.warning(
+                            "lost the connection to the database; trying again",
+                            metadata: ["database": "\(name)", "reason": "\(Self.reason(error))"])
+                    }
+                    try await Task.sleep(for: delay)
+                    delay = min(delay * 2, .seconds(5))
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Why a statement failed, as far as trying it again is concerned.
+    enum Failure {
+        /// The server ended the transaction for its timing alone (deadlock, serialization).
+        case timing
+        /// The connection was lost, or none could be made: the server is away or restarting.
+        case connection
+        /// Anything else.
+        case other
+    }
+
+    static func failure(_ error: any Error) -> Failure {
+        if let failed = error as? PostgresTransactionError,
+            let cause = failed.closureError ?? failed.beginError ?? failed.commitError
+        {
+            return failure(cause)
+        }
+        if error is PostgresConnectionLost || "\(error)".contains("connectionCreationCircuitBreakerTripped") {
+            return .connection
+        }
+        guard let error = error as? PSQLError else { return .other }
+        if let state = error.serverInfo?[.sqlState] {
+            if state == "40P01" || state == "40001" { return .timing }
+            // Connection exceptions, and a server shutting down or starting up.
+            if state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) { return .connection }
+            return .other
+        }
+        switch error.code {
+        // A query queued on a connection the server closed fails as closed by the client.
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return .connection
+        default: return .other
         }
     }
 
@@ -180,6 +260,7 @@ final class PostgresDatabase: Sendable {
             return storeError(cause, operation: operation)
         }
         if let error = error as? StoreError { return error }
+        if Self.failure(error) == .connection { return .unavailable(path: name, reason: Self.reason(error)) }
         if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] {
             switch state {
             case "53100": return .diskFull(path: name, operation: operation)
@@ -193,6 +274,11 @@ final class PostgresDatabase: Sendable {
 
     /// The server's message (with its SQLSTATE), or the connection's failure, in one line.
     static func reason(_ error: any Error) -> String {
+        if let failed = error as? PostgresTransactionError,
+            let cause = failed.closureError ?? failed.beginError ?? failed.commitError
+        {
+            return reason(cause)
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""

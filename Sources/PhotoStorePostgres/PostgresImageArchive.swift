@@ -72,7 +72,7 @@ struct PostgresImageArchive: ImageArchive {
         let ids = Array(Set(photoIDs))
         return try await database.read("reading stored images") { connection in
             var images: [String: [StoredImage]] = [:]
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 """
                 SELECT photo_id, id, variant, content_type, byte_count, sha256, fetched_at FROM image
                 WHERE photo_id = ANY(\(ids)) AND status = 'stored'
@@ -154,7 +154,7 @@ struct PostgresImageArchive: ImageArchive {
         let logger = database.logger
         let images = try await database.read("listing stored images") { connection in
             var images: [(id: Int64, photoID: String, variant: String, byteCount: Int64, sha256: String)] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 "SELECT id, photo_id, variant, byte_count, sha256 FROM image WHERE status = 'stored' ORDER BY id",
                 logger: logger)
             for try await row in rows.decode((Int64, String, String, Int64, String).self) { images.append(row) }
@@ -197,7 +197,7 @@ struct PostgresImageArchive: ImageArchive {
         }
         report.problems += try await database.read("looking for orphaned bytes") { connection in
             var problems: [VerificationProblem] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 """
                 SELECT DISTINCT image_chunk.image_id, image.photo_id, image.variant, image.status
                 FROM image_chunk LEFT JOIN image ON image.id = image_chunk.image_id
@@ -230,7 +230,7 @@ struct PostgresImageArchive: ImageArchive {
         photoID: String, variant: ImageVariant?, status: ImageStatus, _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws -> Row? {
-        let rows = try await connection.query(
+        let rows = try await connection.guardedQuery(
             """
             SELECT id, variant, content_type, byte_count, sha256, fetched_at FROM image
             WHERE photo_id = \(photoID) AND status = \(status.rawValue)
@@ -257,7 +257,7 @@ struct PostgresImageArchive: ImageArchive {
     }
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        try await connection.query(
+        try await connection.guardedQuery(
             "SELECT COALESCE(SUM(byte_count), 0)::bigint FROM image WHERE status = 'stored'", logger: logger
         ).collect().first?.decode(Int64.self) ?? 0
     }
@@ -271,15 +271,15 @@ struct PostgresImageArchive: ImageArchive {
         var used = try await storedBytes(connection, logger)
         while used + incoming > limit {
             guard
-                let (id, photoID, variant, byteCount) = try await connection.query(
+                let (id, photoID, variant, byteCount) = try await connection.guardedQuery(
                     """
                     SELECT id, photo_id, variant, byte_count FROM image
                     WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
                     """, logger: logger
                 ).collect().first?.decode((Int64, String, String, Int64).self)
             else { return }
-            try await connection.query("DELETE FROM image_chunk WHERE image_id = \(id)", logger: logger)
-            try await connection.query("UPDATE image SET status = 'pruned' WHERE id = \(id)", logger: logger)
+            try await connection.guardedQuery("DELETE FROM image_chunk WHERE image_id = \(id)", logger: logger)
+            try await connection.guardedQuery("UPDATE image SET status = 'pruned' WHERE id = \(id)", logger: logger)
             used -= byteCount
             if let variant = ImageVariant(rawValue: variant) {
                 pruned.append(PrunedImage(photoID: photoID, variant: variant, byteCount: byteCount))
@@ -295,7 +295,7 @@ struct PostgresImageArchive: ImageArchive {
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Bool {
         guard
-            let (imageID, status) = try await connection.query(
+            let (imageID, status) = try await connection.guardedQuery(
                 "SELECT id, status FROM image WHERE photo_id = \(image.photoID) AND variant = \(image.variant.rawValue)",
                 logger: logger
             ).collect().first?.decode((Int64, String).self)
@@ -309,7 +309,7 @@ struct PostgresImageArchive: ImageArchive {
         }
         var index: Int32 = 0
         let insert: (Data) async throws -> Void = { chunk in
-            try await connection.query(
+            try await connection.guardedQuery(
                 "INSERT INTO image_chunk (image_id, index, bytes) VALUES (\(imageID), \(index), \(chunk))",
                 logger: logger)
             index += 1
@@ -337,7 +337,7 @@ struct PostgresImageArchive: ImageArchive {
                 throw StoreError.imageSizeMismatch(file: file.path, expected: byteCount, actual: read)
             }
         }
-        try await connection.query(
+        try await connection.guardedQuery(
             """
             UPDATE image SET status = 'stored', content_type = \(image.contentType), byte_count = \(image.byteCount),
                 sha256 = \(image.sha256), fetched_at = \(image.fetchedAt), next_attempt_at = NULL
@@ -351,7 +351,7 @@ struct PostgresImageArchive: ImageArchive {
         of imageID: Int64, _ connection: PostgresConnection, _ logger: Logger, _ body: (Data) throws -> Void
     ) async throws {
         var index: Int32 = 0
-        while let chunk = try await connection.query(
+        while let chunk = try await connection.guardedQuery(
             "SELECT bytes FROM image_chunk WHERE image_id = \(imageID) AND index = \(index)", logger: logger
         ).collect().first?.decode(Data.self) {
             try body(chunk)
@@ -366,7 +366,7 @@ struct PostgresImageArchive: ImageArchive {
         let first = Int32(offset / Int64(chunkBytes))
         let last = Int32((offset + Int64(length) - 1) / Int64(chunkBytes))
         var data = Data()
-        let rows = try await connection.query(
+        let rows = try await connection.guardedQuery(
             """
             SELECT bytes FROM image_chunk
             WHERE image_id = \(imageID) AND index BETWEEN \(first) AND \(last) ORDER BY index

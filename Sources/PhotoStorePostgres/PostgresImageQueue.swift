@@ -11,7 +11,7 @@ struct PostgresImageQueue: ImageQueue {
     func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
         let logger = database.logger
         return try await database.write("queueing images of variant \(variant)") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 INSERT INTO image (photo_id, variant, source_url)
                 SELECT photo.id, \(variant.rawValue), url.value
@@ -30,7 +30,7 @@ struct PostgresImageQueue: ImageQueue {
         let (logger, names) = (database.logger, variants.map(\.rawValue))
         return try await database.read("listing due \(names.joined(separator: ", ")) images") { connection in
             var jobs: [ImageJob] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 """
                 SELECT image.photo_id, image.variant, image.source_url, image.attempts
                 FROM image JOIN photo ON photo.id = image.photo_id
@@ -50,7 +50,7 @@ struct PostgresImageQueue: ImageQueue {
     func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         let (logger, names) = (database.logger, variants.map(\.rawValue))
         return try await database.read("finding the next image retry") { connection in
-            let row = try await connection.query(
+            let row = try await connection.guardedQuery(
                 """
                 SELECT bool_or(next_attempt_at IS NULL), MIN(next_attempt_at) FROM image
                 WHERE status = 'pending' AND variant = ANY(\(names))
@@ -64,7 +64,7 @@ struct PostgresImageQueue: ImageQueue {
     func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
         let (logger, names) = (database.logger, variants.map(\.rawValue))
         return try await database.read("counting queued images") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 SELECT COUNT(*)::bigint FROM image
                 WHERE status = 'pending' AND variant = ANY(\(names)) AND attempts = 0
@@ -96,7 +96,7 @@ struct PostgresImageQueue: ImageQueue {
         let logger = database.logger
         return try await database.read("listing failed images") { connection in
             var failures: [ImageFailure] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 PostgresQuery(
                     unsafeSQL: """
                         SELECT image.photo_id, image.variant, image.attempts, image.last_error, image.next_attempt_at
@@ -122,7 +122,7 @@ struct PostgresImageQueue: ImageQueue {
     func retryTransientFailures(now: Date) async throws(StoreError) -> Int {
         let logger = database.logger
         return try await database.write("making failed images due") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 UPDATE image SET next_attempt_at = \(now)
                 WHERE status = 'pending' AND failure_class = 'transient' AND next_attempt_at > \(now)
@@ -139,7 +139,7 @@ struct PostgresImageQueue: ImageQueue {
             switch request {
             case .transient, .all:
                 let classes = request == .all ? ["transient", "permanent"] : ["transient"]
-                outcome.requeued = try await connection.query(
+                outcome.requeued = try await connection.guardedQuery(
                     """
                     UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
                     WHERE status <> 'stored' AND failure_class = ANY(\(classes))
@@ -148,10 +148,12 @@ struct PostgresImageQueue: ImageQueue {
                 ).collect().count
             case .photos(let ids):
                 for id in ids {
-                    let known = try await connection.query("SELECT 1 FROM photo WHERE id = \(id)", logger: logger)
-                        .collect()
+                    let known = try await connection.guardedQuery(
+                        "SELECT 1 FROM photo WHERE id = \(id)", logger: logger
+                    )
+                    .collect()
                     guard !known.isEmpty else { throw StoreError.unknownPhoto(path: name, photoID: id) }
-                    let requeued = try await connection.query(
+                    let requeued = try await connection.guardedQuery(
                         """
                         UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
                         WHERE photo_id = \(id) AND status <> 'stored' AND failure_class IS NOT NULL
@@ -169,14 +171,14 @@ struct PostgresImageQueue: ImageQueue {
         let (logger, names) = (database.logger, variants.map(\.rawValue))
         return try await database.read("counting \(names.joined(separator: ", ")) images") { connection in
             var counts: [String: Int64] = [:]
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 "SELECT status, COUNT(*)::bigint FROM image WHERE variant = ANY(\(names)) GROUP BY status",
                 logger: logger)
             for try await (status, count) in rows.decode((String, Int64).self) { counts[status] = count }
             var imageCounts = ImageCounts(
                 stored: counts["stored", default: 0], pending: counts["pending", default: 0],
                 failed: counts["failed", default: 0])
-            if let row = try await connection.query(
+            if let row = try await connection.guardedQuery(
                 """
                 SELECT COUNT(*)::bigint, MIN(next_attempt_at) FROM image
                 WHERE status = 'pending' AND failure_class = 'transient' AND variant = ANY(\(names))
@@ -193,7 +195,7 @@ struct PostgresImageQueue: ImageQueue {
         _ failure: ImageAttemptFailure, name: String, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         let permanent = failure.retryAt == nil
-        let updated = try await connection.query(
+        let updated = try await connection.guardedQuery(
             """
             UPDATE image SET attempts = attempts + 1, last_error = \(failure.error),
                 status = \(permanent ? "failed" : "pending"),
@@ -205,7 +207,7 @@ struct PostgresImageQueue: ImageQueue {
             """, logger: logger
         ).collect()
         guard updated.isEmpty else { return }
-        let exists = try await connection.query(
+        let exists = try await connection.guardedQuery(
             "SELECT 1 FROM image WHERE photo_id = \(failure.photoID) AND variant = \(failure.variant.rawValue)",
             logger: logger
         ).collect()

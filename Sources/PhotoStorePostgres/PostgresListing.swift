@@ -48,7 +48,7 @@ struct PostgresListing {
         if query.limit == 0 { return [] }
         var sourceID: Int64?
         if let source = query.source {
-            sourceID = try await connection.query("SELECT id FROM source WHERE name = \(source)", logger: logger)
+            sourceID = try await connection.guardedQuery("SELECT id FROM source WHERE name = \(source)", logger: logger)
                 .collect().first?.decode(Int64.self)
             guard sourceID != nil else { return [] }
         }
@@ -139,7 +139,8 @@ struct PostgresListing {
                     """
                 exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
             }
-            guard try await connection.query(exists, logger: logger).collect().first?.decode(Bool.self) == true else {
+            guard try await connection.guardedQuery(exists, logger: logger).collect().first?.decode(Bool.self) == true
+            else {
                 throw StoreError.unknownPhoto(path: name, photoID: cursor)
             }
             let comparison = descending != reversed ? "<" : ">"
@@ -162,7 +163,7 @@ struct PostgresListing {
     private func rankedPage(from: String, text: String, _ sql: SQL) async throws -> [String] {
         var sql = sql
         let matches =
-            try await connection.query(
+            try await connection.guardedQuery(
                 PostgresQuery(
                     unsafeSQL: """
                         SELECT count(*) FROM (SELECT 1 FROM \(from) \(sql.whereClause())
@@ -191,7 +192,7 @@ struct PostgresListing {
 
     private func ids(_ statement: String, _ sql: SQL) async throws -> [String] {
         var ids: [String] = []
-        for try await id in try await connection.query(
+        for try await id in try await connection.guardedQuery(
             PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger
         ).decode(String.self) {
             ids.append(id)

@@ -17,7 +17,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
         let logger = database.logger
         return try await database.snapshot("reading photo \(id)") { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 """
                 SELECT id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                     alt_description, user_username, user_name, likes, is_sponsored, download_location,
@@ -61,7 +61,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 """
                 : "SELECT id FROM photo ORDER BY sequence"
             var ids: [String] = []
-            for try await id in try await connection.query(statement, logger: logger).decode(String.self) {
+            for try await id in try await connection.guardedQuery(statement, logger: logger).decode(String.self) {
                 ids.append(id)
             }
             return ids
@@ -97,7 +97,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         _ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [String] {
         var strings: [String] = []
-        for try await string in try await connection.query(query, logger: logger).decode(String.self) {
+        for try await string in try await connection.guardedQuery(query, logger: logger).decode(String.self) {
             strings.append(string)
         }
         return strings
@@ -106,7 +106,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     static func sourceStatistics(_ connection: PostgresConnection, _ logger: Logger) async throws -> [SourceStatistics]
     {
         var statistics: [SourceStatistics] = []
-        let rows = try await connection.query(
+        let rows = try await connection.guardedQuery(
             """
             SELECT name, active, (SELECT count(*) FROM photo_source WHERE source_id = source.id),
                 (SELECT count(*) FROM photo_source JOIN photo ON photo.id = photo_source.photo_id
@@ -134,7 +134,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         return try await database.snapshot("computing statistics") { connection in
             let photos = try await Self.integer("SELECT count(*) FROM photo", connection, logger)
             var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
-            for try await (status, count, bytes) in try await connection.query(
+            for try await (status, count, bytes) in try await connection.guardedQuery(
                 "SELECT status, count(*), COALESCE(SUM(byte_count), 0)::bigint FROM image GROUP BY status",
                 logger: logger
             ).decode((String, Int64, Int64).self) {
@@ -155,7 +155,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             statistics.sources = sources
             statistics.plusPhotos = try await Self.integer(
                 "SELECT count(*) FROM photo WHERE is_plus", connection, logger)
-            let retrying = try await connection.query(
+            let retrying = try await connection.guardedQuery(
                 """
                 SELECT count(*), min(next_attempt_at) FROM image
                 WHERE status = 'pending' AND failure_class = 'transient'
@@ -166,7 +166,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             }
             statistics.imagesPruned = counts[.pruned]?.count ?? 0
             statistics.bytesPruned = counts[.pruned]?.bytes ?? 0
-            if let load = try await connection.query(
+            if let load = try await connection.guardedQuery(
                 "SELECT loaded_at, reason FROM configuration_load WHERE id = 1", logger: logger
             ).collect().first {
                 let (at, reason) = try load.decode((Date, String).self)
@@ -179,7 +179,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     static func integer(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
         -> Int64
     {
-        try await connection.query(query, logger: logger).collect().first?.decode(Int64.self) ?? 0
+        try await connection.guardedQuery(query, logger: logger).collect().first?.decode(Int64.self) ?? 0
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
@@ -197,7 +197,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         _ ids: [String], _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PhotoSummary] {
         guard !ids.isEmpty else { return [] }
-        let rows = try await connection.query(
+        let rows = try await connection.guardedQuery(
             """
             SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
                 photo.description, photo.alt_description, photo.user_username, photo.user_name,
@@ -237,7 +237,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let logger = database.logger
         return try await database.snapshot("reading the JSON of \(ids.count) photos") { connection in
             var json: [String: Data] = [:]
-            for try await (id, text) in try await connection.query(
+            for try await (id, text) in try await connection.guardedQuery(
                 "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
             ).decode((String, String).self) {
                 json[id] = Data(text.utf8)
@@ -315,7 +315,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     ) async throws -> [OriginalJSONPage.Photo] {
         guard !ids.isEmpty else { return [] }
         var photos: [OriginalJSONPage.Photo] = []
-        for try await (id, json) in try await connection.query(
+        for try await (id, json) in try await connection.guardedQuery(
             """
             SELECT photo.id, photo.json FROM unnest(\(ids)::text[]) WITH ORDINALITY AS page (id, position)
             JOIN photo ON photo.id = page.id ORDER BY page.position
@@ -330,7 +330,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let (logger, counts) = (database.logger, counts)
         return try await database.snapshot("drawing \(count) photos") { connection in
             guard count > 0,
-                let bounds = try await connection.query(
+                let bounds = try await connection.guardedQuery(
                     "SELECT min(sequence), max(sequence) FROM photo", logger: logger
                 ).collect().first,
                 case (let lowest?, let highest?) = try bounds.decode((Int64?, Int64?).self)
@@ -346,7 +346,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             while photos.count < count {
                 let draw = Int64.random(in: lowest...highest)
                 guard
-                    let row = try await connection.query(
+                    let row = try await connection.guardedQuery(
                         "SELECT id, json FROM photo WHERE sequence >= \(draw) ORDER BY sequence LIMIT 1",
                         logger: logger
                     ).collect().first
@@ -365,15 +365,17 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
         let (logger, name) = (database.logger, source.description)
         return try await database.read("looking up source \(name)") { connection in
-            try await connection.query("SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
+            try await connection.guardedQuery(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger
+            )
+            .collect().first?.decode(Bool.self) ?? false
         }
     }
 
     func hasPhoto(id: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("looking up photo \(id)") { connection in
-            try await connection.query("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
+            try await connection.guardedQuery("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
                 .collect().first?.decode(Bool.self) ?? false
         }
     }
@@ -382,7 +384,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         guard !sources.isEmpty else { return nil }
         let (logger, names) = (database.logger, sources.map(\.description))
         return try await database.read("reading the object of \(names.joined(separator: ", "))") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 SELECT object_json FROM source WHERE name = ANY (\(names)::text[]) AND object_json IS NOT NULL
                 ORDER BY object_fetched_at DESC LIMIT 1
@@ -394,7 +396,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func topic(objectIDOrSlug key: String) async throws(StoreError) -> PhotoSource? {
         let logger = database.logger
         let name = try await database.read("looking up the topic \(key)") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 SELECT name FROM source
                 WHERE starts_with(name, 'topic:') AND object_json IS NOT NULL
@@ -429,7 +431,7 @@ final class PostgresChangeCache: Sendable {
         for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Int
     ) async throws -> Int {
         let snapshot =
-            try await connection.query("SELECT pg_current_snapshot()::text", logger: logger)
+            try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""
         if let entry = entries.withLock({ $0[key] }), entry.snapshot == snapshot { return entry.value }
         let value = try await make()

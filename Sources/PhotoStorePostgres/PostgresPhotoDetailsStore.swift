@@ -35,7 +35,7 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
         let logger = database.logger
         let text = String(decoding: json, as: UTF8.self)
         return try await database.write("storing the details of photo \(photoID)") { connection in
-            try await !connection.query(
+            try await !connection.guardedQuery(
                 """
                 INSERT INTO photo_details (photo_id, json, fetched_at)
                 SELECT id, \(text), \(date) FROM photo WHERE id = \(photoID)
@@ -55,7 +55,7 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
         let logger = database.logger
         return try await database.read("reading the details of \(photoIDs.count) photos") { connection in
             var found: [String: StoredPhotoDetails] = [:]
-            for try await (id, json, fetchedAt) in try await connection.query(
+            for try await (id, json, fetchedAt) in try await connection.guardedQuery(
                 """
                 SELECT photo_id, json, fetched_at FROM photo_details
                 WHERE json IS NOT NULL AND photo_id = ANY (\(photoIDs)::text[])
@@ -70,7 +70,7 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
     func isRequested(photoID: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("reading the details request of photo \(photoID)") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 SELECT EXISTS (SELECT 1 FROM photo_details
                                WHERE photo_id = \(photoID) AND json IS NULL AND requested_at IS NOT NULL)
@@ -87,13 +87,13 @@ struct PostgresDownloadRequests: DownloadRequests {
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.write("recording a download request of photo \(photoID)") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 INSERT INTO download_request (photo_id, requested_at)
                 SELECT id, \(date) FROM photo WHERE id = \(photoID)
                 ON CONFLICT (photo_id) DO NOTHING
                 """, logger: logger)
-            return try await connection.query(
+            return try await connection.guardedQuery(
                 "SELECT EXISTS (SELECT 1 FROM download_request WHERE photo_id = \(photoID))", logger: logger
             ).collect().first?.decode(Bool.self) ?? false
         }
@@ -103,7 +103,7 @@ struct PostgresDownloadRequests: DownloadRequests {
         let logger = database.logger
         return try await database.read("listing download requests") { connection in
             var requests: [String: Date] = [:]
-            for try await (id, date) in try await connection.query(
+            for try await (id, date) in try await connection.guardedQuery(
                 "SELECT photo_id, requested_at FROM download_request", logger: logger
             ).decode((String, Date).self) {
                 requests[id] = date
@@ -123,14 +123,14 @@ struct PostgresPhotoDetailsRequests: PhotoDetailsRequests {
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.write("recording a details request of photo \(photoID)") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 INSERT INTO photo_details (photo_id, requested_at)
                 SELECT id, \(date) FROM photo WHERE id = \(photoID)
                 ON CONFLICT (photo_id) DO UPDATE SET requested_at = excluded.requested_at
                 WHERE photo_details.requested_at IS NULL AND photo_details.json IS NULL
                 """, logger: logger)
-            return try await connection.query(
+            return try await connection.guardedQuery(
                 "SELECT EXISTS (SELECT 1 FROM photo_details WHERE photo_id = \(photoID))", logger: logger
             ).collect().first?.decode(Bool.self) ?? false
         }

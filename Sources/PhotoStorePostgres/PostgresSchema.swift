@@ -144,21 +144,22 @@ enum PostgresSchema {
         let logger = database.logger
         try await database.write("migrating the schema") { connection in
             // One migrator at a time: a second `run` starting at the same moment waits here.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('photosync_schema'))", logger: logger)
+            try await connection.guardedQuery(
+                "SELECT pg_advisory_xact_lock(hashtext('photosync_schema'))", logger: logger)
             let version = try await Self.version(connection, name: name, logger: logger)
             guard version <= migrations.count else { throw StoreError.newerSchema(path: name) }
             if version == 0 {
-                try await connection.query(
+                try await connection.guardedQuery(
                     "CREATE TABLE photosync_schema (application text NOT NULL, version integer NOT NULL)",
                     logger: logger)
-                try await connection.query(
+                try await connection.guardedQuery(
                     "INSERT INTO photosync_schema (application, version) VALUES (\(application), 0)", logger: logger)
             }
             for (index, migration) in migrations.enumerated() where index >= version {
                 for statement in migration {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.guardedQuery(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.guardedQuery(
                     "UPDATE photosync_schema SET version = \(index + 1)", logger: logger)
             }
         }
@@ -168,18 +169,18 @@ enum PostgresSchema {
     /// - Throws: `StoreError.notAPhotosyncDatabase` when it holds tables and is not photosync's.
     static func version(_ connection: PostgresConnection, name: String, logger: Logger) async throws -> Int {
         let hasSchemaRow =
-            try await connection.query(
+            try await connection.guardedQuery(
                 "SELECT to_regclass('photosync_schema') IS NOT NULL", logger: logger
             ).collect().first?.decode(Bool.self) ?? false
         guard hasSchemaRow else {
             let tables =
-                try await connection.query(
+                try await connection.guardedQuery(
                     "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()", logger: logger
                 ).collect().first?.decode(Int.self) ?? 0
             guard tables == 0 else { throw StoreError.notAPhotosyncDatabase(path: name) }
             return 0
         }
-        let rows = try await connection.query(
+        let rows = try await connection.guardedQuery(
             "SELECT application, version FROM photosync_schema", logger: logger
         ).collect()
         guard rows.count == 1, let (application, version) = try? rows[0].decode((String, Int).self),

@@ -27,18 +27,19 @@ struct PostgresSyncLedger: SyncLedger {
             var joinedNow: Set<String> = []
             var nextSequence = try await Self.maxSequence(connection, logger) + 1
             for photo in photos {
-                let known = try await connection.query(
+                let known = try await connection.guardedQuery(
                     "SELECT sequence FROM photo WHERE id = \(photo.id)", logger: logger
                 ).collect().first?.decode(Int64.self)
                 if let known {
                     if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
-                    try await connection.query(Self.update(photo, seenAt: now), logger: logger)
+                    try await connection.guardedQuery(Self.update(photo, seenAt: now), logger: logger)
                 } else {
-                    try await connection.query(Self.insert(photo, sequence: nextSequence, seenAt: now), logger: logger)
+                    try await connection.guardedQuery(
+                        Self.insert(photo, sequence: nextSequence, seenAt: now), logger: logger)
                     insertedNow.insert(photo.id)
                     nextSequence += 1
                 }
-                if let membership = try await connection.query(
+                if let membership = try await connection.guardedQuery(
                     "SELECT id FROM photo_source WHERE photo_id = \(photo.id) AND source_id = \(sourceID)",
                     logger: logger
                 ).collect().first?.decode(Int64.self) {
@@ -46,7 +47,8 @@ struct PostgresSyncLedger: SyncLedger {
                 } else if joinedNow.insert(photo.id).inserted {
                     joining.append(photo.id)
                 }
-                try await connection.query("DELETE FROM rejected_photo WHERE photo_id = \(photo.id)", logger: logger)
+                try await connection.guardedQuery(
+                    "DELETE FROM rejected_photo WHERE photo_id = \(photo.id)", logger: logger)
                 try await Self.queueImages(photo, variant: variant, moreVariants: moreVariants, connection, logger)
             }
             var newlyRejected: [RejectedPhoto] = []
@@ -59,7 +61,7 @@ struct PostgresSyncLedger: SyncLedger {
             let change = try cursor(commit)
             var position = try await Self.nextPosition(after: change, source: sourceID, connection, logger)
             for photoID in joining {
-                try await connection.query(
+                try await connection.guardedQuery(
                     """
                     INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
                     VALUES (\(photoID), \(sourceID), \(now), \(position))
@@ -74,7 +76,7 @@ struct PostgresSyncLedger: SyncLedger {
     func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
         let logger = database.logger
         return try await database.read("reading the state of \(source)") { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 "SELECT \(unescaped: Self.syncStateColumns) FROM source WHERE name = \(source.description)",
                 logger: logger
             ).collect()
@@ -107,7 +109,7 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         try await database.write("recording a stall of \(source)") { connection in
             let id = try await Self.sourceID(named: source.description, connection, logger)
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 UPDATE source SET backfill_stall_reason = \(reason),
                     backfill_stalled_at = COALESCE(backfill_stalled_at, \(now))
@@ -120,7 +122,7 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         let reason = reload ? "reload" : "start"
         try await database.write("recording when the configuration was loaded") { connection in
-            _ = try await connection.query(
+            _ = try await connection.guardedQuery(
                 """
                 INSERT INTO configuration_load (id, loaded_at, reason) VALUES (1, \(date), \(reason))
                 ON CONFLICT (id) DO UPDATE SET loaded_at = excluded.loaded_at, reason = excluded.reason
@@ -131,10 +133,11 @@ struct PostgresSyncLedger: SyncLedger {
     func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
         let logger = database.logger
         try await database.write("recording the configured sources") { connection in
-            try await connection.query("UPDATE source SET active = false", logger: logger)
+            try await connection.guardedQuery("UPDATE source SET active = false", logger: logger)
             for name in sources.map(\.description) {
                 _ = try await Self.sourceID(named: name, connection, logger)
-                try await connection.query("UPDATE source SET active = true WHERE name = \(name)", logger: logger)
+                try await connection.guardedQuery(
+                    "UPDATE source SET active = true WHERE name = \(name)", logger: logger)
             }
         }
     }
@@ -143,7 +146,7 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         try await database.write("recording a failure of \(source)") { connection in
             let id = try await Self.sourceID(named: source.description, connection, logger)
-            try await connection.query(
+            try await connection.guardedQuery(
                 "UPDATE source SET error = \(message), error_at = COALESCE(error_at, \(now)) WHERE id = \(id)",
                 logger: logger)
         }
@@ -153,7 +156,7 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         return try await database.read("listing rejected photos") { connection in
             var rejected: [RejectedPhoto] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 "SELECT photo_id, json, reason FROM rejected_photo ORDER BY id LIMIT \(limit)", logger: logger)
             for try await (photoID, json, reason) in rows.decode((String?, String, String).self) {
                 rejected.append(RejectedPhoto(photoID: photoID, json: Data(json.utf8), reason: reason))
@@ -172,7 +175,7 @@ struct PostgresSyncLedger: SyncLedger {
     func maxMembership() async throws(StoreError) -> Int64 {
         let logger = database.logger
         return try await database.read("reading the newest membership") { connection in
-            try await connection.query("SELECT COALESCE(MAX(id), 0)::bigint FROM photo_source", logger: logger)
+            try await connection.guardedQuery("SELECT COALESCE(MAX(id), 0)::bigint FROM photo_source", logger: logger)
                 .collect().first?.decode(Int64.self) ?? 0
         }
     }
@@ -181,7 +184,7 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         return try await database.read("listing downloads to track") { connection in
             var jobs: [DownloadTrackingJob] = []
-            let rows = try await connection.query(
+            let rows = try await connection.guardedQuery(
                 """
                 SELECT id, download_location FROM photo
                 WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
@@ -202,7 +205,7 @@ struct PostgresSyncLedger: SyncLedger {
         let (logger, name) = (database.logger, database.name)
         try await database.write("marking \(photoIDs.count) downloads tracked") { connection in
             for photoID in photoIDs {
-                let updated = try await connection.query(
+                let updated = try await connection.guardedQuery(
                     """
                     UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, \(date))
                     WHERE id = \(photoID) RETURNING id
@@ -219,7 +222,7 @@ struct PostgresSyncLedger: SyncLedger {
         return try await database.read("reading when source objects were fetched") { connection in
             var fetched: [PhotoSource: Date] = [:]
             for source in sources {
-                let date = try await connection.query(
+                let date = try await connection.guardedQuery(
                     """
                     SELECT object_fetched_at FROM source
                     WHERE name = \(source.description) AND object_json IS NOT NULL
@@ -238,7 +241,7 @@ struct PostgresSyncLedger: SyncLedger {
             connection in
             for source in sources {
                 let id = try await Self.sourceID(named: source.description, connection, logger)
-                try await connection.query(
+                try await connection.guardedQuery(
                     "UPDATE source SET object_json = \(text), object_fetched_at = \(now) WHERE id = \(id)",
                     logger: logger)
             }
@@ -248,19 +251,21 @@ struct PostgresSyncLedger: SyncLedger {
     // MARK: - Inside a transaction
 
     static func maxSequence(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        try await connection.query("SELECT COALESCE(MAX(sequence), 0)::bigint FROM photo", logger: logger)
+        try await connection.guardedQuery("SELECT COALESCE(MAX(sequence), 0)::bigint FROM photo", logger: logger)
             .collect().first?.decode(Int64.self) ?? 0
     }
 
     /// The row id of the source named `name`, created (active) if it is new.
     static func sourceID(named name: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        if let id = try await connection.query("SELECT id FROM source WHERE name = \(name)", logger: logger)
+        if let id = try await connection.guardedQuery("SELECT id FROM source WHERE name = \(name)", logger: logger)
             .collect().first?.decode(Int64.self)
         {
             return id
         }
-        return try await connection.query("INSERT INTO source (name) VALUES (\(name)) RETURNING id", logger: logger)
-            .collect()[0].decode(Int64.self)
+        return try await connection.guardedQuery(
+            "INSERT INTO source (name) VALUES (\(name)) RETURNING id", logger: logger
+        )
+        .collect()[0].decode(Int64.self)
     }
 
     static func insert(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date) -> PostgresQuery {
@@ -298,7 +303,7 @@ struct PostgresSyncLedger: SyncLedger {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
         guard !photo.isPlus else { return }
         if let imageURL = photo.imageURL {
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 INSERT INTO image (photo_id, variant, source_url) VALUES (\(photo.id), \(variant.rawValue), \(imageURL))
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
@@ -307,7 +312,7 @@ struct PostgresSyncLedger: SyncLedger {
         }
         for extra in moreVariants where extra != variant {
             // The variant is a key looked up as a value, so no JSON path is built from input.
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 INSERT INTO image (photo_id, variant, source_url)
                 SELECT photo.id, \(extra.rawValue), url.value
@@ -325,7 +330,7 @@ struct PostgresSyncLedger: SyncLedger {
         _ element: RejectedPhoto, seenAt now: Date, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Bool {
         let json = String(decoding: element.json, as: UTF8.self)
-        let inserted = try await connection.query(
+        let inserted = try await connection.guardedQuery(
             """
             INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
             VALUES (\(element.photoID), \(json), \(element.reason), \(now), \(now))
@@ -342,7 +347,7 @@ struct PostgresSyncLedger: SyncLedger {
     ) async throws -> Int64 {
         switch change {
         case .backfill:
-            let last = try await connection.query(
+            let last = try await connection.guardedQuery(
                 "SELECT MAX(position) FROM photo_source WHERE source_id = \(source)", logger: logger
             ).collect().first?.decode(Int64?.self)
             return max(last ?? 0, 0) + 1
@@ -352,7 +357,7 @@ struct PostgresSyncLedger: SyncLedger {
             }
             let blockStart = -(baseline + 1) * catchUpBlock
             let blockEnd = blockStart + catchUpBlock
-            let last = try await connection.query(
+            let last = try await connection.guardedQuery(
                 """
                 SELECT MAX(position) FROM photo_source
                 WHERE source_id = \(source) AND position >= \(blockStart) AND position < \(blockEnd)
@@ -368,7 +373,7 @@ struct PostgresSyncLedger: SyncLedger {
         // A page stored means the source exists: an earlier failure is over.
         switch cursor {
         case .backfill(let next):
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 UPDATE source SET backfill_next = \(next?.absoluteString), backfill_complete = \(next == nil),
                     last_page_at = \(now), backfill_stall_reason = NULL, backfill_stalled_at = NULL,
@@ -377,7 +382,7 @@ struct PostgresSyncLedger: SyncLedger {
                 """, logger: logger)
         case .catchUp(let next, let baseline):
             let kept: Int64? = next == nil ? nil : baseline
-            try await connection.query(
+            try await connection.guardedQuery(
                 """
                 UPDATE source SET catch_up_next = \(next?.absoluteString), catch_up_baseline = \(kept),
                     last_page_at = \(now), error = NULL, error_at = NULL

@@ -82,7 +82,7 @@ public final class PostgresWriterLease: Sendable {
         let (logger, seconds) = (database.logger, Int(duration.components.seconds))
         let taken = try await database.write("taking the writer lease") {
             connection -> Result<Int64, WriterLockError> in
-            let holder = try await connection.query(
+            let holder = try await connection.guardedQuery(
                 "SELECT host, pid, expires_at <= now() FROM writer_lease WHERE id = 1 FOR UPDATE", logger: logger
             ).collect().first?.decode((String, Int32, Bool).self)
             if let (holderHost, holderPID, expired) = holder, !expired,
@@ -90,7 +90,7 @@ public final class PostgresWriterLease: Sendable {
             {
                 return .failure(.leased(database: database.name, host: holderHost, pid: holderPID))
             }
-            let epoch = try await connection.query(
+            let epoch = try await connection.guardedQuery(
                 """
                 INSERT INTO writer_lease AS lease (id, host, pid, instance, epoch, renewed_at, expires_at)
                 VALUES (1, \(host), \(pid), \(instance), 1, now(), now() + make_interval(secs => \(seconds)))
@@ -115,7 +115,7 @@ public final class PostgresWriterLease: Sendable {
     private static func renew(_ database: PostgresDatabase, instance: String, epoch: Int64) async throws -> Bool {
         let (logger, seconds) = (database.logger, Int(duration.components.seconds))
         return try await database.write("renewing the writer lease") { connection in
-            try await !connection.query(
+            try await !connection.guardedQuery(
                 """
                 UPDATE writer_lease SET renewed_at = now(), expires_at = now() + make_interval(secs => \(seconds))
                 WHERE id = 1 AND instance = \(instance) AND epoch = \(epoch)
@@ -130,7 +130,7 @@ public final class PostgresWriterLease: Sendable {
         renewing.cancel()
         let (logger, instance) = (database.logger, instance)
         _ = try? await database.write("giving up the writer lease") { connection in
-            try await connection.query(
+            try await connection.guardedQuery(
                 "UPDATE writer_lease SET expires_at = '-infinity' WHERE id = 1 AND instance = \(instance)",
                 logger: logger)
         }

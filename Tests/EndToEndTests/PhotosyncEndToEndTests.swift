@@ -22,8 +22,15 @@ extension EndToEnd {
             var store: StoreKind { PostgresLocation.isURL(database) ? .postgres : .sqlite }
 
             static func start(photos: Int, store: StoreKind = .sqlite) async throws -> World {
-                let stub = UnsplashStub(
-                    configuration: .init(photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000))
+                try await start(
+                    UnsplashStub(
+                        configuration: .init(
+                            photoCount: photos, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000)),
+                    store: store)
+            }
+
+            /// `stub`, started, with a scratch directory and a database of `store`.
+            static func start(_ stub: UnsplashStub, store: StoreKind) async throws -> World {
                 try await stub.start()
                 let directory = FileManager.default.temporaryDirectory.appending(
                     path: "photosync-e2e-\(UUID().uuidString)")

@@ -70,12 +70,33 @@ struct PostgresSchemaTests {
             _ = try await PostgresStore.open(location, password: nil, logger: logger)
             Issue.record("opened a database that does not exist")
         } catch {
-            guard case .cannotOpen(let name, let reason) = error else {
+            guard case .unavailable(let name, let reason) = error else {
                 Issue.record("\(error)")
                 return
             }
             #expect(name == location.description)
             #expect(reason.contains("No such file or directory"), "the network's reason: \(reason)")
         }
+    }
+
+    @Test func aWrongPasswordIsRefusedAndTheRightOneLetsAnOrdinaryRoleMigrate() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase(owner: PostgresTestCluster.passwordUser)
+        let location = try PostgresLocation(parsing: url)
+        do {
+            _ = try await PostgresStore.open(location, password: "wrong", logger: logger)
+            Issue.record("a wrong password was let in")
+        } catch {
+            guard case .loginRefused(let name, let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(name == location.description && reason.contains("28P01"), "\(reason)")
+            #expect(!error.localizedDescription.contains("wrong"), "the password is never said")
+        }
+        // No superuser: the database's owner creates `unaccent` (a trusted extension) and the tables.
+        let store = try await PostgresStore.open(location, password: PostgresTestCluster.password, logger: logger)
+        defer { try? store.close() }
+        try await store.ledger.commit([Sample.photo("a")])
+        #expect(try await store.catalog.hasPhoto(id: "a"))
     }
 }

@@ -26,16 +26,27 @@ public actor PostgresTestCluster {
 
     static let binaries = "/usr/lib/postgresql/15/bin"
 
-    /// A new, empty database owned by `postgres`, as a `postgres://` URL on the cluster's socket.
-    public func makeDatabase() async throws -> String {
+    /// The one user of the cluster that logs in with a password (`scram-sha-256`), not trusted
+    /// as every other is, and no superuser: for the tests of passwords and of an operator's
+    /// ordinary role.
+    public static let passwordUser = "photosync_operator"
+    /// ``passwordUser``'s password.
+    public static let password = "correct horse battery staple"
+
+    /// A new, empty database owned by `owner` (`postgres`, or ``passwordUser``), as a
+    /// `postgres://` URL on the cluster's socket, logging in as its owner.
+    public func makeDatabase(owner: String = "postgres") async throws -> String {
         let socket = try await start()
         let name = "photosync_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try await Self.offThePool {
             try Self.run(
                 "/usr/bin/psql",
-                ["-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+                [
+                    "-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c",
+                    "CREATE DATABASE \(name) OWNER \(owner)",
+                ])
         }
-        return "postgres://postgres@/\(name)?host=\(socket)"
+        return "postgres://\(owner)@/\(name)?host=\(socket)"
     }
 
     /// Runs `sql` with `psql` in the database of `url` (one that ``makeDatabase()`` made), as the
@@ -73,12 +84,23 @@ public actor PostgresTestCluster {
             try Self.run("/bin/chown", ["-R", "postgres:postgres", folder])
             try Self.run("/bin/chmod", ["0755", folder])
             try Self.asPostgres(Self.binaries + "/initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"])
+            // The first matching line decides: the password user's comes before the trust lines.
+            let rules = data + "/pg_hba.conf"
+            let trusted = try String(contentsOfFile: rules, encoding: .utf8)
+            try ("local all \(passwordUser) scram-sha-256\n" + trusted).write(
+                toFile: rules, atomically: false, encoding: .utf8)
             try Self.asPostgres(
                 Self.binaries + "/pg_ctl",
                 [
                     "-D", data, "-l", folder + "/log", "-w", "-o",
                     "-c listen_addresses='' -k \(socket) -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
                     "start",
+                ])
+            try Self.run(
+                "/usr/bin/psql",
+                [
+                    "-h", socket, "-U", "postgres", "-d", "postgres", "-q", "-c",
+                    "CREATE ROLE \(passwordUser) LOGIN PASSWORD '\(password)'",
                 ])
         }
         Self.stopAtExit(data: data, folder: folder)

@@ -94,9 +94,12 @@ enum CommandError: Error {
         switch error {
         case .invalidSearch:
             .usage
-        case .busy:
-            // Another program held the database past the wait: trying again may pass.
+        case .busy, .unavailable:
+            // Another program held the database past the wait, or its server was away: trying
+            // again may pass.
             .tempFailure
+        case .loginRefused:
+            .noPermission
         case .diskFull, .corrupt:
             // Nothing a restart can mend (the unit does not restart after 74).
             .ioError

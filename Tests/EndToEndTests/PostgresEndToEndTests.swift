@@ -1,0 +1,192 @@
+import Foundation
+import PhotoStore
+import TestSupport
+import Testing
+import UnsplashStub
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What PostgreSQL brings of its own, through the real binary: the mirror answering as it does
+/// on SQLite, its bad input, and connections lost in the middle of a run.
+extension EndToEnd {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct PostgresEndToEndTests {
+        typealias World = PhotosyncEndToEndTests.World
+
+        /// The mirror's answers that must be the same on both stores, byte for byte.
+        static func routes(_ world: World) async -> [String] {
+            let ids = await world.stub.photoIDs()
+            let user = world.stub.usernames[0]
+            return [
+                "unsplash/photos?per_page=10", "unsplash/photos?page=4&per_page=7",
+                "unsplash/photos?order_by=oldest&per_page=12", "unsplash/photos?order_by=popular&per_page=12",
+                "unsplash/photos/\(ids[5])", "unsplash/users/\(user)/photos?per_page=30",
+                "unsplash/users/\(user)/likes", "unsplash/collections/3773378", "unsplash/collections/3773378/photos",
+                "unsplash/topics/wallpapers/photos?page=2&per_page=5", "unsplash/photos/nonexistent",
+                "unsplash/search/photos?query=lake&per_page=5&page=99", "images/\(ids[3])",
+                "unsplash/search/photos?query=forest&color=green&orientation=landscape&per_page=30",
+            ]
+        }
+
+        /// `serve` on `database` at `listen`, each of `routes` asked once: status and body.
+        static func answers(
+            _ world: World, database: String, listen: String, routes: [String]
+        ) async throws -> (port: String, answers: [String: (Int, Data)]) {
+            let serve = try PhotosyncProcess([
+                "serve", "--listen", listen, "--database", database, "--config", world.config,
+            ])
+            var stopped = false
+            defer { if !stopped { serve.signal(SIGKILL) } }
+            let base = try #require(await GalleryEndToEndTests.galleryURL(of: serve), "serve never listened")
+            var answers: [String: (Int, Data)] = [:]
+            for route in routes {
+                var request = URLRequest(url: try #require(URL(string: base + route)))
+                request.setValue("Client-ID any-key", forHTTPHeaderField: "Authorization")
+                let (body, response) = try await URLSession.shared.data(for: request)
+                answers[route] = ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+            }
+            serve.signal(SIGINT)
+            #expect(await serve.result().status == 0)
+            stopped = true
+            return (String(base.dropFirst("http://127.0.0.1:".count).dropLast()), answers)
+        }
+
+        @Test func theMirrorAnswersTheSameFromBothStores() async throws {
+            // GIVEN the same stub synced into an SQLite file and a PostgreSQL database
+            let world = try await World.start(photos: 120)
+            try await withTeardown(await world.stop()) {
+                let user = world.stub.usernames[0]
+                let sources = ["feed", "user:\(user)", "likes:\(user)", "collection:3773378", "topic:wallpapers"]
+                    .flatMap { ["--source", $0] }
+                #expect(try await world.sync(sources).status == 0)
+                let postgres = try await PostgresTestCluster.shared.makeDatabase()
+                let synced = try await PhotosyncProcess.run(
+                    await world.runArguments(sources + ["--database", postgres]),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                #expect(synced.status == 0, "\(synced.stderr)")
+
+                // WHEN `serve` answers the same requests from each, on the same address
+                let routes = await Self.routes(world)
+                let (port, fromFile) = try await Self.answers(
+                    world, database: world.database, listen: "127.0.0.1:0", routes: routes)
+                let (_, fromServer) = try await Self.answers(
+                    world, database: postgres, listen: "127.0.0.1:\(port)", routes: routes)
+
+                // THEN every answer is the same, byte for byte
+                for route in routes {
+                    let (fileStatus, fileBody) = try #require(fromFile[route])
+                    let (serverStatus, serverBody) = try #require(fromServer[route])
+                    #expect(fileStatus == serverStatus, "\(route)")
+                    #expect(Bool(fileBody == serverBody), "\(route): \(fileBody.count) and \(serverBody.count) bytes")
+                }
+                #expect(fromFile["unsplash/photos/nonexistent"]?.0 == 404)
+            }
+        }
+
+        @Test func badDatabaseInputIsOneLineAndADocumentedExitCode() async throws {
+            let world = try await World.start(photos: 5)
+            try await withTeardown(await world.stop()) {
+                let database = try await PostgresTestCluster.shared.makeDatabase(
+                    owner: PostgresTestCluster.passwordUser)
+                func run(_ url: String, environment: [String: String] = [:]) async throws -> PhotosyncProcess.Result {
+                    try await PhotosyncProcess.run(
+                        await world.runArguments(["--database", url]),
+                        environment: environment.merging(["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key]) { $1 })
+                }
+                func lastLine(_ result: PhotosyncProcess.Result) -> String {
+                    result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+                }
+
+                // A password in the URL: refused before anything connects, saying where it goes
+                let secret = "s3cret-in-the-url"
+                let withPassword = database.replacingOccurrences(of: "@", with: ":\(secret)@")
+                let flag = try await run(withPassword)
+                #expect(flag.status == 64, "\(flag.stderr)")
+                #expect(flag.stderr.contains("holds a password") && flag.stderr.contains("PGPASSWORD"))
+                #expect(!flag.stderr.contains(secret))
+                let variable = try await PhotosyncProcess.run(
+                    ["status", "--config", world.config], environment: ["PHOTOSYNC_DATABASE": withPassword])
+                #expect(variable.status == 78, "\(variable.stderr)")
+                #expect(variable.stderr.filter(\.isNewline).count == 1 && !variable.stderr.contains(secret))
+
+                // A wrong password: 77, and the password is in no line
+                let wrong = try await run(database, environment: ["PGPASSWORD": "not-the-password"])
+                #expect(wrong.status == 77, "\(wrong.stderr)")
+                #expect(lastLine(wrong).hasPrefix("photosync: the database server of "), "\(wrong.stderr)")
+                #expect(!wrong.stderr.contains("not-the-password"))
+
+                // The right one, from a password file: the sync runs
+                let passwords = world.directory.appending(path: "pgpass").path
+                try "localhost:5432:*:\(PostgresTestCluster.passwordUser):\(PostgresTestCluster.password)\n"
+                    .write(toFile: passwords, atomically: true, encoding: .utf8)
+                let right = try await run(database, environment: ["PGPASSFILE": passwords])
+                #expect(right.status == 0, "\(right.stderr)")
+                #expect(!right.stderr.contains(PostgresTestCluster.password))
+
+                // A server that cannot be reached: 75, try again later (systemd restarts the unit)
+                let away = try await run("postgres://nobody@/photos?host=/nonexistent-photosync-socket")
+                #expect(away.status == 75, "\(away.stderr)")
+                #expect(lastLine(away).contains("cannot be reached"), "\(away.stderr)")
+
+                // Another application's database: refused and left as it was
+                let theirs = try await PostgresTestCluster.shared.makeDatabase()
+                try await PostgresTestCluster.shared.execute("CREATE TABLE invoices (id integer)", in: theirs)
+                let foreign = try await run(theirs)
+                #expect(foreign.status == 74, "\(foreign.stderr)")
+                #expect(lastLine(foreign).hasSuffix("is not a photosync database"), "\(foreign.stderr)")
+
+                // A reader on a database `run` never filled: nothing to read, nothing created
+                let empty = try await PostgresTestCluster.shared.makeDatabase()
+                let status = try await PhotosyncProcess.run(["status", "--database", empty, "--config", world.config])
+                #expect(status.status == 74, "\(status.stderr)")
+                #expect(status.stderr.contains("photosync run` creates it"), "\(status.stderr)")
+            }
+        }
+
+        @Test func aRunWhoseConnectionsAreCutCarriesOnAndStoresEachImageWholeOnce() async throws {
+            // GIVEN images of 3 MB (three chunk rows each), slow enough to be cut in the middle
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 60, accessKey: PhotosyncEndToEndTests.key, imageSize: 3_000_000))
+            let world = try await World.start(stub, store: .postgres)
+            try await withTeardown(await world.stop()) {
+                await world.stub.delayImages(by: .milliseconds(30))
+                let run = try PhotosyncProcess(
+                    await world.runArguments(["--concurrency", "4"]),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                var ended = false
+                defer { if !ended { run.signal(SIGKILL) } }
+
+                // WHEN the server drops every connection of photosync's, again and again
+                #expect(await run.awaitPages(1))
+                for _ in 0..<8 {
+                    try await PostgresTestCluster.shared.execute(
+                        """
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """, in: world.database)
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                await world.stub.delayImages(by: nil)
+                let result = await run.result()
+                ended = true
+
+                // THEN the run carries on and ends complete: every image stored once and whole
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains("lost the connection to the database"), "the cuts came too late")
+                let store = try await world.store()
+                let statistics = try await store.catalog.statistics()
+                #expect(statistics.photos == 60 && statistics.imagesStored == 60 && statistics.imagesPending == 0)
+                for id in await world.stub.photoIDs() {
+                    let image = try await store.catalog.photo(id: id)?.image
+                    #expect(image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
+                }
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
+                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+            }
+        }
+    }
+}
