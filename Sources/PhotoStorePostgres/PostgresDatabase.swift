@@ -72,8 +72,13 @@ final class PostgresDatabase: Sendable {
             }
             throw StoreError.cannotOpen(path: location.description, reason: reason)
         }
+        // The pool's own lines only when they are errors: a lost connection is photosync's to say
+        // (``attempting(_:)``), and the pool warns of a first lease that comes before its task
+        // has started, which is harmless.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
         return PostgresDatabase(
-            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: background),
             logger: logger)
     }
 

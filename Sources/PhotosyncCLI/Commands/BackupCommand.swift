@@ -29,6 +29,11 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
+            if case .postgres(let location) = try database.database(environment: environment) {
+                throw CommandFailure(
+                    code: .usage,
+                    message: "backup copies an SQLite database; back \(location) up with pg_dump, as any PostgreSQL database")
+            }
             let store = try await database.openStore(environment: environment)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             let backup = try BackupFile(final: destination, source: store.path)
