@@ -32,7 +32,8 @@ struct BackupCommand: AsyncParsableCommand {
             if case .postgres(let location) = try database.database(environment: environment) {
                 throw CommandFailure(
                     code: .usage,
-                    message: "backup copies an SQLite database; back \(location) up with pg_dump, as any PostgreSQL database")
+                    message: "backup copies an SQLite database; back \(location) up with pg_dump"
+                )
             }
             let store = try await database.openStore(environment: environment)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
