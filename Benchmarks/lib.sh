@@ -41,3 +41,30 @@ stop_stub() {
     [[ -n ${stub_pid:-} ]] && kill "$stub_pid" 2>/dev/null || true
     stub_pid=
 }
+
+# start_postgres: a throwaway PostgreSQL 15 cluster in $work/postgres, on a unix socket there,
+# with the server's default durability (fsync on), stopped on exit; sets $postgres_socket.
+# Installs Debian's postgresql-15 when missing (as root). initdb refuses root: the cluster runs
+# as the postgres user.
+start_postgres() {
+    [[ -x /usr/lib/postgresql/15/bin/initdb ]] || need /usr/lib/postgresql/15/bin/initdb postgresql-15
+    postgres_socket=$work/postgres/socket
+    mkdir -p "$postgres_socket"
+    chown -R postgres "$work/postgres"
+    chmod 0755 "$work"
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$work/postgres/data" -A trust -U postgres >/dev/null
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$work/postgres/data" -l "$work/postgres/log" -w \
+        -o "-c listen_addresses='' -k $postgres_socket" start >/dev/null
+    trap 'stop_stub; stop_postgres; rm -rf "$work"' EXIT
+}
+
+stop_postgres() {
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$work/postgres/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# fresh_postgres_database NAME: drops and creates NAME on the cluster, and prints its URL.
+fresh_postgres_database() {
+    runuser -u postgres -- psql -q -h "$postgres_socket" -d postgres -c "DROP DATABASE IF EXISTS $1" >/dev/null
+    runuser -u postgres -- psql -q -h "$postgres_socket" -d postgres -c "CREATE DATABASE $1" >/dev/null
+    echo "postgres://postgres@/$1?host=$postgres_socket"
+}

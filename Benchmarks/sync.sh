@@ -13,6 +13,8 @@
 #      a pipelined sync cannot beat the slower of the two;
 #   3. a naive sequential loop a user might write: Python's http.client on one kept-alive
 #      connection and sqlite3, one commit per photo, hashing each image, tracking each download.
+#   4. with POSTGRES=1, the same photosync run --once into PostgreSQL 15 (a throwaway cluster on
+#      a unix socket, the server's default durability), right after the SQLite run.
 # Prints photos/s, MB/s, peak RSS, API requests per photo, and the ratios.
 # Needs curl, sqlite3 and python3 (apt-get installs curl and sqlite3 when missing, as root).
 set -euo pipefail
@@ -29,6 +31,8 @@ need sqlite3 sqlite3
 
 with_stub_and_photosync
 start_stub --photos "$photos" --image-size "$size"
+postgres=${POSTGRES:-0}
+[[ $postgres == 1 ]] && start_postgres
 
 # The URLs a complete sync requests: every page, every image, every tracking request.
 python3 - "$base" "$work" <<'PY'
@@ -111,6 +115,14 @@ for round in $(seq "$rounds"); do
         --concurrency "$concurrency" > "$work/photosync.out" 2> "$work/photosync.err" || {
             cat "$work/photosync.err" >&2; echo "sync.sh: photosync failed" >&2; exit 1; }
     grep -o 'rate limit [0-9]*/[0-9]*' "$work/photosync.out" | tail -1 | grep -o '[0-9]*/' | tr -d / > "$work/after.$round"
+    if [[ $postgres == 1 ]]; then
+        echo "round $round of $rounds: photosync run --once into PostgreSQL..." >&2
+        url=$(fresh_postgres_database photos)
+        UNSPLASH_ACCESS_KEY=bench timed "$work/postgres.$round.time" "$bin/photosync" run --once --config "$work/photosync.yaml" \
+            --api-base "$base" --allowed-image-host 127.0.0.1 --database "$url" \
+            --concurrency "$concurrency" > "$work/postgres.out" 2> "$work/postgres.err" || {
+                cat "$work/postgres.err" >&2; echo "sync.sh: photosync on PostgreSQL failed" >&2; exit 1; }
+    fi
 
     echo "round $round of $rounds: the limit (curl, sqlite3, sha256sum) and the naive loop..." >&2
     timed "$work/curl.$round.time" curl --silent --show-error --fail --parallel --parallel-max "$concurrency" --config "$work/curl.cfg"
@@ -119,9 +131,10 @@ for round in $(seq "$rounds"); do
     timed "$work/naive.$round.time" python3 "$work/naive.py" "$base" "$work/naive.sqlite"
 done
 
-python3 - "$work" "$photos" "$bytes" "$page_count" "$tracking_count" "$concurrency" "$rounds" <<'PY'
+python3 - "$work" "$photos" "$bytes" "$page_count" "$tracking_count" "$concurrency" "$rounds" "$postgres" <<'PY'
 import statistics, sys
 work, photos, total, pages, tracking, concurrency, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7])
+postgres = sys.argv[8] == "1"
 def read(name, round):
     wall, rss = open(f"{work}/{name}.{round}.time").read().split()[-2:]
     return float(wall), int(rss) * 1024
@@ -146,6 +159,12 @@ print(f"  limit, storage          {median(storage):7.2f} s{spread(storage, f'sql
 print(f"  naive sequential loop   {median(naive):7.2f} s{spread(naive)}")
 print(f"  photosync / limit       {median(ratio):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in ratio)}; target: at most 1.5x)")
 print(f"  naive loop / photosync  {median(speedup):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in speedup)}; target: at least 2x)")
+if postgres:
+    theirs = runs("postgres")
+    prss = max(read("postgres", r)[1] for r in range(1, rounds + 1))
+    versus = [a / b for a, b in zip(theirs, ours)]
+    print(f"  photosync on PostgreSQL {median(theirs):7.2f} s{spread(theirs)}  {photos / median(theirs):5.0f} photos/s  peak RSS {prss / 2**20:.0f} MiB")
+    print(f"  PostgreSQL / SQLite     {median(versus):7.2f}x   (each round: {', '.join(f'{r:.2f}' for r in versus)}; target: at most 1.5x)")
 floor = pages + tracking + 1
 print(f"  API requests            {', '.join(map(str, requests))} = {max(requests) / photos:.3f} per photo at most (floor {floor}: {pages} pages + {tracking} tracking + 1 head check)")
 PY

@@ -20,54 +20,56 @@ struct PostgresSyncLedger: SyncLedger {
         let logger = database.logger
         return try await database.write("committing a page of \(photos.count) photos") { connection in
             let sourceID = try await Self.sourceID(named: source.description, connection, logger)
-            var existingSequences: [String: Int64] = [:]
-            var existingMemberships: [String: Int64] = [:]
-            var insertedNow: Set<String> = []
-            var joining: [String] = []
-            var joinedNow: Set<String> = []
-            var nextSequence = try await Self.maxSequence(connection, logger) + 1
-            for photo in photos {
-                let known = try await connection.guardedQuery(
-                    "SELECT sequence FROM photo WHERE id = \(photo.id)", logger: logger
-                ).collect().first?.decode(Int64.self)
-                if let known {
-                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
-                    try await connection.guardedQuery(Self.update(photo, seenAt: now), logger: logger)
-                } else {
-                    try await connection.guardedQuery(
-                        Self.insert(photo, sequence: nextSequence, seenAt: now), logger: logger)
-                    insertedNow.insert(photo.id)
-                    nextSequence += 1
-                }
-                if let membership = try await connection.guardedQuery(
-                    "SELECT id FROM photo_source WHERE photo_id = \(photo.id) AND source_id = \(sourceID)",
-                    logger: logger
-                ).collect().first?.decode(Int64.self) {
-                    existingMemberships[photo.id] = membership
-                } else if joinedNow.insert(photo.id).inserted {
-                    joining.append(photo.id)
-                }
-                try await connection.guardedQuery(
-                    "DELETE FROM rejected_photo WHERE photo_id = \(photo.id)", logger: logger)
-                try await Self.queueImages(photo, variant: variant, moreVariants: moreVariants, connection, logger)
+            let ids = Array(Set(photos.map(\.id)))
+            var known: [String: Int64] = [:]
+            for try await (id, sequence) in try await connection.guardedQuery(
+                "SELECT id, sequence FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
+            ).decode((String, Int64).self) {
+                known[id] = sequence
             }
+            var existingMemberships: [String: Int64] = [:]
+            for try await (id, membership) in try await connection.guardedQuery(
+                """
+                SELECT photo_id, id FROM photo_source WHERE source_id = \(sourceID) AND photo_id = ANY (\(ids)::text[])
+                """, logger: logger
+            ).decode((String, Int64).self) {
+                existingMemberships[id] = membership
+            }
+            // Each photo once, numbered at its first place in the page, with its last listing's
+            // values: what SQLite's ledger leaves after inserting, then updating, a photo listed twice.
+            var nextSequence = try await Self.maxSequence(connection, logger) + 1
+            var order: [String] = []
+            var latest: [String: PhotoRecord] = [:]
+            var sequences = known
+            for photo in photos {
+                if latest.updateValue(photo, forKey: photo.id) == nil {
+                    order.append(photo.id)
+                    if sequences[photo.id] == nil {
+                        sequences[photo.id] = nextSequence
+                        nextSequence += 1
+                    }
+                }
+            }
+            let page = order.compactMap { latest[$0] }
+            try await Self.upsert(page, sequences: sequences, seenAt: now, connection, logger)
+            try await connection.guardedQuery(
+                "DELETE FROM rejected_photo WHERE photo_id = ANY (\(ids)::text[])", logger: logger)
+            try await Self.queueImages(page, variant: variant, moreVariants: moreVariants, connection, logger)
             var newlyRejected: [RejectedPhoto] = []
             for element in rejected where try await Self.recordRejected(element, seenAt: now, connection, logger) {
                 newlyRejected.append(element)
             }
             let commit = PageCommit(
-                existingSequences: existingSequences, existingMemberships: existingMemberships,
-                newlyRejected: newlyRejected)
+                existingSequences: known, existingMemberships: existingMemberships, newlyRejected: newlyRejected)
             let change = try cursor(commit)
-            var position = try await Self.nextPosition(after: change, source: sourceID, connection, logger)
-            for photoID in joining {
-                try await connection.guardedQuery(
-                    """
-                    INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
-                    VALUES (\(photoID), \(sourceID), \(now), \(position))
-                    """, logger: logger)
-                position += 1
-            }
+            let joining = order.filter { existingMemberships[$0] == nil }
+            let position = try await Self.nextPosition(after: change, source: sourceID, connection, logger)
+            try await connection.guardedQuery(
+                """
+                INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
+                SELECT joining.id, \(sourceID), \(now), \(position) + joining.number - 1
+                FROM unnest(\(joining)::text[]) WITH ORDINALITY AS joining (id, number)
+                """, logger: logger)
             try await Self.apply(change, source: sourceID, now: now, connection, logger)
             return commit
         }
@@ -204,14 +206,17 @@ struct PostgresSyncLedger: SyncLedger {
         guard !photoIDs.isEmpty else { return }
         let (logger, name) = (database.logger, database.name)
         try await database.write("marking \(photoIDs.count) downloads tracked") { connection in
-            for photoID in photoIDs {
-                let updated = try await connection.guardedQuery(
-                    """
-                    UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, \(date))
-                    WHERE id = \(photoID) RETURNING id
-                    """, logger: logger
-                ).collect()
-                guard !updated.isEmpty else { throw StoreError.unknownPhoto(path: name, photoID: photoID) }
+            var marked: Set<String> = []
+            for try await id in try await connection.guardedQuery(
+                """
+                UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, \(date))
+                WHERE id = ANY (\(photoIDs)::text[]) RETURNING id
+                """, logger: logger
+            ).decode(String.self) {
+                marked.insert(id)
+            }
+            if let unknown = photoIDs.first(where: { !marked.contains($0) }) {
+                throw StoreError.unknownPhoto(path: name, photoID: unknown)
             }
         }
     }
@@ -268,56 +273,80 @@ struct PostgresSyncLedger: SyncLedger {
         .collect()[0].decode(Int64.self)
     }
 
-    static func insert(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date) -> PostgresQuery {
-        let json = String(decoding: photo.json, as: UTF8.self)
-        return """
+    /// Inserts the photos of `page` (each once) with their `sequences`, or updates the API's
+    /// columns of those stored already (the sequence, the first sighting and the tracking stay):
+    /// one statement for the page, its rows one JSON array.
+    static func upsert(
+        _ page: [PhotoRecord], sequences: [String: Int64], seenAt now: Date, _ connection: PostgresConnection,
+        _ logger: Logger
+    ) async throws {
+        guard !page.isEmpty else { return }
+        let rows: [[String: Any]] = page.map { photo in
+            func value(_ optional: Any?) -> Any { optional ?? NSNull() }
+            return [
+                "id": photo.id, "sequence": sequences[photo.id] ?? 0,
+                "created_at": value(photo.createdAt?.timeIntervalSince1970),
+                "updated_at": value(photo.updatedAt?.timeIntervalSince1970), "width": value(photo.width),
+                "height": value(photo.height), "color": value(photo.color), "blur_hash": value(photo.blurHash),
+                "description": value(photo.description), "alt_description": value(photo.altDescription),
+                "user_username": value(photo.userUsername), "user_name": value(photo.userName),
+                "likes": value(photo.likes), "is_sponsored": photo.isSponsored,
+                "download_location": value(photo.downloadLocation), "is_plus": photo.isPlus,
+                "json": String(decoding: photo.json, as: UTF8.self),
+            ]
+        }
+        let document = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
+        try await connection.guardedQuery(
+            """
             INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                 alt_description, user_username, user_name, likes, is_sponsored, download_location, is_plus, json,
                 first_seen_at, last_seen_at)
-            VALUES (\(photo.id), \(sequence), \(photo.createdAt), \(photo.updatedAt), \(photo.width), \(photo.height),
-                \(photo.color), \(photo.blurHash), \(photo.description), \(photo.altDescription), \(photo.userUsername),
-                \(photo.userName), \(photo.likes), \(photo.isSponsored), \(photo.downloadLocation), \(photo.isPlus),
-                \(json), \(now), \(now))
-            """
+            SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color, blur_hash,
+                description, alt_description, user_username, user_name, likes, is_sponsored, download_location,
+                is_plus, json, \(now), \(now)
+            FROM jsonb_to_recordset(\(document)::jsonb) AS page (id text, sequence bigint,
+                created_at double precision, updated_at double precision, width integer, height integer, color text,
+                blur_hash text, description text, alt_description text, user_username text, user_name text,
+                likes integer, is_sponsored boolean, download_location text, is_plus boolean, json text)
+            ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, updated_at = excluded.updated_at,
+                width = excluded.width, height = excluded.height, color = excluded.color,
+                blur_hash = excluded.blur_hash, description = excluded.description,
+                alt_description = excluded.alt_description, user_username = excluded.user_username,
+                user_name = excluded.user_name, likes = excluded.likes, is_sponsored = excluded.is_sponsored,
+                download_location = excluded.download_location, is_plus = excluded.is_plus, json = excluded.json,
+                last_seen_at = excluded.last_seen_at
+            """, logger: logger)
     }
 
-    /// Only the API's columns are written: the sequence, the first sighting and the tracking stay.
-    static func update(_ photo: PhotoRecord, seenAt now: Date) -> PostgresQuery {
-        let json = String(decoding: photo.json, as: UTF8.self)
-        return """
-            UPDATE photo SET created_at = \(photo.createdAt), updated_at = \(photo.updatedAt), width = \(photo.width),
-                height = \(photo.height), color = \(photo.color), blur_hash = \(photo.blurHash),
-                description = \(photo.description), alt_description = \(photo.altDescription),
-                user_username = \(photo.userUsername), user_name = \(photo.userName), likes = \(photo.likes),
-                is_sponsored = \(photo.isSponsored), download_location = \(photo.downloadLocation),
-                is_plus = \(photo.isPlus), json = \(json), last_seen_at = \(now)
-            WHERE id = \(photo.id)
-            """
-    }
-
-    /// Queues the jobs a page commit creates for `photo`, as SQLite's ledger does.
+    /// Queues the jobs a page commit creates for the photos of `page` (each once), as SQLite's
+    /// ledger does: one statement for the page's variant, one for each other variant.
     static func queueImages(
-        _ photo: PhotoRecord, variant: ImageVariant, moreVariants: [ImageVariant], _ connection: PostgresConnection,
+        _ page: [PhotoRecord], variant: ImageVariant, moreVariants: [ImageVariant], _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
-        guard !photo.isPlus else { return }
-        if let imageURL = photo.imageURL {
+        let free = page.filter { !$0.isPlus }
+        let withImage = free.filter { $0.imageURL != nil }
+        if !withImage.isEmpty {
             try await connection.guardedQuery(
                 """
-                INSERT INTO image (photo_id, variant, source_url) VALUES (\(photo.id), \(variant.rawValue), \(imageURL))
+                INSERT INTO image (photo_id, variant, source_url)
+                SELECT queued.id, \(variant.rawValue), queued.url
+                FROM unnest(\(withImage.map(\.id))::text[], \(withImage.map { $0.imageURL ?? "" })::text[])
+                    AS queued (id, url)
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
                 WHERE image.status <> 'stored'
                 """, logger: logger)
         }
-        for extra in moreVariants where extra != variant {
+        let ids = free.map(\.id)
+        for extra in moreVariants where extra != variant && !ids.isEmpty {
             // The variant is a key looked up as a value, so no JSON path is built from input.
             try await connection.guardedQuery(
                 """
                 INSERT INTO image (photo_id, variant, source_url)
                 SELECT photo.id, \(extra.rawValue), url.value
                 FROM photo, jsonb_each_text(photo.json::jsonb -> 'urls') AS url
-                WHERE photo.id = \(photo.id) AND url.key = \(extra.rawValue)
+                WHERE photo.id = ANY (\(ids)::text[]) AND url.key = \(extra.rawValue)
                   AND jsonb_typeof(photo.json::jsonb -> 'urls' -> url.key) = 'string'
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
                 WHERE image.status <> 'stored'

@@ -23,9 +23,12 @@ extension EndToEnd {
             var photoImageWidth = 0
         }
 
-        @Test func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution() async throws {
+        @Test(arguments: StoreKind.allCases)
+        func aBrowserSeesLoadedTilesNarrowsThemBySearchAndOpensAPhotoWithItsAttribution(_ store: StoreKind)
+            async throws
+        {
             // GIVEN `photosync serve` on a database synced from the stub
-            let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 120, store: store)
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let serve = try PhotosyncProcess([

@@ -14,10 +14,11 @@ extension EndToEnd {
     @Suite(.serialized, .timeLimit(.minutes(5))) struct MirrorOfMirrorEndToEndTests {
         typealias World = PhotosyncEndToEndTests.World
 
-        @Test func aSecondMirrorGetsTheSamePhotosAndImagesAndItsTrackingReachesUnsplashOnce() async throws {
+        @Test(arguments: StoreKind.allCases)
+        func aSecondMirrorGetsTheSamePhotosAndImagesAndItsTrackingReachesUnsplashOnce(_ store: StoreKind) async throws {
             // GIVEN a first mirror of the feed, a user, a collection and a search, metadata only, so
             // that whatever tracking reaches the stub came through the mirror's API
-            let world = try await World.start(photos: 90)
+            let world = try await World.start(photos: 90, store: store)
             try await withTeardown(await world.stop()) {
                 let user = world.stub.usernames[0]
                 let sources = ["feed", "user:\(user)", "collection:3773378", "search:lake"]
@@ -83,11 +84,11 @@ extension EndToEnd {
                 }
 
                 // AND its download tracking arrived at the first mirror, queued for Unsplash
-                let store = try PhotoStore.openExisting(path: world.database)
-                let requests = try store.storage.openDownloadRequests()
+                let firstMirror = try await world.store()
+                let requests = try firstMirror.storage.openDownloadRequests()
                 let requested = Set(try await requests.requested().keys)
                 try requests.close()
-                try store.close()
+                try firstMirror.close()
                 #expect(requested == firstIDs.subtracting(premium))
                 #expect(await world.stub.requests().filter { $0.path.hasSuffix("/download") }.isEmpty)
 
