@@ -9,36 +9,86 @@ extension PostgresConnection {
     /// postgres-nio (1.33.2) writes a query to its channel without a promise for the write: on a
     /// connection the server has just closed (a restart, `pg_terminate_backend`), a query that
     /// reaches the channel after its handlers were removed is dropped, and its answer is awaited
-    /// forever. So a watcher looks at the connection every ``watchInterval`` while the query
-    /// waits, and fails it with ``PostgresConnectionLost`` once the connection has been closed
-    /// for that long (the handler fails what it still holds at once, so this is only for the
-    /// dropped ones). Every statement of the store goes through here.
+    /// forever. So the query runs in a task of its own while the caller waits on a continuation
+    /// that ``UnansweredQueries`` fails with ``PostgresConnectionLost`` once the connection has
+    /// been closed for a while (the handler fails what it still holds at once, so this is only
+    /// for the dropped ones). Every statement of the store goes through here.
     func guardedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         guard !isClosed else { throw PostgresConnectionLost() }
-        let waiting = Mutex<CheckedContinuation<PostgresRowSequence, any Error>?>(nil)
-        let finish: @Sendable (Result<PostgresRowSequence, any Error>) -> Void = { result in
-            waiting.withLock { $0.take() }?.resume(with: result)
-        }
         return try await withCheckedThrowingContinuation { continuation in
-            waiting.withLock { $0 = continuation }
-            let watcher = Task {
-                var closedFor = 0
-                while closedFor < 2 {
-                    try await Task.sleep(for: Self.watchInterval)
-                    closedFor = self.isClosed ? closedFor + 1 : 0
-                }
-                finish(.failure(PostgresConnectionLost()))
-            }
+            let ticket = UnansweredQueries.shared.add(self, continuation)
             Task {
                 let result = await Result(catching: { try await self.query(query, logger: logger) })
-                watcher.cancel()
-                finish(result)
+                UnansweredQueries.shared.remove(ticket)?.resume(with: result)
             }
         }
     }
+}
 
-    /// How often a waiting query looks at its connection.
-    static let watchInterval: Duration = .milliseconds(500)
+/// The queries sent and not answered yet, with their connections: one task looks at them every
+/// ``interval`` and fails those whose connection has been closed for two looks. One watcher for
+/// every query, rather than a timer each: a page commit sends a few statements, an image batch a
+/// few more, and a timer per statement cost the sync more than the statements.
+final class UnansweredQueries: Sendable {
+    static let shared = UnansweredQueries()
+    static let interval: Duration = .milliseconds(500)
+
+    private struct Entry {
+        let connection: PostgresConnection
+        let continuation: CheckedContinuation<PostgresRowSequence, any Error>
+        var closedLooks = 0
+    }
+
+    private struct State {
+        var next = 0
+        var entries: [Int: Entry] = [:]
+        var watching = false
+    }
+
+    private let state = Mutex(State())
+
+    func add(
+        _ connection: PostgresConnection, _ continuation: CheckedContinuation<PostgresRowSequence, any Error>
+    ) -> Int {
+        let (ticket, start) = state.withLock { state in
+            state.next += 1
+            state.entries[state.next] = Entry(connection: connection, continuation: continuation)
+            defer { state.watching = true }
+            return (state.next, !state.watching)
+        }
+        if start { Task.detached { await self.watch() } }
+        return ticket
+    }
+
+    /// The continuation of `ticket`, once: nil when the watcher failed it already.
+    func remove(_ ticket: Int) -> CheckedContinuation<PostgresRowSequence, any Error>? {
+        state.withLock { $0.entries.removeValue(forKey: ticket)?.continuation }
+    }
+
+    private func watch() async {
+        while true {
+            try? await Task.sleep(for: Self.interval)
+            let lost: [CheckedContinuation<PostgresRowSequence, any Error>]? = state.withLock { state in
+                if state.entries.isEmpty {
+                    state.watching = false
+                    return nil
+                }
+                var lost: [CheckedContinuation<PostgresRowSequence, any Error>] = []
+                for (ticket, var entry) in state.entries {
+                    entry.closedLooks = entry.connection.isClosed ? entry.closedLooks + 1 : 0
+                    if entry.closedLooks >= 2 {
+                        state.entries[ticket] = nil
+                        lost.append(entry.continuation)
+                    } else {
+                        state.entries[ticket] = entry
+                    }
+                }
+                return lost
+            }
+            guard let lost else { return }
+            for continuation in lost { continuation.resume(throwing: PostgresConnectionLost()) }
+        }
+    }
 }
 
 /// The connection a statement was sent on was closed before its answer came.

@@ -13,8 +13,8 @@ struct PostgresImageQueue: ImageQueue {
         return try await database.write("queueing images of variant \(variant)") { connection in
             try await connection.guardedQuery(
                 """
-                INSERT INTO image (photo_id, variant, source_url)
-                SELECT photo.id, \(variant.rawValue), url.value
+                INSERT INTO image (photo_id, photo_sequence, variant, source_url)
+                SELECT photo.id, photo.sequence, \(variant.rawValue), url.value
                 FROM photo, jsonb_each(photo.json::jsonb -> 'urls') AS url
                 WHERE url.key = \(variant.rawValue) AND jsonb_typeof(url.value) = 'string' AND NOT photo.is_plus
                   AND NOT EXISTS (
@@ -32,11 +32,10 @@ struct PostgresImageQueue: ImageQueue {
             var jobs: [ImageJob] = []
             let rows = try await connection.guardedQuery(
                 """
-                SELECT image.photo_id, image.variant, image.source_url, image.attempts
-                FROM image JOIN photo ON photo.id = image.photo_id
-                WHERE image.status = 'pending' AND image.variant = ANY(\(names))
-                  AND (image.next_attempt_at IS NULL OR image.next_attempt_at <= \(now))
-                ORDER BY photo.sequence, image.variant
+                SELECT photo_id, variant, source_url, attempts FROM image
+                WHERE status = 'pending' AND variant = ANY(\(names))
+                  AND (next_attempt_at IS NULL OR next_attempt_at <= \(now))
+                ORDER BY photo_sequence, variant
                 LIMIT \(limit)
                 """, logger: logger)
             for try await (photoID, variant, url, attempts) in rows.decode((String, String, String, Int).self) {

@@ -78,6 +78,9 @@ enum PostgresSchema {
             CREATE TABLE image (
                 id bigserial PRIMARY KEY,
                 photo_id text NOT NULL REFERENCES photo (id) ON DELETE CASCADE,
+                -- The photo's sequence, which never changes: the queue is due in the photos' order,
+                -- and an index orders the pending jobs by it without a join.
+                photo_sequence bigint NOT NULL,
                 variant text NOT NULL CHECK (variant <> ''),
                 status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'stored', 'failed', 'pruned')),
                 source_url text NOT NULL,
@@ -94,6 +97,7 @@ enum PostgresSchema {
                     AND byte_count IS NOT NULL AND sha256 IS NOT NULL AND fetched_at IS NOT NULL))
             );
             CREATE INDEX image_queue ON image (status, variant, next_attempt_at);
+            CREATE INDEX image_due ON image (photo_sequence, variant) WHERE status = 'pending';
             CREATE INDEX image_stored_by_fetch ON image (fetched_at, id) WHERE status = 'stored';
 
             CREATE TABLE image_chunk (
@@ -102,6 +106,8 @@ enum PostgresSchema {
                 bytes bytea NOT NULL,
                 PRIMARY KEY (image_id, index)
             );
+            -- Image bytes are compressed already: not worth PostgreSQL's attempt at it.
+            ALTER TABLE image_chunk ALTER COLUMN bytes SET STORAGE EXTERNAL;
 
             CREATE TABLE rejected_photo (
                 id bigserial PRIMARY KEY,

@@ -54,7 +54,8 @@ struct PostgresSyncLedger: SyncLedger {
             try await Self.upsert(page, sequences: sequences, seenAt: now, connection, logger)
             try await connection.guardedQuery(
                 "DELETE FROM rejected_photo WHERE photo_id = ANY (\(ids)::text[])", logger: logger)
-            try await Self.queueImages(page, variant: variant, moreVariants: moreVariants, connection, logger)
+            try await Self.queueImages(
+                page, sequences: sequences, variant: variant, moreVariants: moreVariants, connection, logger)
             var newlyRejected: [RejectedPhoto] = []
             for element in rejected where try await Self.recordRejected(element, seenAt: now, connection, logger) {
                 newlyRejected.append(element)
@@ -321,8 +322,8 @@ struct PostgresSyncLedger: SyncLedger {
     /// Queues the jobs a page commit creates for the photos of `page` (each once), as SQLite's
     /// ledger does: one statement for the page's variant, one for each other variant.
     static func queueImages(
-        _ page: [PhotoRecord], variant: ImageVariant, moreVariants: [ImageVariant], _ connection: PostgresConnection,
-        _ logger: Logger
+        _ page: [PhotoRecord], sequences: [String: Int64], variant: ImageVariant, moreVariants: [ImageVariant],
+        _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
         let free = page.filter { !$0.isPlus }
@@ -330,10 +331,12 @@ struct PostgresSyncLedger: SyncLedger {
         if !withImage.isEmpty {
             try await connection.guardedQuery(
                 """
-                INSERT INTO image (photo_id, variant, source_url)
-                SELECT queued.id, \(variant.rawValue), queued.url
-                FROM unnest(\(withImage.map(\.id))::text[], \(withImage.map { $0.imageURL ?? "" })::text[])
-                    AS queued (id, url)
+                INSERT INTO image (photo_id, photo_sequence, variant, source_url)
+                SELECT queued.id, queued.sequence, \(variant.rawValue), queued.url
+                FROM unnest(
+                    \(withImage.map(\.id))::text[], \(withImage.map { sequences[$0.id] ?? 0 })::bigint[],
+                    \(withImage.map { $0.imageURL ?? "" })::text[]
+                ) AS queued (id, sequence, url)
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
                 WHERE image.status <> 'stored'
                 """, logger: logger)
@@ -343,8 +346,8 @@ struct PostgresSyncLedger: SyncLedger {
             // The variant is a key looked up as a value, so no JSON path is built from input.
             try await connection.guardedQuery(
                 """
-                INSERT INTO image (photo_id, variant, source_url)
-                SELECT photo.id, \(extra.rawValue), url.value
+                INSERT INTO image (photo_id, photo_sequence, variant, source_url)
+                SELECT photo.id, photo.sequence, \(extra.rawValue), url.value
                 FROM photo, jsonb_each_text(photo.json::jsonb -> 'urls') AS url
                 WHERE photo.id = ANY (\(ids)::text[]) AND url.key = \(extra.rawValue)
                   AND jsonb_typeof(photo.json::jsonb -> 'urls' -> url.key) = 'string'
