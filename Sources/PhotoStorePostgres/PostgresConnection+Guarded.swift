@@ -25,6 +25,27 @@ extension PostgresConnection {
     }
 }
 
+extension PostgresConnection {
+    /// The first column of the first row of `query`, a Boolean; false when there is no row.
+    func boolean(_ query: PostgresQuery, logger: Logger) async throws -> Bool {
+        try await guardedQuery(query, logger: logger).collect().first?.decode(Bool.self) ?? false
+    }
+
+    /// The first column of the first row of `query`, an integer; 0 when there is no row.
+    func integer(_ query: PostgresQuery, logger: Logger) async throws -> Int64 {
+        try await guardedQuery(query, logger: logger).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    /// The first column of every row of `query`, text.
+    func strings(_ query: PostgresQuery, logger: Logger) async throws -> [String] {
+        var strings: [String] = []
+        for try await string in try await guardedQuery(query, logger: logger).decode(String.self) {
+            strings.append(string)
+        }
+        return strings
+    }
+}
+
 /// The queries sent and not answered yet, with their connections: one task looks at them every
 /// ``interval`` and fails those whose connection has been closed for two looks. One watcher for
 /// every query, rather than a timer each: a page commit sends a few statements, an image batch a

@@ -71,18 +71,18 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
         let logger = database.logger
         return try await database.snapshot("listing the sources of photo \(id)") { connection in
-            try await Self.strings(
+            try await connection.strings(
                 """
                 SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
                 WHERE photo_source.photo_id = \(id) ORDER BY source.name COLLATE "C"
-                """, connection, logger)
+                """, logger: logger)
         }
     }
 
     func sourceNames() async throws(StoreError) -> [String] {
         let logger = database.logger
         return try await database.snapshot("listing the sources") { connection in
-            try await Self.strings(#"SELECT name FROM source ORDER BY name COLLATE "C""#, connection, logger)
+            try await connection.strings(#"SELECT name FROM source ORDER BY name COLLATE "C""#, logger: logger)
         }
     }
 
@@ -91,16 +91,6 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         return try await database.snapshot("listing the sources") { connection in
             try await Self.sourceStatistics(connection, logger)
         }
-    }
-
-    static func strings(
-        _ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> [String] {
-        var strings: [String] = []
-        for try await string in try await connection.guardedQuery(query, logger: logger).decode(String.self) {
-            strings.append(string)
-        }
-        return strings
     }
 
     static func sourceStatistics(_ connection: PostgresConnection, _ logger: Logger) async throws -> [SourceStatistics]
@@ -132,7 +122,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func statistics() async throws(StoreError) -> StoreStatistics {
         let logger = database.logger
         return try await database.snapshot("computing statistics") { connection in
-            let photos = try await Self.integer("SELECT count(*) FROM photo", connection, logger)
+            let photos = try await connection.integer("SELECT count(*) FROM photo", logger: logger)
             var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
             for try await (status, count, bytes) in try await connection.guardedQuery(
                 "SELECT status, count(*), COALESCE(SUM(byte_count), 0)::bigint FROM image GROUP BY status",
@@ -149,12 +139,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 bytesStored: counts[.stored]?.bytes ?? 0, backfillNext: feed.backfillNext,
                 backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
                 lastPageAt: sources.compactMap(\.state.lastPageAt).max())
-            statistics.rejectedPhotos = try await Self.integer(
-                "SELECT count(*) FROM rejected_photo", connection, logger)
+            statistics.rejectedPhotos = try await connection.integer(
+                "SELECT count(*) FROM rejected_photo", logger: logger)
             statistics.backfillStall = feed.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
             statistics.sources = sources
-            statistics.plusPhotos = try await Self.integer(
-                "SELECT count(*) FROM photo WHERE is_plus", connection, logger)
+            statistics.plusPhotos = try await connection.integer(
+                "SELECT count(*) FROM photo WHERE is_plus", logger: logger)
             let retrying = try await connection.guardedQuery(
                 """
                 SELECT count(*), min(next_attempt_at) FROM image
@@ -174,12 +164,6 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             }
             return statistics
         }
-    }
-
-    static func integer(_ query: PostgresQuery, _ connection: PostgresConnection, _ logger: Logger) async throws
-        -> Int64
-    {
-        try await connection.guardedQuery(query, logger: logger).collect().first?.decode(Int64.self) ?? 0
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
@@ -282,7 +266,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             "\(statement) \(query.text ?? "") \(query.source ?? "") \(query.username ?? "") \(query.color?.rawValue ?? "")"
         return try await counts.value(for: signature, connection, logger) {
             Int(
-                try await integer(PostgresQuery(unsafeSQL: statement, binds: sql.bindings), connection, logger))
+                try await connection.integer(PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger))
         }
     }
 
@@ -336,7 +320,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 case (let lowest?, let highest?) = try bounds.decode((Int64?, Int64?).self)
             else { return [] }
             let stored = try await counts.value(for: "every photo", connection, logger) {
-                Int(try await Self.integer("SELECT count(*) FROM photo", connection, logger))
+                Int(try await connection.integer("SELECT count(*) FROM photo", logger: logger))
             }
             var photos: [OriginalJSONPage.Photo] = []
             var drawn = Set<String>()
@@ -365,18 +349,15 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
         let (logger, name) = (database.logger, source.description)
         return try await database.read("looking up source \(name)") { connection in
-            try await connection.guardedQuery(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger
-            )
-            .collect().first?.decode(Bool.self) ?? false
+            try await connection.boolean(
+                "SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger)
         }
     }
 
     func hasPhoto(id: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("looking up photo \(id)") { connection in
-            try await connection.guardedQuery("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
+            try await connection.boolean("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
         }
     }
 

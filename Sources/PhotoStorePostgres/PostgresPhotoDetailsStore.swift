@@ -11,21 +11,21 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
         guard limit > 0 else { return [] }
         let logger = database.logger
         return try await database.snapshot("listing photos whose details are due") { connection in
-            var ids = try await PostgresPhotoCatalog.strings(
+            var ids = try await connection.strings(
                 """
                 SELECT photo_id FROM photo_details
                 WHERE json IS NULL AND requested_at IS NOT NULL
                 ORDER BY requested_at, photo_id COLLATE "C" LIMIT \(limit)
-                """, connection, logger)
+                """, logger: logger)
             guard wanted == .all, ids.count < limit else { return ids }
-            ids += try await PostgresPhotoCatalog.strings(
+            ids += try await connection.strings(
                 """
                 SELECT photo.id FROM photo
                 WHERE NOT EXISTS (
                     SELECT 1 FROM photo_details AS details
                     WHERE details.photo_id = photo.id AND (details.json IS NOT NULL OR details.requested_at IS NOT NULL))
                 ORDER BY photo.sequence DESC LIMIT \(limit - ids.count)
-                """, connection, logger)
+                """, logger: logger)
             return ids
         }
     }
@@ -70,12 +70,11 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
     func isRequested(photoID: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("reading the details request of photo \(photoID)") { connection in
-            try await connection.guardedQuery(
+            try await connection.boolean(
                 """
                 SELECT EXISTS (SELECT 1 FROM photo_details
                                WHERE photo_id = \(photoID) AND json IS NULL AND requested_at IS NOT NULL)
-                """, logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
+                """, logger: logger)
         }
     }
 }
@@ -85,18 +84,14 @@ struct PostgresDownloadRequests: DownloadRequests {
     let database: PostgresDatabase
 
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        let logger = database.logger
-        return try await database.write("recording a download request of photo \(photoID)") { connection in
-            try await connection.guardedQuery(
-                """
+        try await database.recordRequest(
+            "recording a download request of photo \(photoID)",
+            insert: """
                 INSERT INTO download_request (photo_id, requested_at)
                 SELECT id, \(date) FROM photo WHERE id = \(photoID)
                 ON CONFLICT (photo_id) DO NOTHING
-                """, logger: logger)
-            return try await connection.guardedQuery(
-                "SELECT EXISTS (SELECT 1 FROM download_request WHERE photo_id = \(photoID))", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
-        }
+                """,
+            exists: "SELECT EXISTS (SELECT 1 FROM download_request WHERE photo_id = \(photoID))")
     }
 
     func requested() async throws(StoreError) -> [String: Date] {
@@ -121,21 +116,31 @@ struct PostgresPhotoDetailsRequests: PhotoDetailsRequests {
     let database: PostgresDatabase
 
     func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        let logger = database.logger
-        return try await database.write("recording a details request of photo \(photoID)") { connection in
-            try await connection.guardedQuery(
-                """
+        try await database.recordRequest(
+            "recording a details request of photo \(photoID)",
+            insert: """
                 INSERT INTO photo_details (photo_id, requested_at)
                 SELECT id, \(date) FROM photo WHERE id = \(photoID)
                 ON CONFLICT (photo_id) DO UPDATE SET requested_at = excluded.requested_at
                 WHERE photo_details.requested_at IS NULL AND photo_details.json IS NULL
-                """, logger: logger)
-            return try await connection.guardedQuery(
-                "SELECT EXISTS (SELECT 1 FROM photo_details WHERE photo_id = \(photoID))", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
-        }
+                """,
+            exists: "SELECT EXISTS (SELECT 1 FROM photo_details WHERE photo_id = \(photoID))")
     }
 
     /// The pool is the store's: closing the store closes it.
     func close() throws(StoreError) {}
+}
+
+extension PostgresDatabase {
+    /// Records one of `serve`'s requests: runs `insert`, which adds a row only for a photo that
+    /// exists, then says whether `exists` finds the request (false: no such photo).
+    func recordRequest(
+        _ operation: String, insert: PostgresQuery, exists: PostgresQuery
+    ) async throws(StoreError) -> Bool {
+        let logger = logger
+        return try await write(operation) { connection in
+            try await connection.guardedQuery(insert, logger: logger)
+            return try await connection.boolean(exists, logger: logger)
+        }
+    }
 }

@@ -175,9 +175,8 @@ enum PostgresSchema {
     /// - Throws: `StoreError.notAPhotosyncDatabase` when it holds tables and is not photosync's.
     static func version(_ connection: PostgresConnection, name: String, logger: Logger) async throws -> Int {
         let hasSchemaRow =
-            try await connection.guardedQuery(
-                "SELECT to_regclass('photosync_schema') IS NOT NULL", logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
+            try await connection.boolean(
+                "SELECT to_regclass('photosync_schema') IS NOT NULL", logger: logger)
         guard hasSchemaRow else {
             let tables =
                 try await connection.guardedQuery(
