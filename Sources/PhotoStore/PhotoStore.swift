@@ -7,12 +7,13 @@
 /// - ``catalog``: what a person looks up: listing, search, one photo, statistics.
 /// - ``photoDetails``: photos' full objects.
 /// - ``storage``: the storage under them: its size, its upkeep, closing.
+/// - ``transfer``: the whole mirror out and in, for `photosync copy`.
 ///
 /// Each part is a protocol whose arguments and results are photosync's own types, and every
 /// method is `async` and throws only `StoreError`: the callers (the sync engine, the gallery,
 /// the command line) know nothing of the database behind it. SQLite through GRDB is the
 /// implementation (`SQLite/`: ``init(path:onProgress:)`` and ``openExisting(path:readers:mapped:forSmallWrites:)``
-/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:)``.
+/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:transfer:)``.
 ///
 /// Every method runs in one transaction. Whatever one call changes commits together or not at
 /// all: a page's photos with the cursor that records them, an image's bytes with its job's
@@ -33,23 +34,26 @@ public final class PhotoStore: Sendable {
     public let photoDetails: any PhotoDetailsStore
     /// The storage's size and upkeep, and the connection itself.
     public let storage: any StoreStorage
+    /// The whole mirror, table by table, out of this store and into another.
+    public let transfer: any StoreTransfer
     /// The SQLite connection under the parts, when SQLite is the store: for its own tests.
     let sqlite: StoreDatabase?
 
     /// A store made of these parts, over one connection that `storage` closes.
     public convenience init(
         path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
-        catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage
+        catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
+        transfer: any StoreTransfer
     ) {
         self.init(
             path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
-            photoDetails: photoDetails, storage: storage, sqlite: nil)
+            photoDetails: photoDetails, storage: storage, transfer: transfer, sqlite: nil)
     }
 
     init(
         path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
         catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
-        sqlite: StoreDatabase?
+        transfer: any StoreTransfer, sqlite: StoreDatabase?
     ) {
         self.path = path
         self.ledger = ledger
@@ -58,6 +62,7 @@ public final class PhotoStore: Sendable {
         self.catalog = catalog
         self.photoDetails = photoDetails
         self.storage = storage
+        self.transfer = transfer
         self.sqlite = sqlite
     }
 

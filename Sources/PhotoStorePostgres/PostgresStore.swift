@@ -53,6 +53,7 @@ public enum PostgresStore {
             path: database.name, ledger: PostgresSyncLedger(database: database),
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
             catalog: PostgresPhotoCatalog(database: database),
-            photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database))
+            photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database),
+            transfer: PostgresStoreTransfer(database: database))
     }
 }

@@ -167,7 +167,7 @@ extension PhotoStore {
             path: path, ledger: SQLiteSyncLedger(database: database), imageQueue: SQLiteImageQueue(database: database),
             archive: SQLiteImageArchive(database: database), catalog: SQLitePhotoCatalog(database: database),
             photoDetails: SQLitePhotoDetailsStore(database: database), storage: SQLiteStorage(database: database),
-            sqlite: database)
+            transfer: SQLiteStoreTransfer(database: database), sqlite: database)
     }
 
     /// The SQLite connection, for this module's tests.
