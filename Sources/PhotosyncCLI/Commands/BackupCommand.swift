@@ -15,6 +15,10 @@ struct BackupCommand: AsyncParsableCommand {
             backup that is killed or fails leaves FILE as it was. Exits 65 when the copy does not \
             verify, 74 when a file cannot be read or written. To restore, stop `photosync run` and \
             copy FILE over the database (removing its -wal and -shm files).
+
+            From PostgreSQL, FILE is an SQLite mirror made as `photosync copy` makes one, from one \
+            snapshot: `photosync copy --from FILE --to postgres://...` restores it into an empty \
+            database. For the whole database, use pg_dump.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -29,18 +33,23 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            if case .postgres(let location) = try database.database(environment: environment) {
-                throw CommandFailure(
-                    code: .usage,
-                    message: "backup copies an SQLite database; back \(location) up with pg_dump"
-                )
-            }
-            let store = try await database.openStore(environment: environment)
+            let location = try database.database(environment: environment)
+            let store = try await database.openStore(environment: environment, readers: 2)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             let backup = try BackupFile(final: destination, source: store.path)
             let line = BackupProgressLine(interactive: interactive)
             let start = ContinuousClock.now
-            try await store.storage.backup(to: backup.partial, progress: line.show)
+            switch location {
+            case .file:
+                try await store.storage.backup(to: backup.partial, progress: line.show)
+            case .postgres:
+                // A file anyone can open: the same rows as `photosync copy` writes, from one snapshot.
+                let file = try PhotoStore(path: backup.partial)
+                defer { try? file.close() }
+                _ = try await CopyCommand.copy(from: store, to: file, origin: store.path, line: line)
+                // Everything into FILE itself: its log stays behind when it is renamed.
+                try await file.storage.checkpoint()
+            }
             let copy = try PhotoStore.openExisting(path: backup.partial)
             let report = try await copy.archive.verify(progress: line.show)
             try? copy.close()
@@ -100,7 +109,8 @@ private final class BackupFile {
             close(descriptor)
             throw CommandFailure(code: .cannotCreate, message: "cannot write \(partial): \(reason)")
         }
-        unlink(partial + "-journal")
+        // Left by a killed backup, they would be read as part of the new copy.
+        for suffix in ["-journal", "-wal", "-shm"] { unlink(partial + suffix) }
         self.descriptor = descriptor
     }
 
@@ -125,6 +135,8 @@ private final class BackupFile {
                 code: .cannotCreate,
                 message: "cannot rename \(partial) to \(final): \(String(cString: strerror(errno)))")
         }
+        // The copy's own log, emptied into it by a checkpoint before it was verified.
+        for suffix in ["-wal", "-shm"] { unlink(partial + suffix) }
         let parent = (final as NSString).deletingLastPathComponent
         let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
@@ -135,12 +147,12 @@ private final class BackupFile {
 
     /// Removes the copy that did not verify.
     func discard() {
-        unlink(partial)
+        for suffix in ["", "-wal", "-shm"] { unlink(partial + suffix) }
     }
 }
 
 /// A live line on stderr in a terminal: pages copied, then images verified.
-private final class BackupProgressLine: Sendable {
+final class BackupProgressLine: Sendable {
     private let interactive: Bool
 
     init(interactive: Bool) {
@@ -151,6 +163,12 @@ private final class BackupProgressLine: Sendable {
         guard interactive, progress.pagesTotal > 0 else { return }
         let percent = progress.pagesCopied * 100 / progress.pagesTotal
         write("copying: \(percent)% (\(progress.pagesCopied)/\(progress.pagesTotal) pages)")
+    }
+
+    func show(_ progress: MirrorCopy.Progress) {
+        guard interactive else { return }
+        let bytes = progress.imageBytes > 0 ? ", \(ByteCount.text(progress.imageBytes)) of images" : ""
+        write("copying \(progress.table.rawValue): \(progress.rows) rows (\(progress.totalRows) in all\(bytes))")
     }
 
     func show(_ progress: VerificationProgress) {

@@ -34,7 +34,7 @@ public struct PhotosyncCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, QueryCommand.self, ListCommand.self, SearchCommand.self, ExportCommand.self,
             ServeCommand.self, DemoCommand.self, StatusCommand.self, VerifyCommand.self,
-            RetryCommand.self, BackupCommand.self,
+            RetryCommand.self, BackupCommand.self, CopyCommand.self,
         ]
     )
 

@@ -58,8 +58,9 @@ struct RunCommand: AsyncParsableCommand {
             // database left behind by a run that could not serve its metrics.
             if case .file(let path) = settings.database { try PhotoStore.checkDatabasePath(path) }
             if let address = settings.metricsListen { try MetricsServer.checkAvailable(address) }
-            let (store, writer, createdDatabase) = try await Self.openForWriting(
-                settings.database, environment: environment, logger: logger)
+            let (store, writer, createdDatabase) = try await settings.database.openForWriting(
+                environment: environment, logger: logger)
+            try await Self.refuseUnfinishedCopy(store, writer: writer)
             // One client for the whole process, shut down on every way out of it. Its pool allows
             // the most connections --concurrency may ask for (16, in AllSettings), so that a
             // reload raising it is not held back; connections open only as requests need them.
@@ -87,37 +88,16 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Opens the database for writing, as its one writer, and says whether this created it (an
-    /// SQLite file that did not exist).
-    ///
-    /// The writer's lock (the lock file; on PostgreSQL, the lease) is taken before the store is
-    /// migrated, and held until ``DatabaseWriter/release()``; readers never take it.
-    /// - Throws: `WriterLockError` when another `run` writes the database.
-    private static func openForWriting(
-        _ database: DatabaseLocation, environment: [String: String], logger: Logger
-    ) async throws -> (PhotoStore, DatabaseWriter, created: Bool) {
-        switch database {
-        case .file(let path):
-            let lock = try WriterLock(forDatabaseAt: path)
-            let created = !FileManager.default.fileExists(atPath: path)
-            let store = try PhotoStore(path: path) { progress in
-                switch progress {
-                case .indexingForSearch(let photos):
-                    logger.notice(
-                        "building the search index of \(photos) photos (once, for a database from before search)")
-                case .indexedForSearch(let photos, let duration):
-                    logger.notice(
-                        "search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
-                    )
-                }
-            }
-            return (store, .lock(lock), created)
-        case .postgres(let location):
-            let (store, lease) = try await PostgresStore.openForWriting(
-                location, password: PostgresPassword.find(for: location, environment: environment),
-                host: ProcessInfo.processInfo.hostName, pid: getpid(), logger: logger)
-            return (store, .lease(lease), false)
-        }
+    /// A database a `photosync copy` is still filling is not synced into: the copy could not go
+    /// on with it afterwards.
+    private static func refuseUnfinishedCopy(_ store: PhotoStore, writer: DatabaseWriter) async throws {
+        guard case .copying(let progress) = try await store.transfer.copyState() else { return }
+        await writer.release()
+        throw CommandFailure(
+            code: .cannotCreate,
+            message:
+                "a copy from \(progress.origin) into \(store.path) stopped before its end; "
+                + "run `photosync copy --from \(progress.origin) --to \(store.path)` again to finish it")
     }
 
     /// Builds the sync and the services beside it, runs them in one `ServiceGroup` until the

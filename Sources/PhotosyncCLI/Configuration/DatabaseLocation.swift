@@ -55,6 +55,41 @@ enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension DatabaseLocation {
+    /// Opens the database for writing, as its one writer, and says whether this created it (an
+    /// SQLite file that did not exist): what `run` and `copy` open.
+    ///
+    /// The writer's lock (the lock file; on PostgreSQL, the lease) is taken before the store is
+    /// migrated, and held until ``DatabaseWriter/release()``; readers never take it.
+    /// - Throws: `WriterLockError` when another `run` writes the database.
+    func openForWriting(
+        environment: [String: String], logger: Logger
+    ) async throws -> (PhotoStore, DatabaseWriter, created: Bool) {
+        switch self {
+        case .file(let path):
+            let lock = try WriterLock(forDatabaseAt: path)
+            let created = !FileManager.default.fileExists(atPath: path)
+            let store = try PhotoStore(path: path) { progress in
+                switch progress {
+                case .indexingForSearch(let photos):
+                    logger.notice(
+                        "building the search index of \(photos) photos (once, for a database from before search)")
+                case .indexedForSearch(let photos, let duration):
+                    logger.notice(
+                        "search index built: \(photos) photos in \(duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+                    )
+                }
+            }
+            return (store, .lock(lock), created)
+        case .postgres(let location):
+            let (store, lease) = try await PostgresStore.openForWriting(
+                location, password: PostgresPassword.find(for: location, environment: environment),
+                host: ProcessInfo.processInfo.hostName, pid: getpid(), logger: logger)
+            return (store, .lease(lease), false)
+        }
+    }
+}
+
 /// What makes `run` the one writer of its database, held until `run` ends: the lock file beside
 /// an SQLite file, the writer lease of a PostgreSQL database.
 enum DatabaseWriter: Sendable {
