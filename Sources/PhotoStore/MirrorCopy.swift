@@ -16,6 +16,8 @@ public struct MirrorCopy: Sendable {
         public var totalRows: Int
         /// The image bytes written so far by this process.
         public var imageBytes: Int64
+        /// Whether `table` is copied to its end: told once a table, after its last batch.
+        public var tableComplete: Bool
     }
 
     /// What a finished copy wrote (in this process: a resumed copy counts from where it resumed).
@@ -113,9 +115,16 @@ public struct MirrorCopy: Sendable {
                 rows += batch.count
                 totalRows += batch.count
                 summary.imageBytes += batch.imageBytes
-                progress(Progress(table: table, rows: rows, totalRows: totalRows, imageBytes: summary.imageBytes))
+                progress(
+                    Progress(
+                        table: table, rows: rows, totalRows: totalRows, imageBytes: summary.imageBytes,
+                        tableComplete: false))
             }
             summary.rows[table] = rows
+            progress(
+                Progress(
+                    table: table, rows: rows, totalRows: totalRows, imageBytes: summary.imageBytes, tableComplete: true)
+            )
         }
         return summary
     }

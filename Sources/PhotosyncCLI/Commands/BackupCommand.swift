@@ -165,8 +165,14 @@ final class BackupProgressLine: Sendable {
         write("copying: \(percent)% (\(progress.pagesCopied)/\(progress.pagesTotal) pages)")
     }
 
+    /// In a terminal, the live line; elsewhere (a log), one line a table.
     func show(_ progress: MirrorCopy.Progress) {
-        guard interactive else { return }
+        guard interactive else {
+            if progress.tableComplete {
+                FileHandle.standardError.write(Data("copied \(progress.table.rawValue): \(progress.rows) rows\n".utf8))
+            }
+            return
+        }
         let bytes = progress.imageBytes > 0 ? ", \(ByteCount.text(progress.imageBytes)) of images" : ""
         write("copying \(progress.table.rawValue): \(progress.rows) rows (\(progress.totalRows) in all\(bytes))")
     }
