@@ -41,6 +41,9 @@ final class PhotosyncProcess: Sendable {
         }
         process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
+        // Not the package's folder: what a run leaves in its working directory (a PostgreSQL
+        // run's download spool, without STATE_DIRECTORY) must not land in the repository.
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -2,7 +2,10 @@ import Foundation
 import Gallery
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import PhotoStore
+import PhotoStorePostgres
+import TestSupport
 import Testing
 
 /// A client written by someone else for `api.unsplash.com`, given only the mirror's base URL:
@@ -31,7 +34,9 @@ import Testing
         print("download", api.photo.download("lake")["url"])
         """
 
-    @Test func itListsSearchesGetsARandomPhotoAndTriggersADownload() async throws {
+    @Test(arguments: StoreKind.allCases) func itListsSearchesGetsARandomPhotoAndTriggersADownload(_ kind: StoreKind)
+        async throws
+    {
         // GIVEN a mirror of a feed of three photos, one of them a lake, and a user's street photo
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
@@ -43,10 +48,25 @@ import Testing
         try await fixture.commit([Sample.photo("Street_00-1", day: 9)], source: "user:ann")
         let scriptFile = fixture.directory.appending(path: "client.py")
         try Data(Self.script.utf8).write(to: scriptFile)
-        let requests = try fixture.writer.storage.openDownloadRequests()
+        // On PostgreSQL: the same mirror, moved there as `photosync copy` moves one.
+        let store: PhotoStore
+        switch kind {
+        case .sqlite:
+            store = try PhotoStore.openExisting(path: fixture.path)
+        case .postgres:
+            store = try await PostgresStore.open(
+                try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
+                logger: Logger(label: "PythonUnsplashClientTests"))
+            _ = try await MirrorCopy(from: fixture.writer, to: store, origin: fixture.path).run()
+        }
+        defer { try? store.close() }
+        let requests = try (kind == .sqlite ? fixture.writer : store).storage.openDownloadRequests()
         defer { try? requests.close() }
 
-        try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in
+        var logger = Logger(label: "PythonUnsplashClientTests")
+        logger.logLevel = .warning
+        let gallery = Gallery(store: store, mirror: MirrorConfiguration(downloadRequests: requests))
+        try await fixture.serve(gallery, logger: logger) { client in
             let port = try #require(client.port)
             // WHEN the client is pointed at the mirror's base URL
             let (status, output) = try await Self.python(scriptFile.path, "http://127.0.0.1:\(port)/unsplash")
