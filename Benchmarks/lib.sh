@@ -32,8 +32,9 @@ with_stub_and_photosync() {
 start_stub() {
     "$bin/unsplash-stub" --port 0 --rate-limit 10000000 "$@" > "$work/stub.out" &
     stub_pid=$!
-    for _ in $(seq 100); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
-    base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1)
+    # A million photos take the stub some seconds to make before it listens.
+    for _ in $(seq 600); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
+    base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1 || true)
     [[ -n $base ]] || { echo "$(basename "$0"): the stub did not start" >&2; exit 1; }
 }
 

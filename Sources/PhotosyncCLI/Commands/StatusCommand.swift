@@ -18,10 +18,11 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let store = try await database.openStore(environment: ProcessInfo.processInfo.environment, mapped: true)
+            let environment = ProcessInfo.processInfo.environment
+            let location = try database.database(environment: environment)
+            let store = try await location.openExisting(environment: environment, mapped: true)
             let stats = try await store.catalog.statistics()
-            let storage = StatusStorage(
-                store: store, options: database, environment: ProcessInfo.processInfo.environment)
+            let storage = StatusStorage(store: store, at: location, options: database, environment: environment)
             if json {
                 print(try Self.json(stats, storage: storage))
             } else {

@@ -1,6 +1,5 @@
 import Foundation
 import PhotoStore
-import PhotoStorePostgres
 import PhotoSync
 import UnsplashAPI
 
@@ -32,20 +31,21 @@ struct StatusStorage: Equatable {
         pagePause = disk.flatMap { PagePause.judging($0, reserve: reserve) }
     }
 
-    /// For the store at `path`, with the settings `options` resolve. A setting that does not
-    /// resolve is left out (its default is used): it stops `run`, not `status`.
-    init(store: PhotoStore, options: DatabaseOptions, environment: [String: String]) {
+    /// For `store`, opened at `location`, with the settings `options` resolve. A setting that
+    /// does not resolve is left out (its default is used): it stops `run`, not `status`.
+    init(store: PhotoStore, at location: DatabaseLocation, options: DatabaseOptions, environment: [String: String]) {
         let resolver = SettingsResolver(environment: environment)
         let limit = try? resolver.resolve(\.storageLimit, flags: [:], configPath: options.configPath)
         let reserve = (try? resolver.resolve(\.minFreeDisk, flags: [:], configPath: options.configPath)) ?? .standard
-        guard !PostgresLocation.isURL(store.path) else {
+        switch location {
+        case .file(let path):
+            self.init(
+                storageLimit: limit, sizes: store.storage.fileSizes, disk: DiskSpace.probe(forFileAt: path),
+                reserve: reserve)
+        case .postgres:
             self.init(storageLimit: limit, sizes: DatabaseFileSizes(database: 0, wal: 0), disk: nil, reserve: reserve)
             onServer = true
-            return
         }
-        self.init(
-            storageLimit: limit, sizes: store.storage.fileSizes, disk: DiskSpace.probe(forFileAt: store.path),
-            reserve: reserve)
     }
 
     var jsonFields: [String: JSONValue] {
