@@ -23,10 +23,14 @@ struct PostgresImageArchive: ImageArchive {
         return try await database.write("storing a batch of \(images.count) images") { connection in
             var pruned: [PrunedImage] = []
             var stored: [Bool] = []
-            for image in images {
-                stored.append(
-                    try await Self.store(
-                        image, storageLimit: storageLimit, pruned: &pruned, name: name, connection, logger))
+            if storageLimit == nil, !images.isEmpty, let batch = InMemoryBatch(images) {
+                stored = try await Self.storeInOneTrip(batch, name: name, connection, logger)
+            } else {
+                for image in images {
+                    stored.append(
+                        try await Self.store(
+                            image, storageLimit: storageLimit, pruned: &pruned, name: name, connection, logger))
+                }
             }
             for failure in failures {
                 try await PostgresImageQueue.record(failure, name: name, connection, logger)
@@ -391,6 +395,83 @@ struct PostgresImageArchive: ImageArchive {
             start = end
         }
         return true
+    }
+
+    /// ``storeInOneTrip(_:_:name:_:_:)`` for a whole batch: every job's status, stored metadata
+    /// and first chunk in one statement, its rows arrays, then any further chunks. Under load a
+    /// batch holds tens of images, each a round trip before.
+    static func storeInOneTrip(
+        _ batch: InMemoryBatch, name: String, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Bool] {
+        let images = batch.images
+        let rows = try await connection.guardedQuery(
+            """
+            WITH batch AS (
+                SELECT * FROM unnest(\(images.map(\.image.photoID))::text[],
+                    \(images.map(\.image.variant.rawValue))::text[], \(images.map(\.image.contentType))::text[],
+                    \(images.map(\.image.byteCount))::bigint[], \(images.map(\.image.sha256))::text[],
+                    \(images.map(\.image.fetchedAt))::timestamptz[],
+                    \(images.map { ByteBuffer(bytes: $0.data.prefix(chunkBytes)) })::bytea[])
+                    WITH ORDINALITY AS batch (photo_id, variant, content_type, byte_count, sha256, fetched_at, bytes, n)
+            ), job AS (
+                SELECT image.id, image.status, batch.* FROM batch
+                JOIN image ON image.photo_id = batch.photo_id AND image.variant = batch.variant
+                FOR UPDATE OF image
+            ), stored AS (
+                UPDATE image SET status = 'stored', content_type = job.content_type, byte_count = job.byte_count,
+                    sha256 = job.sha256, fetched_at = job.fetched_at, next_attempt_at = NULL
+                FROM job WHERE image.id = job.id AND job.status NOT IN ('stored', 'pruned')
+                RETURNING image.id
+            ), chunk AS (
+                INSERT INTO image_chunk (image_id, index, bytes)
+                SELECT job.id, 0, job.bytes FROM job JOIN stored ON stored.id = job.id
+                RETURNING image_id
+            )
+            SELECT job.n, job.id, job.id IN (SELECT image_id FROM chunk) FROM job
+            """, logger: logger
+        ).collect()
+        var outcomes: [Int: (id: Int64, stored: Bool)] = [:]
+        for row in rows {
+            let (n, id, stored) = try row.decode((Int64, Int64, Bool).self)
+            outcomes[Int(n) - 1] = (id, stored)
+        }
+        var stored: [Bool] = []
+        for (index, (image, data)) in images.enumerated() {
+            guard let outcome = outcomes[index] else {
+                throw StoreError.unknownImageJob(path: name, photoID: image.photoID, variant: image.variant)
+            }
+            stored.append(outcome.stored)
+            // A stored image is stored once; a pruned one would undo the budget that freed it.
+            guard outcome.stored else { continue }
+            var start = data.startIndex + min(data.count, chunkBytes)
+            var chunk: Int32 = 1
+            while start < data.endIndex {
+                let end = data.index(start, offsetBy: chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
+                try await connection.guardedQuery(
+                    "INSERT INTO image_chunk (image_id, index, bytes) VALUES (\(outcome.id), \(chunk), \(data[start..<end]))",
+                    logger: logger)
+                chunk += 1
+                start = end
+            }
+        }
+        return stored
+    }
+
+    /// A batch whose images are all in memory, each job once: what one statement stores.
+    struct InMemoryBatch {
+        let images: [(image: ImageToStore, data: Data)]
+
+        init?(_ images: [ImageToStore]) {
+            var seen = Set<String>()
+            var inMemory: [(image: ImageToStore, data: Data)] = []
+            for image in images {
+                guard case .data(let data) = image.bytes,
+                    seen.insert(image.photoID + "\u{0}" + image.variant.rawValue).inserted
+                else { return nil }
+                inMemory.append((image, data))
+            }
+            self.images = inMemory
+        }
     }
 
     /// Hands the image's chunks to `body`, one row at a time, in order.
