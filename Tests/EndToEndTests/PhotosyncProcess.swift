@@ -97,6 +97,9 @@ final class PhotosyncProcess: Sendable {
     /// The child's process id.
     var pid: Int32 { process.processIdentifier }
 
+    /// Whether the child has not exited yet.
+    var isRunning: Bool { process.isRunning }
+
     /// Waits for the process to exit, and for its output to be read to the end.
     func result() async -> Result {
         let status = await exit.value

@@ -189,6 +189,47 @@ extension EndToEnd {
             }
         }
 
+        @Test func aRunGoesOnThroughTheServersRestartAndStoresEachThingOnce() async throws {
+            // GIVEN a run into a cluster of the test's own, with images of 500 KB coming slowly
+            let cluster = PostgresTestCluster.own()
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 90, accessKey: PhotosyncEndToEndTests.key, imageSize: 500_000))
+            let started = try await World.start(stub, store: .sqlite)
+            let world = World(
+                stub: started.stub, directory: started.directory, database: try await cluster.makeDatabase())
+            try await withTeardown(await world.stop()) {
+                await world.stub.delayImages(by: .milliseconds(100))
+                let run = try PhotosyncProcess(
+                    await world.runArguments(["--concurrency", "4"]),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                var ended = false
+                defer { if !ended { run.signal(SIGKILL) } }
+
+                // WHEN the server is restarted in the middle of it, as an operator would
+                #expect(await run.awaitPages(1))
+                try await cluster.restart()
+                #expect(run.isRunning, "the restart came after the run")
+                await world.stub.delayImages(by: nil)
+                let result = await run.result()
+                ended = true
+
+                // THEN the run goes on to its end: every photo, image and tracking once
+                #expect(result.status == 0, "\(result.stderr)")
+                let store = try await world.store()
+                let statistics = try await store.catalog.statistics()
+                #expect(statistics.photos == 90 && statistics.imagesStored == 90 && statistics.imagesPending == 0)
+                for id in await world.stub.photoIDs() {
+                    let image = try await store.catalog.photo(id: id)?.image
+                    #expect(image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
+                }
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
+                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+            }
+        }
+
         @Test func aMirrorMovesToPostgresAndBackThroughKillsAndAnswersTheSame() async throws {
             // GIVEN an SQLite mirror of 300 photos with images of 100 KB, from three sources
             let stub = UnsplashStub(

@@ -5,19 +5,32 @@ import Synchronization
     import Glibc
 #endif
 
-/// A throwaway PostgreSQL 15 cluster for the tests of the PostgreSQL store: started once per
-/// test process on a unix socket in a temporary folder (`initdb` and `pg_ctl` as the `postgres`
-/// user, which `initdb` requires; `fsync=off`, no TCP), and stopped when the process exits.
+/// A throwaway PostgreSQL 15 cluster for the tests of the PostgreSQL store: the one `scripts/test`
+/// starts, or else one started once per test process on a unix socket in a temporary folder
+/// (`initdb` and `pg_ctl` as the `postgres` user, which `initdb` requires; `fsync=off`, no TCP),
+/// and stopped when the process exits.
 /// Each test asks for a database of its own (``makeDatabase()``), so tests run side by side.
 ///
 /// Debian's `postgresql-15` must be installed (`scripts/test` installs it); without it the tests
 /// that need it fail, saying so: they never skip.
 public actor PostgresTestCluster {
-    public static let shared = PostgresTestCluster()
+    /// The cluster every test shares: the one `scripts/test` started, whose socket's folder it
+    /// names in `PHOTOSYNC_TEST_POSTGRES`, or, for a bare `swift test`, one of this process's own.
+    public static let shared = PostgresTestCluster(
+        socket: ProcessInfo.processInfo.environment["PHOTOSYNC_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 })
+
+    /// A cluster of the calling test's own, for a test that stops or restarts its server.
+    public static func own() -> PostgresTestCluster { PostgresTestCluster(socket: nil) }
 
     /// The start of the cluster, once asked for: every test waits for the one start, which gives
     /// the folder of the cluster's socket.
     private var starting: Task<String, any Error>?
+    /// The data directory of a cluster this process started: nil for the script's.
+    private var data: String?
+
+    private init(socket: String?) {
+        if let socket { starting = Task { socket } }
+    }
 
     /// Why the cluster could not start, in one line.
     public struct Failure: Error, CustomStringConvertible {
@@ -67,11 +80,23 @@ public actor PostgresTestCluster {
     private func start() async throws -> String {
         if let starting { return try await starting.value }
         let task = Task { try await Self.startCluster() }
-        starting = task
-        return try await task.value
+        starting = Task { try await task.value.socket }
+        let (socket, data) = try await task.value
+        self.data = data
+        return socket
     }
 
-    private static func startCluster() async throws -> String {
+    /// Restarts the server as an operator would (`pg_ctl restart -m fast`): every connection is
+    /// closed, and the server is back when this returns. Only for a cluster of the test's own.
+    public func restart() async throws {
+        _ = try await start()
+        guard let data else { throw Failure(description: "restart is for a cluster of the test's own") }
+        try await Self.offThePool {
+            try Self.asPostgres(Self.binaries + "/pg_ctl", ["-D", data, "-m", "fast", "-w", "restart"])
+        }
+    }
+
+    private static func startCluster() async throws -> (socket: String, data: String) {
         guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
             throw Failure(description: "no PostgreSQL 15 at \(Self.binaries): apt-get install postgresql-15")
         }
@@ -104,7 +129,7 @@ public actor PostgresTestCluster {
                 ])
         }
         Self.stopAtExit(data: data, folder: folder)
-        return socket
+        return (socket, data)
     }
 
     /// Runs `work`, which waits for processes, on a thread of Dispatch's own: a test's task waits
@@ -150,18 +175,23 @@ public actor PostgresTestCluster {
         }
     }
 
-    /// The cluster stops with the test process: `pg_ctl stop -m immediate`, then its folder goes.
+    /// The clusters stop with the test process: `pg_ctl stop -m immediate`, then their folders go.
     private static func stopAtExit(data: String, folder: String) {
-        stopping.withLock { $0 = (data, folder) }
+        let first = stopping.withLock { clusters in
+            clusters.append((data, folder))
+            return clusters.count == 1
+        }
+        guard first else { return }
         atexit {
-            guard let (data, folder) = PostgresTestCluster.stopping.withLock({ $0 }) else { return }
-            try? PostgresTestCluster.asPostgres(
-                PostgresTestCluster.binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
-            try? FileManager.default.removeItem(atPath: folder)
+            for (data, folder) in PostgresTestCluster.stopping.withLock({ $0 }) {
+                try? PostgresTestCluster.asPostgres(
+                    PostgresTestCluster.binaries + "/pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+                try? FileManager.default.removeItem(atPath: folder)
+            }
         }
     }
 
-    private static let stopping = Mutex<(String, String)?>(nil)
+    private static let stopping = Mutex<[(String, String)]>([])
 }
 
 /// The stores a test that runs on both is given: an SQLite file, or a database of
