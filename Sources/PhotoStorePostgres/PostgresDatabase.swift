@@ -16,6 +16,18 @@ final class PostgresDatabase: Sendable {
     private let running: Task<Void, Never>
     /// This process's write transactions, one at a time.
     private let turns = WriteTurns()
+    /// The turns of the image writer's batches, which need not wait for the other writes.
+    private let imageTurns = WriteTurns()
+
+    /// Which writes a write takes turns with.
+    enum WriteLane {
+        /// Every other write: pages, tracking marks, details, sources, upkeep.
+        case rows
+        /// Image batches: they lock image jobs and write chunks, rows no page commit or tracking
+        /// mark locks, so they commit beside those on a connection of their own (a deadlock the
+        /// server still finds is run again, as any).
+        case images
+    }
     /// How long a lost connection is tried again before the failure is the caller's.
     let reconnectWindow: Duration = .seconds(60)
 
@@ -115,16 +127,18 @@ final class PostgresDatabase: Sendable {
 
     /// Runs `body` in one transaction: all of it commits, or, when it throws, none of it.
     ///
-    /// This process's write transactions take turns (``WriteTurns``), as on SQLite. One that
+    /// This process's write transactions take turns (``WriteTurns``), as on SQLite, in their
+    /// `lane`: image batches beside the rest. One that
     /// failed for its timing or the connection alone is run again (``attempting(_:)``): `body`
     /// must change nothing but the database. Running it again after a commit whose answer the
     /// connection lost is safe for the store's writes, which store each thing once.
     func write<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
+        _ operation: @autoclosure () -> String, lane: WriteLane = .rows,
+        _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
         let (client, logger) = (client, logger)
         do {
-            return try await turns.take { () async throws -> sending T in
+            return try await (lane == .rows ? turns : imageTurns).take { () async throws -> sending T in
                 try await attempting { () async throws -> sending T in
                     try await client.withConnection { connection in
                         try await Self.transaction("BEGIN", on: connection, logger: logger, body)

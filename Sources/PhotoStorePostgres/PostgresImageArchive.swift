@@ -20,7 +20,7 @@ struct PostgresImageArchive: ImageArchive {
     ) async throws(StoreError) -> StoredBatch {
         guard !images.isEmpty || !failures.isEmpty else { return StoredBatch(stored: [], pruned: []) }
         let (logger, name) = (database.logger, database.name)
-        return try await database.write("storing a batch of \(images.count) images") { connection in
+        return try await database.write("storing a batch of \(images.count) images", lane: .images) { connection in
             var pruned: [PrunedImage] = []
             var stored: [Bool] = []
             if storageLimit == nil, !images.isEmpty, let batch = InMemoryBatch(images) {
