@@ -6,7 +6,10 @@ import PostgresNIO
 /// photo ids from one statement over the order's index (`photo_newest`, `photo_most_liked`, or
 /// a source's memberships by position), then those few photos' columns. A cursor (`after`,
 /// `before`) is one row comparison against the cursor photo's key, so a page after a photo
-/// costs the same at any depth; a page number is an `OFFSET` over the index.
+/// costs the same at any depth. A deep page number starts from the nearest anchor, as SQLite's
+/// listing does: the id of every ``anchorInterval``-th photo of the listing, found in one pass
+/// over its index and kept until the data changes (``PostgresChangeCache``), so that an `OFFSET`
+/// never skips more than that many rows.
 ///
 /// Each order's keys are never NULL (see ``PostgresSchema/version1Reads``), and sort as
 /// SQLite's listing sorts: photos without a creation date after the others newest first, before
@@ -14,10 +17,14 @@ import PostgresNIO
 struct PostgresListing {
     let query: PhotoQuery
     let rankLimit: Int
+    let anchors: PostgresChangeCache<[String]>
     let connection: PostgresConnection
     let logger: Logger
     /// The database's name, for errors.
     let name: String
+
+    /// A deep page starts from the nearest of the anchors kept every this many photos.
+    static let anchorInterval = 1_000
 
     /// The creation date as the orders sort it.
     static let createdKey = "coalesce(photo.created_at, '-infinity'::timestamptz)"
@@ -121,7 +128,19 @@ struct PostgresListing {
         let (keys, descending) = order
         let reversed = query.after == nil && query.before != nil
         var extra: [String] = []
+        var offset = max(0, query.offset)
+        var start: (id: String, inclusive: Bool)?
         if let cursor = query.after ?? query.before {
+            start = (cursor, false)
+        } else if query.text == nil, offset >= 2 * Self.anchorInterval {
+            let anchors = try await anchorIDs(from: from, keys: keys, descending: descending, sql)
+            let anchor = offset / Self.anchorInterval
+            // No anchor this deep: the offset is past the last photo.
+            guard anchor < anchors.count else { return [] }
+            start = (anchors[anchor], true)
+            offset -= anchor * Self.anchorInterval
+        }
+        if let (cursor, inclusive) = start {
             let cursorKey: String
             let exists: PostgresQuery
             if inSourceOrder, let sourceID {
@@ -139,11 +158,13 @@ struct PostgresListing {
                     """
                 exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
             }
-            guard try await connection.guardedQuery(exists, logger: logger).collect().first?.decode(Bool.self) == true
-            else {
+            // An anchor is a photo of this snapshot; a client's cursor may name none.
+            if !inclusive,
+                try await connection.guardedQuery(exists, logger: logger).collect().first?.decode(Bool.self) != true
+            {
                 throw StoreError.unknownPhoto(path: name, photoID: cursor)
             }
-            let comparison = descending != reversed ? "<" : ">"
+            let comparison = (descending != reversed ? "<" : ">") + (inclusive ? "=" : "")
             let row = keys.count == 1 ? keys[0] : "(" + keys.joined(separator: ", ") + ")"
             extra.append("\(row) \(comparison) \(cursorKey)")
         }
@@ -151,10 +172,29 @@ struct PostgresListing {
         let statement = """
             SELECT photo.id FROM \(from) \(sql.whereClause(extra))
             ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
-            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(offset))
             """
         let ids = try await ids(statement, sql)
         return reversed ? ids.reversed() : ids
+    }
+
+    /// The ids of the listing's 1st, (``anchorInterval`` + 1)th... photos, in its order: one
+    /// pass over its index when the data changed since they were last found.
+    private func anchorIDs(from: String, keys: [String], descending: Bool, _ sql: SQL) async throws -> [String] {
+        let direction = descending ? " DESC" : ""
+        let statement = """
+            SELECT id FROM (
+                SELECT photo.id, row_number() OVER (ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))) AS n
+                FROM \(from) \(sql.whereClause())
+            ) AS listing
+            WHERE n % \(Self.anchorInterval) = 1 ORDER BY n
+            """
+        var signature = "\(from) \(keys) \(descending) \(query.sort) \(query.source ?? "") \(query.username ?? "")"
+        signature += " \(String(describing: query.orientation)) \(query.color?.rawValue ?? "")"
+        signature += " \(query.since?.timeIntervalSince1970 ?? .nan) \(query.until?.timeIntervalSince1970 ?? .nan)"
+        return try await anchors.value(for: signature, connection, logger) {
+            try await ids(statement, sql)
+        }
     }
 
     /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most

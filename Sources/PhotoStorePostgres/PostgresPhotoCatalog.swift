@@ -8,7 +8,9 @@ import Synchronization
 struct PostgresPhotoCatalog: PhotoCatalog {
     let database: PostgresDatabase
     /// Counts kept until the data may have changed.
-    let counts = PostgresChangeCache()
+    let counts = PostgresChangeCache<Int>()
+    /// Listings' anchors (``PostgresListing``), kept until the data may have changed.
+    let anchors = PostgresChangeCache<[String]>()
     var rankLimit: Int { 1_000 }
 
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
@@ -167,10 +169,11 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
-        let (logger, name, rankLimit) = (database.logger, database.name, rankLimit)
+        let (logger, name, rankLimit, anchors) = (database.logger, database.name, rankLimit, anchors)
         return try await database.snapshot("listing photos") { connection in
             let ids = try await PostgresListing(
-                query: query, rankLimit: rankLimit, connection: connection, logger: logger, name: name
+                query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
+                name: name
             ).pageIDs()
             return try await Self.summaries(ids, connection, logger)
         }
@@ -240,7 +243,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// The count of ``count(matching:)``, kept in `counts` until the data changes: a client
     /// paging through a list asks for the same count on every page.
     private static func count(
-        _ query: PhotoQuery, _ counts: PostgresChangeCache, _ connection: PostgresConnection, _ logger: Logger
+        _ query: PhotoQuery, _ counts: PostgresChangeCache<Int>, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Int {
         var sql = PostgresListing.SQL()
         var countQuery = query
@@ -275,7 +278,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
-        let (logger, name, rankLimit, counts) = (database.logger, database.name, rankLimit, counts)
+        let (logger, name, rankLimit, counts, anchors) = (database.logger, database.name, rankLimit, counts, anchors)
         return try await database.snapshot("listing photos") { connection in
             var pages: [OriginalJSONPage] = []
             for query in queries {
@@ -285,7 +288,8 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     continue
                 }
                 let ids = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, connection: connection, logger: logger, name: name
+                    query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
+                    name: name
                 ).pageIDs()
                 pages.append(OriginalJSONPage(total: total, photos: try await Self.json(ids, connection, logger)))
             }
@@ -396,21 +400,21 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 /// computed in (`pg_current_snapshot()`: the newest transaction id, and those in progress); a
 /// later snapshot that is the same text sees the same committed data, so the value still holds.
 /// Nothing is written to know it: no counter row for every writer to wait on.
-final class PostgresChangeCache: Sendable {
+final class PostgresChangeCache<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var snapshot: String
-        var value: Int
+        var value: Value
     }
 
     /// At most this many values are remembered; all are forgotten when that is reached.
-    private static let capacity = 256
+    private static var capacity: Int { 256 }
     private let entries = Mutex<[String: Entry]>([:])
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
     /// - Parameter connection: in the transaction whose snapshot `make` reads.
     func value(
-        for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Int
-    ) async throws -> Int {
+        for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Value
+    ) async throws -> Value {
         let snapshot =
             try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""

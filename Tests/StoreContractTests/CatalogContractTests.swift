@@ -218,6 +218,43 @@ struct CatalogContractTests {
             #expect(try await store.photoDetails.pending(.all, limit: 10) == ["a"])
         }
     }
+
+    @Test("a deep page by number is the same page as the whole listing has there", arguments: Backend.allCases)
+    func deepPagesByNumber(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            // 2,600 photos: pages past 2,000 start from an anchor on either store. Dates repeat,
+            // so ties go by sequence; a user of their own holds every third photo.
+            for page in 0..<13 {
+                let photos = (0..<200).map { index in
+                    let number = page * 200 + index
+                    return Self.photo(
+                        "p\(number)", created: Double(number % 50) * 60, likes: number % 7,
+                        username: number % 3 == 0 ? "third" : nil)
+                }
+                try await store.ledger.commit(photos, next: page + 2, now: Instant.t(Double(page)))
+            }
+            let queries = [
+                PhotoQuery(sort: .newest), PhotoQuery(sort: .oldest), PhotoQuery(sort: .likes),
+                PhotoQuery(source: "feed", sort: .newest), PhotoQuery(username: "third", sort: .oldest),
+            ]
+            for query in queries {
+                let all = try await Self.ids(store, query)
+                for offset in [1_999, 2_000, 2_345, 2_590, 2_600, 5_000] {
+                    var page = query
+                    (page.limit, page.offset) = (13, offset)
+                    let expected = Array(all.dropFirst(offset).prefix(13))
+                    #expect(try await Self.ids(store, page) == expected, "\(query.sort) at \(offset)")
+                }
+            }
+            // A newest photo more moves every deep page down by one: the anchors follow the data.
+            var deep = PhotoQuery(sort: .newest, limit: 3, offset: 2_345)
+            let before = try await Self.ids(store, deep)
+            try await store.ledger.commit([Self.photo("newest", created: 9_999)], next: nil, now: Instant.t(99))
+            deep.offset = 2_346
+            #expect(try await Self.ids(store, deep) == before)
+        }
+    }
+
 }
 
 /// PostgreSQL's own pieces of the catalog, checked against the Swift they stand for.
