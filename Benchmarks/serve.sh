@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The read side, run by hand:  [DATABASE=file] [BIN=dir] Benchmarks/serve.sh [PHOTOS] [SECONDS]
+# The read side, run by hand:  [DATABASE=file] [BIN=dir] [POSTGRES=1] Benchmarks/serve.sh [PHOTOS] [SECONDS]
 #
 # Mirrors PHOTOS photos (default 1,000,000) from the stub on 127.0.0.1, metadata only
 # (`--variant none`), into a fresh database and prints how long that took. DATABASE=file keeps
@@ -9,6 +9,9 @@
 # in turn, and prints requests per second and the 99th percentile latency of each, with the
 # ratio of the two throughputs. Targets: p99 under 20 ms, and at least Datasette's throughput.
 # Last, it times `photosync status` (the median of 20 runs; target under 100 ms).
+# POSTGRES=1 copies the file into a throwaway PostgreSQL 15 cluster (`photosync copy`, timed)
+# and serves photosync from there; POSTGRES=postgres://... serves that database as it is (a copy
+# of the same file made earlier). Datasette reads the file as before.
 #
 # Datasette pages by key (`_next=`), so its deep pages are asked for by key; photosync is asked
 # both by page number (offset) and by key (`after=`). Its searches go through its SQL page, the
@@ -61,14 +64,26 @@ sqlite3 "$database" "INSERT INTO source (name) SELECT 'collection:bench'
 members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
     WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
 echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
+served=$database
+if [[ ${POSTGRES:-} == postgres://* ]]; then
+    served=$POSTGRES
+elif [[ -n ${POSTGRES:-} ]]; then
+    start_postgres
+    served=$(fresh_postgres_database served)
+    start=$(date +%s.%N)
+    "$bin/photosync" copy --from "$database" --to "$served" > /dev/null 2>&1
+    end=$(date +%s.%N)
+    python3 -c "import sys; print(f'copied into PostgreSQL in {float(sys.argv[2]) - float(sys.argv[1]):.0f} s')" \
+        "$start" "$end"
+fi
 
 # photosync serve, on a free port it names on stderr.
 # The Unsplash API's own rate limit (per key and hour) is raised so the load is answered, not refused.
-"$bin/photosync" serve --listen 127.0.0.1:0 --database "$database" --mirror-rate-limit 1000000 \
+"$bin/photosync" serve --listen 127.0.0.1:0 --database "$served" --mirror-rate-limit 1000000 \
     2> "$work/serve.err" &
 serve_pid=$!
 datasette_pid=
-trap 'kill $serve_pid ${datasette_pid:-} 2>/dev/null || true; stop_stub; rm -rf "$work"' EXIT
+trap 'kill $serve_pid ${datasette_pid:-} 2>/dev/null || true; stop_stub; [[ -n ${postgres_socket:-} ]] && stop_postgres; rm -rf "$work"' EXIT
 for _ in $(seq 100); do grep -q "http://" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
 ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
 [[ -n $ours ]] || { echo "serve.sh: photosync serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
@@ -187,7 +202,7 @@ for request in "${requests[@]}"; do
     fi
 done
 
-python3 - "$bin/photosync" "$database" <<'PY'
+python3 - "$bin/photosync" "$served" <<'PY'
 import statistics, subprocess, sys, time
 binary, database = sys.argv[1], sys.argv[2]
 def seconds():

@@ -107,19 +107,12 @@ public struct MirrorCopy: Sendable {
         for table in tables {
             let limit = rowsPerBatch ?? table.batchSize
             var rows = 0
-            var batch = try await reader.rows(of: table, after: table == start.table ? start.after : nil, limit: limit)
-            while let last = batch.lastKey {
-                // The next batch is read while this one is written: the source and the target
-                // work at the same time (two databases, often two processes).
-                async let reading = Self.outcome { () async throws(StoreError) in
-                    try await reader.rows(of: table, after: last, limit: limit)
-                }
-                let written = await Self.outcome { () async throws(StoreError) in
-                    try await target.write(
-                        batch, reaching: CopyProgress(origin: start.origin, table: table, after: last))
-                }
-                let next = await reading
-                try written.get()
+            var after = table == start.table ? start.after : nil
+            while true {
+                let batch = try await reader.rows(of: table, after: after, limit: limit)
+                guard let last = batch.lastKey else { break }
+                try await target.write(batch, reaching: CopyProgress(origin: start.origin, table: table, after: last))
+                after = last
                 rows += batch.count
                 totalRows += batch.count
                 summary.imageBytes += batch.imageBytes
@@ -127,7 +120,6 @@ public struct MirrorCopy: Sendable {
                     Progress(
                         table: table, rows: rows, totalRows: totalRows, imageBytes: summary.imageBytes,
                         tableComplete: false))
-                batch = try next.get()
             }
             summary.rows[table] = rows
             progress(
@@ -136,16 +128,5 @@ public struct MirrorCopy: Sendable {
             )
         }
         return summary
-    }
-
-    /// What `body` returned or threw, as a value: for the read and the write that run at once.
-    private static func outcome<T: Sendable>(
-        _ body: () async throws(StoreError) -> T
-    ) async -> Result<T, StoreError> {
-        do {
-            return .success(try await body())
-        } catch {
-            return .failure(error)
-        }
     }
 }

@@ -72,10 +72,14 @@ struct PostgresStoreTransfer: StoreTransfer {
         }
     }
 
+    /// Ends the copy, and gathers the planner's statistics of the tables it filled: until
+    /// autovacuum comes round to them, the server would plan the mirror's first reads blind
+    /// (a page of a million photos by a scan, not its index).
     func finishCopy() async throws(StoreError) {
         let logger = database.logger
         try await database.write("finishing the copy") { connection in
             try await connection.guardedQuery("DROP TABLE IF EXISTS photosync_copy", logger: logger)
+            try await connection.guardedQuery("ANALYZE", logger: logger)
         }
     }
 

@@ -60,7 +60,7 @@ struct CopyCommand: AsyncParsableCommand {
             let outcome: Result<MirrorCopy.Summary, any Error>
             do {
                 outcome = .success(
-                    try await Self.copy(from: sourceStore, to: targetStore, origin: from.description, line: line))
+                    try await Self.copy(from: sourceStore, to: targetStore, origin: Self.origin(from), line: line))
             } catch {
                 outcome = .failure(error)
             }
@@ -73,6 +73,15 @@ struct CopyCommand: AsyncParsableCommand {
             let seconds = (ContinuousClock.now - start).formatted(
                 .units(allowed: [.seconds], fractionalPart: .show(length: 1)))
             print("copied \(from) to \(to)\(summary.resumed ? " (resumed)" : ""): \(summary.description), \(seconds)")
+        }
+    }
+
+    /// The source as the target records it: a file by its absolute path, so that the same copy
+    /// resumes from another working directory; a database by its URL (which holds no password).
+    static func origin(_ location: DatabaseLocation) -> String {
+        switch location {
+        case .file(let path): URL(fileURLWithPath: path).standardizedFileURL.path
+        case .postgres(let location): location.description
         }
     }
 
