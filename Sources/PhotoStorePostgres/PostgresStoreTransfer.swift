@@ -72,14 +72,17 @@ struct PostgresStoreTransfer: StoreTransfer {
         }
     }
 
-    /// Ends the copy, and gathers the planner's statistics of the tables it filled: until
-    /// autovacuum comes round to them, the server would plan the mirror's first reads blind
-    /// (a page of a million photos by a scan, not its index).
+    /// Ends the copy, then vacuums and analyzes the tables it filled: until autovacuum comes
+    /// round to them, the server would plan the mirror's first reads blind (a page of a million
+    /// photos by a scan, not its index) and count rows from the heap instead of an index alone.
     func finishCopy() async throws(StoreError) {
         let logger = database.logger
         try await database.write("finishing the copy") { connection in
             try await connection.guardedQuery("DROP TABLE IF EXISTS photosync_copy", logger: logger)
-            try await connection.guardedQuery("ANALYZE", logger: logger)
+        }
+        // VACUUM runs outside a transaction: on a connection of its own, as a read does.
+        try await database.read("vacuuming the copy") { connection in
+            try await connection.guardedQuery("VACUUM (ANALYZE)", logger: logger)
         }
     }
 
