@@ -118,8 +118,7 @@ extension MirrorCopy.Summary {
             let rows = rows[table, default: 0]
             return "\(rows) \(noun)\(rows == 1 ? "" : "s")"
         }
-        return
-            "\(count(.photos, "photo")), \(count(.images, "image")) (\(ByteCount.text(imageBytes)) stored), "
-            + count(.sources, "source")
+        let stored = imageBytes > 0 ? " (\(ByteCount.text(imageBytes)) stored)" : ""
+        return "\(count(.photos, "photo")), \(count(.images, "image"))\(stored), " + count(.sources, "source")
     }
 }
