@@ -76,6 +76,21 @@ public struct CopyProgress: Sendable, Equatable {
         self.table = table
         self.after = after
     }
+
+    /// `after` as the two columns a store keeps it in: an integer key, or a text one.
+    public var afterColumns: (integer: Int64?, text: String?) {
+        switch after {
+        case .integer(let value): (value, nil)
+        case .text(let value): (nil, value)
+        case nil: (nil, nil)
+        }
+    }
+
+    /// The progress a store kept as ``afterColumns``.
+    public init(origin: String, table: MirrorTable, afterInteger: Int64?, afterText: String?) {
+        let after: MirrorKey? = afterInteger.map { .integer($0) } ?? afterText.map { .text($0) }
+        self.init(origin: origin, table: table, after: after)
+    }
 }
 
 /// What a copy finds in its target before it starts.

@@ -33,8 +33,7 @@ struct PostgresStoreTransfer: StoreTransfer {
                     let (origin, stage, integer, text) = try rows.first?.decode((String, String, Int64?, String?).self),
                     let table = MirrorTable(rawValue: stage)
                 else { return .holdsMirror }
-                let after: MirrorKey? = integer.map { .integer($0) } ?? text.map { .text($0) }
-                return .copying(CopyProgress(origin: origin, table: table, after: after))
+                return .copying(CopyProgress(origin: origin, table: table, afterInteger: integer, afterText: text))
             }
             let holdsRows = try await connection.boolean(
                 """
@@ -55,13 +54,7 @@ struct PostgresStoreTransfer: StoreTransfer {
                     id integer PRIMARY KEY CHECK (id = 1), origin text NOT NULL, stage text NOT NULL,
                     after_integer bigint, after_text text)
                 """, logger: logger)
-            var afterInteger: Int64?
-            var afterText: String?
-            switch progress.after {
-            case .integer(let value): afterInteger = value
-            case .text(let value): afterText = value
-            case nil: break
-            }
+            let (afterInteger, afterText) = progress.afterColumns
             try await connection.guardedQuery(
                 """
                 INSERT INTO photosync_copy (id, origin, stage, after_integer, after_text)

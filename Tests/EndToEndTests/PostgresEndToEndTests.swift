@@ -52,6 +52,25 @@ extension EndToEnd {
             return (String(base.dropFirst("http://127.0.0.1:".count).dropLast()), answers)
         }
 
+        /// Every photo of the stub stored, its image whole (its SHA-256) and its download tracked
+        /// once, and `verify` finding nothing: what a run that lost its connections must end with.
+        static func expectEveryPhotoImageAndTrackingOnce(_ world: World, photos: Int) async throws {
+            let store = try await world.store()
+            defer { try? store.close() }
+            let statistics = try await store.catalog.statistics()
+            #expect(
+                statistics.photos == photos && statistics.imagesStored == photos && statistics.imagesPending == 0)
+            for id in await world.stub.photoIDs() {
+                let image = try await store.catalog.photo(id: id)?.image
+                #expect(image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
+            }
+            let verify = try await PhotosyncProcess.run([
+                "verify", "--database", world.database, "--config", world.config,
+            ])
+            #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+        }
+
         @Test func theMirrorAnswersTheSameFromBothStores() async throws {
             // GIVEN the same stub synced into an SQLite file and a PostgreSQL database
             let world = try await World.start(photos: 120)
@@ -174,18 +193,7 @@ extension EndToEnd {
                 // THEN the run carries on and ends complete: every image stored once and whole
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stderr.contains("lost the connection to the database"), "the cuts came too late")
-                let store = try await world.store()
-                let statistics = try await store.catalog.statistics()
-                #expect(statistics.photos == 60 && statistics.imagesStored == 60 && statistics.imagesPending == 0)
-                for id in await world.stub.photoIDs() {
-                    let image = try await store.catalog.photo(id: id)?.image
-                    #expect(image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
-                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
-                }
-                let verify = try await PhotosyncProcess.run([
-                    "verify", "--database", world.database, "--config", world.config,
-                ])
-                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+                try await Self.expectEveryPhotoImageAndTrackingOnce(world, photos: 60)
             }
         }
 
@@ -215,18 +223,7 @@ extension EndToEnd {
 
                 // THEN the run goes on to its end: every photo, image and tracking once
                 #expect(result.status == 0, "\(result.stderr)")
-                let store = try await world.store()
-                let statistics = try await store.catalog.statistics()
-                #expect(statistics.photos == 90 && statistics.imagesStored == 90 && statistics.imagesPending == 0)
-                for id in await world.stub.photoIDs() {
-                    let image = try await store.catalog.photo(id: id)?.image
-                    #expect(image?.sha256 == world.stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
-                    #expect(await world.stub.downloadTrackingCount(photoID: id) == 1, "\(id)")
-                }
-                let verify = try await PhotosyncProcess.run([
-                    "verify", "--database", world.database, "--config", world.config,
-                ])
-                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+                try await Self.expectEveryPhotoImageAndTrackingOnce(world, photos: 90)
             }
         }
 

@@ -33,15 +33,10 @@ struct SQLiteStoreTransfer: StoreTransfer {
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM photosync_copy"),
                     let table = MirrorTable(rawValue: row["stage"])
                 else { return .holdsMirror }
-                let after: MirrorKey? =
-                    if let integer = row["after_integer"] as Int64? {
-                        .integer(integer)
-                    } else if let text = row["after_text"] as String? {
-                        .text(text)
-                    } else {
-                        nil
-                    }
-                return .copying(CopyProgress(origin: row["origin"], table: table, after: after))
+                return .copying(
+                    CopyProgress(
+                        origin: row["origin"], table: table, afterInteger: row["after_integer"],
+                        afterText: row["after_text"]))
             }
             let holdsRows = try Bool.fetchOne(
                 db,
@@ -62,13 +57,7 @@ struct SQLiteStoreTransfer: StoreTransfer {
                         id INTEGER PRIMARY KEY CHECK (id = 1), origin TEXT NOT NULL, stage TEXT NOT NULL,
                         after_integer INTEGER, after_text TEXT)
                     """)
-            var afterInteger: Int64?
-            var afterText: String?
-            switch progress.after {
-            case .integer(let value): afterInteger = value
-            case .text(let value): afterText = value
-            case nil: break
-            }
+            let (afterInteger, afterText) = progress.afterColumns
             try db.execute(
                 sql: """
                     INSERT INTO photosync_copy (id, origin, stage, after_integer, after_text) VALUES (1, ?, ?, ?, ?)
