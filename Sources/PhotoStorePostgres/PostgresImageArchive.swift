@@ -384,7 +384,16 @@ struct PostgresImageArchive: ImageArchive {
         }
         // A stored image is stored once; a pruned one would undo the budget that freed it.
         guard inserted == 1 else { return false }
-        var start = data.startIndex + first.count
+        try await insertChunksAfterTheFirst(of: data, imageID: imageID, connection, logger)
+        return true
+    }
+
+    /// The chunks of `data` after its first, which the statement that stored the image wrote:
+    /// one statement each.
+    static func insertChunksAfterTheFirst(
+        of data: Data, imageID: Int64, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        var start = data.startIndex + min(data.count, chunkBytes)
         var index: Int32 = 1
         while start < data.endIndex {
             let end = data.index(start, offsetBy: chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
@@ -394,7 +403,6 @@ struct PostgresImageArchive: ImageArchive {
             index += 1
             start = end
         }
-        return true
     }
 
     /// ``storeInOneTrip(_:_:name:_:_:)`` for a whole batch: every job's status, stored metadata
@@ -443,16 +451,7 @@ struct PostgresImageArchive: ImageArchive {
             stored.append(outcome.stored)
             // A stored image is stored once; a pruned one would undo the budget that freed it.
             guard outcome.stored else { continue }
-            var start = data.startIndex + min(data.count, chunkBytes)
-            var chunk: Int32 = 1
-            while start < data.endIndex {
-                let end = data.index(start, offsetBy: chunkBytes, limitedBy: data.endIndex) ?? data.endIndex
-                try await connection.guardedQuery(
-                    "INSERT INTO image_chunk (image_id, index, bytes) VALUES (\(outcome.id), \(chunk), \(data[start..<end]))",
-                    logger: logger)
-                chunk += 1
-                start = end
-            }
+            try await insertChunksAfterTheFirst(of: data, imageID: outcome.id, connection, logger)
         }
         return stored
     }
