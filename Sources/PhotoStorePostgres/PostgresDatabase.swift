@@ -140,8 +140,10 @@ final class PostgresDatabase: Sendable {
         do {
             return try await (lane == .rows ? turns : imageTurns).take { () async throws -> sending T in
                 try await attempting { () async throws -> sending T in
-                    try await client.withConnection { connection in
-                        try await Self.transaction("BEGIN", on: connection, logger: logger, body)
+                    try await Self.toTheEnd {
+                        try await client.withConnection { connection in
+                            try await Self.transaction("BEGIN", on: connection, logger: logger, body)
+                        }
                     }
                 }
             }
@@ -157,7 +159,9 @@ final class PostgresDatabase: Sendable {
         let client = client
         do {
             return try await attempting { () async throws -> sending T in
-                try await client.withConnection { connection in try await body(connection) }
+                try await Self.toTheEnd {
+                    try await client.withConnection { connection in try await body(connection) }
+                }
             }
         } catch {
             throw storeError(error, operation: operation())
@@ -172,15 +176,35 @@ final class PostgresDatabase: Sendable {
         let (client, logger) = (client, logger)
         do {
             return try await attempting { () async throws -> sending T in
-                try await client.withConnection { connection in
-                    try await Self.transaction(
-                        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection, logger: logger,
-                        body)
+                try await Self.toTheEnd {
+                    try await client.withConnection { connection in
+                        try await Self.transaction(
+                            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection,
+                            logger: logger, body)
+                    }
                 }
             }
         } catch {
             throw storeError(error, operation: operation())
         }
+    }
+
+    /// What `work` returns, run in a task of its own: cancelling the calling task (a stopping
+    /// daemon, a reload) does not cancel it, as SQLite's reads and writes run to their end. The
+    /// pool's lease of a connection throws `CancellationError` in a cancelled task, which callers
+    /// took for a database that could not be read. `work` does not outlive this call: its task is
+    /// awaited here.
+    static func toTheEnd<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        try await withoutActuallyEscaping(work) { work in
+            let unchecked = UncheckedWork(work: work)
+            return try await Task { try await unchecked.work() }.value
+        }
+    }
+
+    /// A closure that crosses into the task of ``toTheEnd(_:)``, which is awaited before the
+    /// closure's own lifetime ends.
+    private struct UncheckedWork<T>: @unchecked Sendable {
+        let work: () async throws -> T
     }
 
     /// Runs `body` between `begin` and `COMMIT` on `connection`, and rolls back when it throws.

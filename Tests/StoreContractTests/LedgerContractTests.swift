@@ -45,6 +45,20 @@ struct LedgerContractTests {
         }
     }
 
+    @Test("a write and a read from a cancelled task run to their end", arguments: Backend.allCases)
+    func cancelledTasksStillWriteAndRead(_ backend: Backend) async throws {
+        try await backend.withLedger { ledger in
+            // A stopping daemon's stages: cancelled, their store calls still finish (and say so).
+            let stage = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await ledger.commit([Sample.photo("a")])
+                return try await ledger.maxSequence()
+            }
+            let sequence = try await stage.value
+            #expect(sequence == 1)
+        }
+    }
+
     @Test("a rejected element is kept once, and is new only the first time", arguments: Backend.allCases)
     func rejectedElementsAreKeptOnce(_ backend: Backend) async throws {
         try await backend.withLedger { ledger in
