@@ -63,6 +63,18 @@ public enum MirrorKey: Sendable, Equatable, Codable {
     case text(String)
 }
 
+extension Optional where Wrapped == MirrorKey {
+    /// The integer a batch's rows come after: the key's, or one below every row's.
+    public var integerBound: Int64 {
+        if case .integer(let value) = self { value } else { .min }
+    }
+
+    /// The text a batch's rows come after: the key's, or one below every row's.
+    public var textBound: String {
+        if case .text(let value) = self { value } else { "" }
+    }
+}
+
 /// How far a copy has come: the table it is in and the key of the last row written, and which
 /// mirror it copies (so that a second copy from elsewhere does not mix the two).
 public struct CopyProgress: Sendable, Equatable {

@@ -233,13 +233,8 @@ private struct PostgresMirrorReader: MirrorReader {
     }
 
     private func fetch(_ table: MirrorTable, after key: MirrorKey?, limit: Int) async throws -> MirrorRows {
-        var integer = Int64.min
-        var text = ""
-        switch key {
-        case .integer(let value): integer = value
-        case .text(let value): text = value
-        case nil: break
-        }
+        // Where the batch starts: after the key given, or before every row of the table.
+        let (integer, text) = (key.integerBound, key.textBound)
         switch table {
         case .sources:
             return .sources(

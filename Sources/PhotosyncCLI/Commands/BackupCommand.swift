@@ -37,7 +37,7 @@ struct BackupCommand: AsyncParsableCommand {
             let store = try await database.openStore(environment: environment, readers: 2)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             let backup = try BackupFile(final: destination, source: store.path)
-            let line = BackupProgressLine(interactive: interactive)
+            let line = ProgressLine(interactive: interactive)
             let start = ContinuousClock.now
             switch location {
             case .file:
@@ -151,8 +151,9 @@ private final class BackupFile {
     }
 }
 
-/// A live line on stderr in a terminal: pages copied, then images verified.
-final class BackupProgressLine: Sendable {
+/// How far `backup` and `copy` have come: a live line on stderr in a terminal (pages or rows
+/// copied, then images verified), and in a log one line a copied table.
+final class ProgressLine: Sendable {
     private let interactive: Bool
 
     init(interactive: Bool) {

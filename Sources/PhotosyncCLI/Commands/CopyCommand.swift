@@ -55,7 +55,7 @@ struct CopyCommand: AsyncParsableCommand {
             let (sourceStore, sourceWriter, _) = try await from.openForWriting(environment: environment, logger: logger)
             let (targetStore, targetWriter, _) = try await to.openForWriting(environment: environment, logger: logger)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
-            let line = BackupProgressLine(interactive: interactive)
+            let line = ProgressLine(interactive: interactive)
             let start = ContinuousClock.now
             let outcome: Result<MirrorCopy.Summary, any Error>
             do {
@@ -88,7 +88,7 @@ struct CopyCommand: AsyncParsableCommand {
     /// Copies `source` into `target` with `line` showing how far it came; the failures of the
     /// copy itself as the command's.
     static func copy(
-        from source: PhotoStore, to target: PhotoStore, origin: String, line: BackupProgressLine
+        from source: PhotoStore, to target: PhotoStore, origin: String, line: ProgressLine
     ) async throws -> MirrorCopy.Summary {
         do {
             return try await MirrorCopy(from: source, to: target, origin: origin).run(progress: line.show)
