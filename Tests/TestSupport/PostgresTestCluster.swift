@@ -147,6 +147,12 @@ public actor PostgresTestCluster {
     /// Runs `program` to its end with `posix_spawn` and `waitpid`, its errors into a file: not
     /// `Process`, whose wait never saw `runuser` exit here (it stayed a zombie), and not a pipe,
     /// which the server that `pg_ctl` starts would hold open.
+    ///
+    /// The child gets no descriptor of this process but its three: the server `pg_ctl` starts
+    /// lives until the test process ends, and a copy of another test's pipe or socket in it would
+    /// keep that pipe from ever reaching its end, or that child's exit from being seen
+    /// (Foundation's `Process` watches a socket its children hold), so that test would wait
+    /// forever.
     private static func run(_ program: String, _ arguments: [String]) throws {
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(at: errorFile) }
@@ -156,6 +162,9 @@ public actor PostgresTestCluster {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
+            throw Failure(description: "cannot close the descriptors of \(program)'s process")
+        }
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
@@ -174,6 +183,15 @@ public actor PostgresTestCluster {
                 description: "\((program as NSString).lastPathComponent) exited with status \(status): \(text)")
         }
     }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does
+    /// not declare: every descriptor from the one given on is closed in the child.
+    private static let closeFrom: AddCloseFrom? = {
+        let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        return symbol.map { unsafeBitCast($0, to: AddCloseFrom.self) }
+    }()
 
     /// The clusters stop with the test process: `pg_ctl stop -m immediate`, then their folders go.
     private static func stopAtExit(data: String, folder: String) {
