@@ -13,6 +13,7 @@ extension PostgresConnection {
     /// that ``UnansweredQueries`` fails with ``PostgresConnectionLost`` once the connection has
     /// been closed for a while (the handler fails what it still holds at once, so this is only
     /// for the dropped ones). Every statement of the store goes through here.
+    @discardableResult
     func guardedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         guard !isClosed else { throw PostgresConnectionLost() }
         return try await withCheckedThrowingContinuation { continuation in

@@ -190,21 +190,47 @@ final class PostgresDatabase: Sendable {
     }
 
     /// What `work` returns, run in a task of its own: cancelling the calling task (a stopping
-    /// daemon, a reload) does not cancel it, as SQLite's reads and writes run to their end. The
-    /// pool's lease of a connection throws `CancellationError` in a cancelled task, which callers
-    /// took for a database that could not be read. `work` does not outlive this call: its task is
-    /// awaited here.
+    /// daemon, a reload) does not cancel it at once, as SQLite's reads and writes run to their
+    /// end. The pool's lease of a connection throws `CancellationError` in a cancelled task, which
+    /// callers took for a database that could not be read. A transaction is over in moments; one
+    /// still going ``cancellationGrace`` after its caller was cancelled is cancelled too, so that
+    /// nothing waits on it forever. `work` does not outlive this call: its task is awaited here.
     static func toTheEnd<T: Sendable>(_ work: () async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(work) { work in
-            let unchecked = UncheckedWork(work: work)
-            return try await Task { try await unchecked.work() }.value
+            // The task holds the box, not `work`, and the box lets go of `work` before this
+            // returns: the task itself may be released a moment after its value was delivered.
+            let box = WorkBox(work)
+            defer { box.release() }
+            let task = Task { try await box.run() }
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                Task {
+                    try? await Task.sleep(for: cancellationGrace)
+                    task.cancel()
+                }
+            }
         }
     }
 
-    /// A closure that crosses into the task of ``toTheEnd(_:)``, which is awaited before the
+    /// How long a transaction whose caller was cancelled may still run.
+    static let cancellationGrace: Duration = .seconds(30)
+
+    /// The closure of ``toTheEnd(_:)``, which crosses into its task and is let go of before the
     /// closure's own lifetime ends.
-    private struct UncheckedWork<T>: @unchecked Sendable {
-        let work: () async throws -> T
+    private final class WorkBox<T>: @unchecked Sendable {
+        private var work: (() async throws -> T)?
+
+        init(_ work: @escaping () async throws -> T) { self.work = work }
+
+        /// Runs the work; called once, before ``release()``.
+        func run() async throws -> T {
+            guard let work else { throw CancellationError() }
+            return try await work()
+        }
+
+        /// Called once the task that ran the work has ended.
+        func release() { work = nil }
     }
 
     /// Runs `body` between `begin` and `COMMIT` on `connection`, and rolls back when it throws.

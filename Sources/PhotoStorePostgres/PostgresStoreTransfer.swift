@@ -71,11 +71,11 @@ struct PostgresStoreTransfer: StoreTransfer {
     func finishCopy() async throws(StoreError) {
         let logger = database.logger
         try await database.write("finishing the copy") { connection in
-            try await connection.guardedQuery("DROP TABLE IF EXISTS photosync_copy", logger: logger)
+            _ = try await connection.guardedQuery("DROP TABLE IF EXISTS photosync_copy", logger: logger)
         }
         // VACUUM runs outside a transaction: on a connection of its own, as a read does.
         try await database.read("vacuuming the copy") { connection in
-            try await connection.guardedQuery("VACUUM (ANALYZE)", logger: logger)
+            _ = try await connection.guardedQuery("VACUUM (ANALYZE)", logger: logger)
         }
     }
 
