@@ -100,9 +100,16 @@ final class PhotosyncProcess: Sendable {
     /// Whether the child has not exited yet.
     var isRunning: Bool { process.isRunning }
 
-    /// Waits for the process to exit, and for its output to be read to the end.
+    /// Waits for the process to exit, and for its output to be read to the end. A test that is
+    /// cancelled (its time limit passed) kills the process: a hung child fails its test instead
+    /// of holding the whole run.
     func result() async -> Result {
-        let status = await exit.value
+        let pid = pid
+        let status = await withTaskCancellationHandler {
+            await exit.value
+        } onCancel: {
+            kill(pid, SIGKILL)
+        }
         for await _ in errorLines {}
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [stdoutDone] in
