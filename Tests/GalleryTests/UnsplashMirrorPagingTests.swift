@@ -59,7 +59,7 @@ import Testing
 }
 
 /// Client keys, the mirror's own rate limit, and download requests.
-@Suite(.timeLimit(.minutes(1))) struct UnsplashMirrorAccessTests {
+@Suite(.timeLimit(.minutes(3))) struct UnsplashMirrorAccessTests {
     @Test func aKeyNotListedIs401AsUnsplashSaysIt() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }

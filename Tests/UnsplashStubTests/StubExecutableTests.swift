@@ -8,7 +8,7 @@ import UnsplashStub
 
 // MARK: - The executable
 
-@Suite(.timeLimit(.minutes(1))) struct StubExecutableTests {
+@Suite(.timeLimit(.minutes(3))) struct StubExecutableTests {
     @Test func printsItsAddressServesAndExitsZeroOnSIGTERM() async throws {
         let process = Process()
         process.executableURL = try Self.executable()
