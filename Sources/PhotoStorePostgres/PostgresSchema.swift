@@ -17,7 +17,9 @@ enum PostgresSchema {
     /// The migrations, in order, each a list of statements (the extended query protocol runs
     /// one at a time, and a function's body holds semicolons of its own); the version of a
     /// database is the number it has applied.
-    static let migrations: [[String]] = [version1 + version1Search + version1Reads + PostgresWriterLease.schema]
+    static let migrations: [[String]] = [
+        version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search,
+    ]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.
     static let version1 = statements(

@@ -141,6 +141,13 @@ struct CatalogContractTests {
             #expect(try await search("volcano") == ["c"])
             #expect(try await search("reykjavik") == ["c"])
             #expect(try await store.photoDetails.details(photoID: "c")?.json == Data(details.utf8))
+
+            // A listing that stores the photo again keeps them; one that changes it, too.
+            try await store.ledger.commit([Self.photo("c", created: 300, description: "city at night")])
+            #expect(try await search("volcano") == ["c"])
+            try await store.ledger.commit([Self.photo("c", created: 300, description: "harbour at dawn")])
+            #expect(try await search("volcano harbour") == ["c"])
+            #expect(try await search("night").isEmpty)
         }
     }
 
