@@ -54,6 +54,33 @@ struct PostgresSchemaTests {
             "DO $$ BEGIN IF to_regclass('photo') IS NOT NULL THEN RAISE 'photo was created'; END IF; END $$", in: url)
     }
 
+    @Test func aVersion1DatabaseIsRefusedByReadersUntilMigratedThenItsDetailsIndexIt() async throws {
+        // GIVEN a database as version 1 left it: its details re-indexed a photo by touching its
+        // JSON, which version 2's trigger takes for no change
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await store.ledger.commit([Sample.photo("a")])
+        try store.close()
+        try await PostgresTestCluster.shared.execute(
+            """
+            UPDATE photosync_schema SET version = 1;
+            CREATE OR REPLACE FUNCTION photosync_index_details() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE photo SET json = json WHERE id = NEW.photo_id; RETURN NULL; END $$;
+            """, in: url)
+
+        // THEN a reader refuses it, and the writer's open migrates it
+        await #expect(throws: StoreError.olderSchema(path: location.description)) {
+            _ = try await PostgresStore.openExisting(location, password: nil, logger: logger)
+        }
+        let migrated = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { try? migrated.close() }
+        let details = #"{"id": "a", "tags": [{"title": "volcano"}]}"#
+        #expect(try await migrated.photoDetails.store(Data(details.utf8), photoID: "a", at: Date()))
+        #expect(try await migrated.catalog.photos(matching: PhotoQuery(text: "volcano")).map(\.id) == ["a"])
+        try await PostgresStore.openExisting(location, password: nil, logger: logger).close()
+    }
+
     @Test func aDatabaseANewerPhotosyncMigratedIsRefused() async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let location = try PostgresLocation(parsing: url)
