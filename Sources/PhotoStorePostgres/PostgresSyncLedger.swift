@@ -276,14 +276,14 @@ struct PostgresSyncLedger: SyncLedger {
 
     /// Inserts the photos of `page` (each once) with their `sequences`, or updates the API's
     /// columns of those stored already (the sequence, the first sighting and the tracking stay):
-    /// one statement for the page, its rows one JSON array.
+    /// one statement for the page, its columns one JSON array and its original JSON one `text[]`.
     static func upsert(
         _ page: [PhotoRecord], sequences: [String: Int64], seenAt now: Date, _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws {
         guard !page.isEmpty else { return }
-        // The columns in a small JSON document, the photos' original JSON beside it as an array
-        // of text: escaping and parsing it inside the document cost more than the rest of it.
+        // The original JSON beside the document, not escaped into it: escaping it and parsing it
+        // back out cost more than the rest of the document.
         let rows: [[String: Any]] = page.enumerated().map { index, photo in
             func value(_ optional: Any?) -> Any { optional ?? NSNull() }
             return [
