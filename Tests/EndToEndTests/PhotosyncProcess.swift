@@ -104,11 +104,11 @@ final class PhotosyncProcess: Sendable {
     /// cancelled (its time limit passed) kills the process: a hung child fails its test instead
     /// of holding the whole run.
     func result() async -> Result {
-        let pid = pid
         let status = await withTaskCancellationHandler {
             await exit.value
         } onCancel: {
-            kill(pid, SIGKILL)
+            // Not once it has exited: its pid may be another process's by then.
+            if isRunning { signal(SIGKILL) }
         }
         for await _ in errorLines {}
         await withCheckedContinuation { continuation in
