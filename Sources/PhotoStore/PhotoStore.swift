@@ -13,7 +13,7 @@
 /// method is `async` and throws only `StoreError`: the callers (the sync engine, the gallery,
 /// the command line) know nothing of the database behind it. SQLite through GRDB is the
 /// implementation (`SQLite/`: ``init(path:onProgress:)`` and ``openExisting(path:readers:mapped:forSmallWrites:)``
-/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:transfer:)``.
+/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:transfer:holdsWriterRole:)``.
 ///
 /// Every method runs in one transaction. Whatever one call changes commits together or not at
 /// all: a page's photos with the cursor that records them, an image's bytes with its job's
@@ -36,6 +36,13 @@ public final class PhotoStore: Sendable {
     public let storage: any StoreStorage
     /// The whole mirror, table by table, out of this store and into another.
     public let transfer: any StoreTransfer
+    /// Whether this process may still act as the database's one writer outside the database
+    /// (send Unsplash a download-tracking request that the database will record), by its own
+    /// clock: always, with SQLite's lock file, which only the process's end lets go of; while
+    /// the writer lease has certainly not expired, on PostgreSQL, where a standby may take it
+    /// (a paused holder that comes back learns here that it must not send what the new holder
+    /// will send).
+    public let holdsWriterRole: @Sendable () -> Bool
     /// The SQLite connection under the parts, when SQLite is the store: for its own tests.
     let sqlite: StoreDatabase?
 
@@ -43,18 +50,20 @@ public final class PhotoStore: Sendable {
     public convenience init(
         path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
         catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
-        transfer: any StoreTransfer
+        transfer: any StoreTransfer, holdsWriterRole: @escaping @Sendable () -> Bool = { true }
     ) {
         self.init(
             path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
-            photoDetails: photoDetails, storage: storage, transfer: transfer, sqlite: nil)
+            photoDetails: photoDetails, storage: storage, transfer: transfer, sqlite: nil,
+            holdsWriterRole: holdsWriterRole)
     }
 
     init(
         path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
         catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
-        transfer: any StoreTransfer, sqlite: StoreDatabase?
+        transfer: any StoreTransfer, sqlite: StoreDatabase?, holdsWriterRole: @escaping @Sendable () -> Bool = { true }
     ) {
+        self.holdsWriterRole = holdsWriterRole
         self.path = path
         self.ledger = ledger
         self.imageQueue = imageQueue

@@ -52,6 +52,9 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     case unavailable(path: String, reason: String)
     /// The database's server refused the login (a wrong password, or a user it does not know).
     case loginRefused(path: String, reason: String)
+    /// Another `photosync run` took the writer lease of the database at `path` (a standby, after
+    /// this process stopped renewing it): this process wrote nothing since, and writes no more.
+    case writerLeaseLost(path: String)
 
     public var errorDescription: String? {
         switch self {
@@ -99,6 +102,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
             return
                 "the database server of \(path) refused the login: \(reason) (the password comes from PGPASSWORD, "
                 + "the systemd credential database-password, or ~/.pgpass)"
+        case .writerLeaseLost(let path):
+            return "another photosync run took the writer lease of \(path): this one no longer writes it"
         }
     }
 }

@@ -60,8 +60,33 @@ public protocol StoreStorage: Sendable {
     /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
     func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests
 
+    /// Who holds the writer lease of a database that several hosts share (PostgreSQL), as the
+    /// database says now; nil for a database file, whose writer is whoever holds its lock file,
+    /// and for a database no `run` has written yet.
+    func writerLease() async throws(StoreError) -> WriterLeaseHolder?
+
     /// Closes the connection; every later call throws.
     func close() throws(StoreError)
+}
+
+/// The holder of a shared database's writer lease: what a standby `run` and `status` show.
+public struct WriterLeaseHolder: Sendable, Equatable {
+    public var host: String
+    public var pid: Int32
+    /// Grows by one with every new holder.
+    public var epoch: Int64
+    /// How long ago the holder last renewed the lease, by the database's clock.
+    public var renewedAgo: Duration
+    /// Whether the lease expired, or was given up, with no new holder yet.
+    public var expired: Bool
+
+    public init(host: String, pid: Int32, epoch: Int64, renewedAgo: Duration, expired: Bool) {
+        self.host = host
+        self.pid = pid
+        self.epoch = epoch
+        self.renewedAgo = renewedAgo
+        self.expired = expired
+    }
 }
 
 extension StoreStorage {

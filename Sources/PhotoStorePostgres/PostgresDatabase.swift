@@ -18,6 +18,11 @@ final class PostgresDatabase: Sendable {
     private let turns = WriteTurns()
     /// The turns of the image writer's batches, which need not wait for the other writes.
     private let imageTurns = WriteTurns()
+    /// The turns of the writer lease's own statements, which must not wait behind a backlog of
+    /// writes to renew it.
+    private let leaseTurns = WriteTurns()
+    /// This process's writer lease, when it holds one: every write transaction is fenced by it.
+    let fence = WriterFence()
 
     /// Which writes a write takes turns with.
     enum WriteLane {
@@ -27,6 +32,8 @@ final class PostgresDatabase: Sendable {
         /// mark locks, so they commit beside those on a connection of their own (a deadlock the
         /// server still finds is run again, as any).
         case images
+        /// The writer lease's renewal and release.
+        case lease
     }
     /// How long a lost connection is tried again before the failure is the caller's.
     let reconnectWindow: Duration = .seconds(60)
@@ -48,8 +55,10 @@ final class PostgresDatabase: Sendable {
     /// - Throws: `StoreError.unavailable` when the server cannot be reached, `.loginRefused`
     ///   when it refuses the user or the password, `.cannotOpen` for anything else (no such
     ///   database), each with the server's or the network's reason.
+    ///
+    /// `applicationName` is what the server shows of each connection (`pg_stat_activity`).
     static func open(
-        _ location: PostgresLocation, password: String?, logger: Logger
+        _ location: PostgresLocation, password: String?, applicationName: String = "photosync", logger: Logger
     ) async throws(StoreError) -> PostgresDatabase {
         var configuration: PostgresClient.Configuration
         switch location.endpoint {
@@ -72,8 +81,13 @@ final class PostgresDatabase: Sendable {
         // Commits as SQLite's are in WAL mode (synchronous=NORMAL): consistent after a crash,
         // without waiting for the disk at each one; a crash of the server can lose the last
         // fraction of a second of commits, which the next run fetches again.
+        //
+        // The server probes an idle TCP connection after 5 s, every 2 s, and drops it after 3
+        // probes unanswered: a host cut off from the network loses its sessions (and the locks
+        // of a transaction under way) in about 11 s, not the kernel's two hours.
         configuration.options.additionalStartupParameters = [
-            ("application_name", "photosync"), ("synchronous_commit", "off"),
+            ("application_name", applicationName), ("synchronous_commit", "off"),
+            ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3"),
         ]
         do {
             let probe = try Self.probeConfiguration(location, password: password)
@@ -132,17 +146,43 @@ final class PostgresDatabase: Sendable {
     /// failed for its timing or the connection alone is run again (``attempting(_:)``): `body`
     /// must change nothing but the database. Running it again after a commit whose answer the
     /// connection lost is safe for the store's writes, which store each thing once.
+    ///
+    /// While this process holds the writer lease, each transaction is fenced by it
+    /// (``WriterFence``): once another process took the lease, it changes nothing and throws.
+    /// - Throws: `StoreError.writerLeaseLost` when the lease is no longer this process's.
     func write<T: Sendable>(
         _ operation: @autoclosure () -> String, lane: WriteLane = .rows,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let (client, logger) = (client, logger)
+        let (client, logger, fence, name) = (client, logger, fence, name)
+        let laneTurns =
+            switch lane {
+            case .rows: turns
+            case .images: imageTurns
+            case .lease: leaseTurns
+            }
         do {
-            return try await (lane == .rows ? turns : imageTurns).take { () async throws -> sending T in
+            return try await laneTurns.take { () async throws -> sending T in
                 try await attempting { () async throws -> sending T in
-                    try await Self.toTheEnd {
+                    let token = try fence.token(database: name)
+                    return try await Self.toTheEnd {
                         try await client.withConnection { connection in
-                            try await Self.transaction("BEGIN", on: connection, logger: logger, body)
+                            try await Self.transaction("BEGIN", on: connection, logger: logger) { connection in
+                                if let token {
+                                    let holds = try await !connection.guardedQuery(
+                                        WriterFence.statement(token), logger: logger
+                                    ).collect().isEmpty
+                                    guard holds else {
+                                        if fence.lose() {
+                                            logger.error(
+                                                "another photosync run took the writer lease: this one writes no more",
+                                                metadata: ["database": "\(name)", "epoch": "\(token.epoch)"])
+                                        }
+                                        throw StoreError.writerLeaseLost(path: name)
+                                    }
+                                }
+                                return try await body(connection)
+                            }
                         }
                     }
                 }

@@ -42,6 +42,10 @@ struct PostgresStorage: StoreStorage {
         PostgresPhotoDetailsRequests(database: database)
     }
 
+    func writerLease() async throws(StoreError) -> WriterLeaseHolder? {
+        try await PostgresWriterLease.current(database)
+    }
+
     func close() throws(StoreError) {
         database.close()
     }

@@ -54,6 +54,7 @@ public enum PostgresStore {
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
             catalog: PostgresPhotoCatalog(database: database),
             photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database),
-            transfer: PostgresStoreTransfer(database: database))
+            transfer: PostgresStoreTransfer(database: database),
+            holdsWriterRole: { [fence = database.fence] in fence.mayAct() })
     }
 }

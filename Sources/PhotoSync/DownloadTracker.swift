@@ -104,6 +104,9 @@ final class DownloadTracker: RoundStage, Sendable {
     private func track(_ job: DownloadTrackingJob) async throws {
         sending.add(1, ordering: .relaxed)
         defer { sending.subtract(1, ordering: .relaxed) }
+        // A holder of the writer lease that was paused past it must not send what the standby
+        // that took over will send: its record of it could not be written.
+        guard store.holdsWriterRole() else { throw SyncError.store(.writerLeaseLost(path: store.path)) }
         do {
             guard let location = URL(string: job.downloadLocation) else {
                 throw UnsplashError.foreignURL(job.downloadLocation, expected: repository.api.baseURL.absoluteString)

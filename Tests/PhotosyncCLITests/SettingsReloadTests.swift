@@ -24,7 +24,7 @@ import Testing
             "allowed_image_hosts": ["--allowed-image-host", "x.test"],
             "rate_limit_reserve": ["--rate-limit-reserve", "7"],
             "max_image_mib": ["--max-image-mib", "7"], "metrics_listen": ["--metrics-listen", "127.0.0.1:0"],
-            "log_level": ["--log-level", "debug"],
+            "log_level": ["--log-level", "debug"], "writer_lease": ["--writer-lease", "30"],
         ]
         #expect(Set(changes.keys) == Set(Self.restartNeeded))
         for (name, arguments) in changes {

@@ -65,16 +65,26 @@ public actor PostgresTestCluster {
     /// Runs `sql` with `psql` in the database of `url` (one that ``makeDatabase()`` made), as the
     /// superuser: for a test that sets a database up the way another program would.
     public func execute(_ sql: String, in url: String) async throws {
+        _ = try await query(sql, in: url)
+    }
+
+    /// Runs `sql` as ``execute(_:in:)`` does, and returns what it printed: each row on a line,
+    /// its columns separated by `|` (`psql -At`).
+    public func query(_ sql: String, in url: String) async throws -> String {
         let socket = try await start()
         guard let name = URLComponents(string: url)?.path.dropFirst(), !name.isEmpty else {
             throw Failure(description: "not a database of this cluster: \(url)")
         }
         let database = String(name)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
         try await Self.offThePool {
             try Self.run(
                 "/usr/bin/psql",
-                ["-h", socket, "-U", "postgres", "-d", database, "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+                ["-h", socket, "-U", "postgres", "-d", database, "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                output: output.path)
         }
+        return try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func start() async throws -> String {
@@ -144,23 +154,23 @@ public actor PostgresTestCluster {
         try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
     }
 
-    /// Runs `program` to its end with `posix_spawn` and `waitpid`, its errors into a file: not
-    /// `Process`, whose wait never saw `runuser` exit here (it stayed a zombie), and not a pipe,
-    /// which the server that `pg_ctl` starts would hold open.
+    /// Runs `program` to its end with `posix_spawn` and `waitpid`, its output and errors into
+    /// files: not `Process`, whose wait never saw `runuser` exit here (it stayed a zombie), and
+    /// not a pipe, which the server that `pg_ctl` starts would hold open.
     ///
     /// The child gets no descriptor of this process but its three: the server `pg_ctl` starts
     /// lives until the test process ends, and a copy of another test's pipe or socket in it would
     /// keep that pipe from ever reaching its end, or that child's exit from being seen
     /// (Foundation's `Process` watches a socket its children hold), so that test would wait
     /// forever.
-    private static func run(_ program: String, _ arguments: [String]) throws {
+    private static func run(_ program: String, _ arguments: [String], output: String = "/dev/null") throws {
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(at: errorFile) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
             throw Failure(description: "cannot close the descriptors of \(program)'s process")

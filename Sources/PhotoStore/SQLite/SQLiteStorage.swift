@@ -78,6 +78,9 @@ struct SQLiteStorage: StoreStorage {
                 path: path, label: "PhotoStore.photoDetailsRequests", purpose: "photo details requests"))
     }
 
+    /// A database file's writer holds its lock file: no lease.
+    func writerLease() async throws(StoreError) -> WriterLeaseHolder? { nil }
+
     func close() throws(StoreError) {
         try database.close()
     }

@@ -100,6 +100,9 @@ enum CommandError: Error {
             .tempFailure
         case .loginRefused:
             .noPermission
+        case .writerLeaseLost:
+            // As when the lease is held at the start: another run writes the database.
+            .writerLockHeld
         case .diskFull, .corrupt:
             // Nothing a restart can mend (the unit does not restart after 74).
             .ioError

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Networking
 import PhotoStore
+import PhotoStorePostgres
 import PhotoSync
 import Prometheus
 import UnsplashAPI
@@ -18,13 +19,16 @@ struct SyncParts: Sendable {
     // Metrics are collected whether or not they are served: it costs a few atomic adds.
     let registry: PrometheusCollectorRegistry
     let metrics: SyncMetrics
+    let roleMetrics: WriterRoleMetrics
 
     init(
         settings: Settings, key: AccessKey, store: PhotoStore, transport: any URLSessionable, once: Bool,
         interactive: Bool, notifier: SystemdNotifier, logger: Logger
     ) {
         let registry = PrometheusCollectorRegistry()
-        let metricsFactory = DescribedMetricsFactory(registry: registry)
+        let metricsFactory = DescribedMetricsFactory(
+            registry: registry,
+            descriptions: SyncMetrics.descriptions.merging(WriterRoleMetrics.descriptions) { sync, _ in sync })
         let metrics = SyncMetrics(factory: metricsFactory)
         let display = ProgressDisplay(interactive: interactive, notifier: notifier)
         let loads = ConfigurationLoadLog(store: store)
@@ -55,13 +59,21 @@ struct SyncParts: Sendable {
         self.store = store
         self.registry = registry
         self.metrics = metrics
+        roleMetrics = WriterRoleMetrics(factory: metricsFactory)
     }
 
-    /// The metrics server: each scrape reads the engine's stage depths and storage, and the
-    /// database's sources and image counts.
-    func metricsServer(address: ListenAddress, logger: Logger) -> MetricsServer {
-        let (engine, store, metrics) = (engine, store, metrics)
+    /// The metrics server: each scrape reads the engine's stage depths and storage, the
+    /// database's sources and image counts, and, on PostgreSQL, this run's `lease`.
+    func metricsServer(address: ListenAddress, lease: PostgresWriterLease?, logger: Logger) -> MetricsServer {
+        let (engine, store, metrics, roleMetrics) = (engine, store, metrics, roleMetrics)
         return MetricsServer(address: address, registry: registry, logger: logger) {
+            if let lease, let renewedAt = lease.renewedAt {
+                roleMetrics.record(
+                    isActive: true,
+                    holder: WriterLeaseHolder(
+                        host: lease.host, pid: lease.pid, epoch: lease.epoch, renewedAgo: .now - renewedAt,
+                        expired: false))
+            }
             metrics.record(await engine.stageDepths)
             metrics.record(await engine.storage)
             // A scrape during a database error serves the rest, and the last values.

@@ -58,34 +58,110 @@ struct RunCommand: AsyncParsableCommand {
             // database left behind by a run that could not serve its metrics.
             if case .file(let path) = settings.database { try PhotoStore.checkDatabasePath(path) }
             if let address = settings.metricsListen { try MetricsServer.checkAvailable(address) }
-            let (store, writer, createdDatabase) = try await settings.database.openForWriting(
-                environment: environment, logger: logger)
-            try await Self.refuseUnfinishedCopy(store, writer: writer)
-            // One client for the whole process, shut down on every way out of it. Its pool allows
-            // the most connections --concurrency may ask for (16, in AllSettings), so that a
-            // reload raising it is not held back; connections open only as requests need them.
-            let transport = AsyncHTTPClientSession(
-                configuration: .init(
-                    maxConnectionsPerHost: 16 + 1, userAgent: PhotosyncVersion.userAgent,
-                    proxies: proxies))
-            let failure: (any Error)?
-            do {
-                try await sync(
-                    settings: settings, key: key, store: store, transport: transport, interactive: interactive,
-                    environment: environment, logger: logger)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            try? await transport.shutdown()
-            await writer.release()
-            if case SyncError.accessKeyRejected? = failure, createdDatabase, case .file(let path) = settings.database {
-                // Closed first: the pool's connections must not outlive the files they write.
-                try? store.close()
-                Self.removeDatabase(at: path)
-            }
-            if let failure { throw failure }
+            let notifier = SystemdNotifier(environment: environment, logger: logger)
+            // On PostgreSQL, a daemon that loses the writer lease stands by for it again.
+            while try await syncAsWriter(
+                settings: settings, key: key, proxies: proxies, interactive: interactive, environment: environment,
+                notifier: notifier, logger: logger) == .leaseLost
+            {}
         }
+    }
+
+    /// How ``syncAsWriter(settings:key:proxies:interactive:environment:notifier:logger:)`` ended.
+    enum Ending {
+        /// As `run` ends: its sync ended, or SIGTERM or SIGINT stopped it.
+        case done
+        /// Another `run` took the writer lease: this one stands by for it again.
+        case leaseLost
+    }
+
+    /// Opens the database as its writer (standing by for the lease, on PostgreSQL, while another
+    /// daemon holds it), syncs until the sync ends, and lets go of the database.
+    private func syncAsWriter(
+        settings: Settings, key: AccessKey, proxies: ProxySettings, interactive: Bool,
+        environment: [String: String], notifier: SystemdNotifier, logger: Logger
+    ) async throws -> Ending {
+        guard
+            let (store, writer, createdDatabase) = try await openAsWriter(
+                settings: settings, environment: environment, notifier: notifier, logger: logger)
+        else { return .done }
+        try await Self.refuseUnfinishedCopy(store, writer: writer)
+        // One client for the whole sync, shut down on every way out of it. Its pool allows
+        // the most connections --concurrency may ask for (16, in AllSettings), so that a
+        // reload raising it is not held back; connections open only as requests need them.
+        let transport = AsyncHTTPClientSession(
+            configuration: .init(
+                maxConnectionsPerHost: 16 + 1, userAgent: PhotosyncVersion.userAgent,
+                proxies: proxies))
+        let outcome: Result<Ending, any Error>
+        do {
+            outcome = .success(
+                try await sync(
+                    settings: settings, key: key, store: store, writer: writer, transport: transport,
+                    interactive: interactive, notifier: notifier, logger: logger))
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await transport.shutdown()
+        await writer.release()
+        if case .failure(SyncError.accessKeyRejected) = outcome, createdDatabase,
+            case .file(let path) = settings.database
+        {
+            // Closed first: the pool's connections must not outlive the files they write.
+            try? store.close()
+            Self.removeDatabase(at: path)
+        } else if case .lease = writer {
+            // The next turn as the writer opens a pool of its own.
+            try? store.close()
+        }
+        return try outcome.get()
+    }
+
+    /// The database, opened as its writer; nil when SIGTERM or SIGINT stopped the wait for it.
+    ///
+    /// On PostgreSQL, a daemon whose lease another `run` holds is the standby
+    /// (``StandbyService``): it says who holds the lease, serves its metrics and pings the
+    /// watchdog while it waits, and takes the lease once it is free. `run --once` does not wait:
+    /// it exits 73, as on SQLite.
+    private func openAsWriter(
+        settings: Settings, environment: [String: String], notifier: SystemdNotifier, logger: Logger
+    ) async throws -> (PhotoStore, DatabaseWriter, created: Bool)? {
+        let lease = PostgresWriterLease.Timing(duration: .seconds(settings.writerLease))
+        do {
+            return try await settings.database.openForWriting(environment: environment, lease: lease, logger: logger)
+        } catch let error as WriterLockError {
+            guard case .leased = error, !once else { throw error }
+        }
+        let registry = PrometheusCollectorRegistry()
+        let standby = StandbyService(
+            metrics: WriterRoleMetrics(
+                factory: DescribedMetricsFactory(registry: registry, descriptions: WriterRoleMetrics.descriptions)),
+            notifier: notifier, logger: logger
+        ) { report in
+            try await settings.database.openForWriting(
+                environment: environment, lease: lease, standby: report, logger: logger)
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: standby, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if let address = settings.metricsListen {
+            services.append(
+                .init(
+                    service: MetricsServer(address: address, registry: registry, logger: logger) {},
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let watchdog = WatchdogService(notifier: notifier) {
+            services.append(.init(service: watchdog))
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // A standby is healthy: it is doing what it is for.
+        notifier.ready()
+        try await group.run()
+        return try await standby.opened()
     }
 
     /// A database a `photosync copy` is still filling is not synced into: the copy could not go
@@ -101,12 +177,12 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Builds the sync and the services beside it, runs them in one `ServiceGroup` until the
-    /// sync ends (`--once`) or SIGTERM/SIGINT, and chooses how the command ends.
+    /// sync ends (`--once`), SIGTERM/SIGINT, or the loss of the writer lease, and chooses how the
+    /// command ends.
     private func sync(
-        settings: Settings, key: AccessKey, store: PhotoStore, transport: any URLSessionable, interactive: Bool,
-        environment: [String: String], logger: Logger
-    ) async throws {
-        let notifier = SystemdNotifier(environment: environment, logger: logger)
+        settings: Settings, key: AccessKey, store: PhotoStore, writer: DatabaseWriter, transport: any URLSessionable,
+        interactive: Bool, notifier: SystemdNotifier, logger: Logger
+    ) async throws -> Ending {
         let parts = SyncParts(
             settings: settings, key: key, store: store, transport: transport, once: once, interactive: interactive,
             notifier: notifier, logger: logger)
@@ -114,21 +190,31 @@ struct RunCommand: AsyncParsableCommand {
         let sync = SyncService(engine: parts.engine, once: once, maxPages: maxPages, notifier: notifier)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: await services(sync: sync, parts: parts, settings: settings, key: key, logger: logger),
+                services: await services(
+                    sync: sync, parts: parts, writer: writer, settings: settings, key: key, logger: logger),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         notifier.ready()
         try await group.run()
         parts.display.finish()
 
+        if let lease = writer.lease, lease.wasLost {
+            // Whatever the sync said as its writes were refused, the reason is the lease. (The
+            // group's stop looks the same whether the lease or a signal asked for it; a SIGTERM
+            // in the same instant as the loss is lost with it, and the next one stops the standby.)
+            if once { throw StoreError.writerLeaseLost(path: store.path) }
+            logger.notice("standing by for the writer lease")
+            return .leaseLost
+        }
         let progress = await parts.engine.progress
         switch await sync.outcome {
         case .success, nil:
             logger.info("photosync stopped", metadata: ["summary": "\(progress.summary)"])
             // A stop asked for is a success (README: exit 0 after SIGTERM), whatever it left.
-            guard once, !sync.wasStopped else { return }
+            guard once, !sync.wasStopped else { return .done }
             try await RunOnceOutcome.judge(
                 progress, variants: settings.variants, store: store, interactive: interactive,
                 logger: logger)
+            return .done
         case .failure(let error):
             throw error
         }
@@ -138,17 +224,23 @@ struct RunCommand: AsyncParsableCommand {
     /// services beside its server: the metrics server, the watchdog, and in the daemon the idle
     /// upkeep and the SIGHUP reloader.
     private func services(
-        sync: SyncService, parts: SyncParts, settings: Settings, key: AccessKey, logger: Logger
+        sync: SyncService, parts: SyncParts, writer: DatabaseWriter, settings: Settings, key: AccessKey,
+        logger: Logger
     ) async -> [ServiceGroupConfiguration.ServiceConfiguration] {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: sync, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .gracefullyShutdownGroup)
         ]
+        if let lease = writer.lease {
+            // Losing the lease ends the group as a stop would: the sync stops between writes.
+            services.append(
+                .init(service: LeaseWatch(lease: lease), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         if let address = settings.metricsListen {
             services.append(
                 .init(
-                    service: parts.metricsServer(address: address, logger: logger),
+                    service: parts.metricsServer(address: address, lease: writer.lease, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let watchdog = WatchdogService(notifier: parts.notifier) {

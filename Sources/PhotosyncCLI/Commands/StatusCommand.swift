@@ -22,7 +22,8 @@ struct StatusCommand: AsyncParsableCommand {
             let location = try database.database(environment: environment)
             let store = try await location.openExisting(environment: environment, mapped: true)
             let stats = try await store.catalog.statistics()
-            let storage = StatusStorage(store: store, at: location, options: database, environment: environment)
+            var storage = StatusStorage(store: store, at: location, options: database, environment: environment)
+            storage.writerLease = try await store.storage.writerLease()
             if json {
                 print(try Self.json(stats, storage: storage))
             } else {

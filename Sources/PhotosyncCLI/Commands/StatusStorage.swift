@@ -18,6 +18,8 @@ struct StatusStorage: Equatable {
     /// The database is a server's (PostgreSQL), whose files and disk are its own: no file
     /// sizes, no free disk beside it.
     var onServer = false
+    /// Who holds the writer lease, on a server's database.
+    var writerLease: WriterLeaseHolder?
 
     init(
         storageLimit: Int64?, sizes: DatabaseFileSizes, disk: DiskSpace?, reserve: FreeDiskReserve
@@ -57,6 +59,12 @@ struct StatusStorage: Equatable {
             "disk_reserve_bytes": reserveBytes.map { .int($0) } ?? .null,
             "downloads_paused": pause.map { .string($0.description) } ?? .null,
             "pages_paused": pagePause.map { .string($0.description) } ?? .null,
+            "writer": writerLease.map { lease in
+                .object([
+                    "host": .string(lease.host), "pid": .int(Int64(lease.pid)), "epoch": .int(lease.epoch),
+                    "renewed_seconds_ago": .int(lease.renewedAgo.components.seconds), "expired": .bool(lease.expired),
+                ])
+            } ?? .null,
         ]
     }
 
@@ -67,6 +75,15 @@ struct StatusStorage: Equatable {
         }
         if onServer {
             lines.append("database        PostgreSQL (its files and disk are the server's)")
+            if let lease = writerLease {
+                let ago = "\(lease.renewedAgo.components.seconds) s ago"
+                lines.append(
+                    lease.expired
+                        ? "writer          none (the last, PID \(lease.pid) on \(lease.host), epoch \(lease.epoch), "
+                            + "renewed its lease \(ago))"
+                        : "writer          PID \(lease.pid) on \(lease.host), epoch \(lease.epoch), lease renewed \(ago)"
+                )
+            }
         } else {
             lines.append(
                 "database file   \(ByteCount.text(databaseBytes)), write-ahead log \(ByteCount.text(walBytes))")

@@ -1,3 +1,6 @@
+import Logging
+import PhotoStore
+import PhotoStorePostgres
 import PhotoSync
 import ServiceLifecycle
 import Synchronization
@@ -67,5 +70,93 @@ struct MaintenanceService: Service {
         await cancelWhenGracefulShutdown { [engine] in
             await engine.maintainWhileIdle()
         }
+    }
+}
+
+/// Ends when the writer lease is lost (another `run` took it), so that the group stops the sync
+/// as SIGTERM would, and the daemon stands by again.
+struct LeaseWatch: Service {
+    let lease: PostgresWriterLease
+
+    func run() async {
+        await cancelWhenGracefulShutdown { [lease] in
+            await lease.lost()
+        }
+    }
+}
+
+/// A `run` daemon whose PostgreSQL database another `run` writes: the standby. It waits for the
+/// writer lease (``open``, which takes it once it is free), says once in the log, and in
+/// systemd's status line, which process holds it (again when another does), and keeps what it
+/// last saw for `/metrics`. It never throws: ``opened()`` gives the outcome.
+final class StandbyService: Service, Sendable {
+    typealias Opened = (PhotoStore, DatabaseWriter, created: Bool)
+
+    private let metrics: WriterRoleMetrics
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    private let open: @Sendable (@escaping @Sendable (WriterLeaseHolder) -> Void) async throws -> Opened
+    private let holder = Mutex<(WriterLeaseHolder, seen: ContinuousClock.Instant)?>(nil)
+    private let result = Mutex<Result<Opened, any Error>?>(nil)
+    private let stopped = Mutex(false)
+
+    init(
+        metrics: WriterRoleMetrics, notifier: SystemdNotifier, logger: Logger,
+        open: @escaping @Sendable (@escaping @Sendable (WriterLeaseHolder) -> Void) async throws -> Opened
+    ) {
+        self.metrics = metrics
+        self.notifier = notifier
+        self.logger = logger
+        self.open = open
+    }
+
+    func run() async {
+        let outcome: Result<Opened, any Error>
+        do {
+            outcome = .success(
+                try await withGracefulShutdownHandler {
+                    try await cancelWhenGracefulShutdown { [open] in
+                        try await open { [weak self] holder in self?.saw(holder) }
+                    }
+                } onGracefulShutdown: { [self] in
+                    stopped.withLock { $0 = true }
+                    notifier.stopping()
+                })
+        } catch {
+            outcome = .failure(error)
+        }
+        result.withLock { $0 = outcome }
+    }
+
+    /// The database opened as its writer; nil when SIGTERM or SIGINT stopped the wait (a lease
+    /// taken at that very moment is given up again).
+    func opened() async throws -> Opened? {
+        switch result.withLock({ $0 }) {
+        case .success(let opened)?:
+            guard stopped.withLock({ $0 }) else { return opened }
+            await opened.1.release()
+            try? opened.0.close()
+            return nil
+        case .failure(let error)?:
+            if error is CancellationError { return nil }
+            throw error
+        case nil:
+            return nil
+        }
+    }
+
+    /// The standby's look at the lease found `holder`.
+    private func saw(_ holder: WriterLeaseHolder) {
+        let isNew = self.holder.withLock { last in
+            defer { last = (holder, .now) }
+            guard let (previous, _) = last else { return true }
+            return (previous.host, previous.pid, previous.epoch) != (holder.host, holder.pid, holder.epoch)
+        }
+        metrics.record(isActive: false, holder: holder)
+        guard isNew else { return }
+        logger.notice(
+            "standing by: another photosync run holds the writer lease",
+            metadata: ["host": "\(holder.host)", "pid": "\(holder.pid)", "epoch": "\(holder.epoch)"])
+        notifier.status("standby: PID \(holder.pid) on \(holder.host) holds the writer lease (epoch \(holder.epoch))")
     }
 }

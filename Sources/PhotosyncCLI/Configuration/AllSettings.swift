@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Networking
+import PhotoStorePostgres
 import PhotoSync
 import UnsplashAPI
 
@@ -46,6 +47,13 @@ struct AllSettings: Sendable {
         valueName: "path|url", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file(),
         reload: .restartNeeded, rule: DatabaseLocation.init(parsing:))
+
+    let writerLease = Setting(
+        "writer_lease", flag: "--writer-lease", .integer,
+        summary: "On PostgreSQL, seconds the writer lease holds unrenewed, \(SettingRules.span(3...300)): "
+            + "a standby run takes over about this long after the active one dies.",
+        valueName: "seconds", default: { _ in Int(PostgresWriterLease.Timing.standard.duration.components.seconds) },
+        reload: .restartNeeded, rule: SettingRules.number(in: 3...300))
 
     let apiBase = Setting(
         "api_base", flag: "--api-base", .text, summary: "Unsplash API base URL.", valueName: "url",

@@ -61,9 +61,13 @@ extension DatabaseLocation {
     ///
     /// The writer's lock (the lock file; on PostgreSQL, the lease) is taken before the store is
     /// migrated, and held until ``DatabaseWriter/release()``; readers never take it.
-    /// - Throws: `WriterLockError` when another `run` writes the database.
+    /// On PostgreSQL, the lease holds for `lease` unrenewed; with a `standby` handler, a lease
+    /// another process holds is waited for, and `standby` is told of its holder at each look.
+    /// - Throws: `WriterLockError` when another `run` writes the database (and there is no
+    ///   `standby`); `CancellationError` when the wait is cancelled.
     func openForWriting(
-        environment: [String: String], logger: Logger
+        environment: [String: String], lease: PostgresWriterLease.Timing = .standard,
+        standby: (@Sendable (WriterLeaseHolder) -> Void)? = nil, logger: Logger
     ) async throws -> (PhotoStore, DatabaseWriter, created: Bool) {
         switch self {
         case .file(let path):
@@ -82,10 +86,10 @@ extension DatabaseLocation {
             }
             return (store, .lock(lock), created)
         case .postgres(let location):
-            let (store, lease) = try await PostgresStore.openForWriting(
+            let (store, taken) = try await PostgresStore.openForWriting(
                 location, password: PostgresPassword.find(for: location, environment: environment),
-                host: ProcessInfo.processInfo.hostName, pid: getpid(), logger: logger)
-            return (store, .lease(lease), false)
+                host: ProcessInfo.processInfo.hostName, pid: getpid(), timing: lease, standby: standby, logger: logger)
+            return (store, .lease(taken), false)
         }
     }
 }
@@ -103,5 +107,10 @@ enum DatabaseWriter: Sendable {
         case .lock(let lock): withExtendedLifetime(lock) {}
         case .lease(let lease): await lease.release()
         }
+    }
+
+    /// The lease, on PostgreSQL.
+    var lease: PostgresWriterLease? {
+        if case .lease(let lease) = self { lease } else { nil }
     }
 }

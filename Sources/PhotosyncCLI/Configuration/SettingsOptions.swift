@@ -27,6 +27,7 @@ struct DatabaseOptions: ParsableArguments, Sendable {
 /// lets the environment variable, the configuration file or the default through.
 struct SettingsOptions: ParsableArguments, Sendable {
     @OptionGroup var common: DatabaseOptions
+    @Option(\.writerLease) var writerLease: String?
     @Option(\.apiBase) var apiBase: String?
     @Option(\.sources) var sources: [String] = []
     @Option(\.perPage) var perPage: String?

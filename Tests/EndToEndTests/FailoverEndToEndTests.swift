@@ -1,0 +1,291 @@
+import Foundation
+import PhotoStore
+import TestSupport
+import Testing
+import UnsplashStub
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An active and a standby `run` on one PostgreSQL database, through the real binary: the
+/// standby takes over when the active one is killed, paused or stopped, and the takeover loses,
+/// repeats and double-writes nothing.
+extension EndToEnd {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct FailoverEndToEndTests {
+        typealias World = PhotosyncEndToEndTests.World
+
+        struct Hung: Error, CustomStringConvertible {
+            let description: String
+        }
+
+        /// A lease of 3 s, so that a standby waiting out an expiry does not hold the test long.
+        static let lease = ["--writer-lease", "3", "--poll-interval", "10", "--concurrency", "2"]
+
+        static func daemon(_ world: World) async throws -> PhotosyncProcess {
+            try PhotosyncProcess(
+                await world.daemonArguments(lease),
+                environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+        }
+
+        /// The lease row: the holder's PID and the epoch.
+        static func holder(_ world: World) async throws -> (pid: Int32, epoch: Int64)? {
+            let row = try await PostgresTestCluster.shared.query(
+                "SELECT pid, epoch FROM writer_lease WHERE expires_at > now()", in: world.database)
+            let fields = row.split(separator: "|")
+            guard fields.count == 2, let pid = Int32(fields[0]), let epoch = Int64(fields[1]) else { return nil }
+            return (pid, epoch)
+        }
+
+        /// Waits until `process` says it took the writer lease; false when it ended first or
+        /// `limit` passed.
+        static func takesOver(_ process: PhotosyncProcess, within limit: Duration) async throws -> Bool {
+            try await withDeadline(limit, failure: Hung(description: "no takeover within \(limit)")) {
+                await process.awaitLine { $0.contains("took the writer lease") }
+            }
+        }
+
+        @Test func theStandbyTakesOverAfterEachOfTenKillsAndNothingIsLostOrRepeated() async throws {
+            // GIVEN an active and a standby daemon on one database, photos arriving at the head
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 240, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000, seed: 7))
+            let world = try await World.start(stub, store: .postgres)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world)) {
+                await stub.delayImages(by: .milliseconds(20))
+                await stub.delayAPIRequests(by: .milliseconds(4))
+                await stub.addPhotosWhilePaging(count: 2, everyPageRequests: 4)
+                var random = SeededRandom(seed: 0x5EED_0031)
+                var active = try await Self.daemon(world)
+                processes.append(active)
+                #expect(try await Self.takesOver(active, within: .seconds(30)))
+                var standby = try await Self.daemon(world)
+                processes.append(standby)
+                #expect(await standby.awaitLine { $0.contains("standing by") })
+                // What a takeover must never undo: images stored, with their fetch counts, and
+                // tracking requests recorded, with their counts.
+                var fetchesOfStored: [String: Int] = [:]
+                var trackingsRecorded: [String: Int] = [:]
+                var takeovers: [Duration] = []
+
+                // WHEN the active one is killed with -9 at a random moment, ten times
+                for kill in 1...10 {
+                    let epoch = try #require(try await Self.holder(world)?.epoch, "kill \(kill): no holder")
+                    try await Task.sleep(for: .milliseconds(Int(200 + random.next() % 1_300)))
+                    active.signal(SIGKILL)
+                    let killed = ContinuousClock.now
+                    // THEN the standby takes over within 20 s, with the next epoch
+                    #expect(try await Self.takesOver(standby, within: .seconds(20)), "kill \(kill)")
+                    takeovers.append(.now - killed)
+                    #expect(try await Self.holder(world)?.epoch == epoch + 1, "kill \(kill)")
+                    #expect(await active.result().status == SIGKILL)
+                    (active, standby) = (standby, try await Self.daemon(world))
+                    processes.append(standby)
+                    #expect(await standby.awaitLine { $0.contains("standing by") }, "kill \(kill)")
+
+                    let store = try await world.store()
+                    for id in try await store.catalog.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
+                        fetchesOfStored[id] = await stub.imageRequestCount(photoID: id)
+                    }
+                    let tracked = try await PostgresTestCluster.shared.query(
+                        "SELECT id FROM photo WHERE download_tracked_at IS NOT NULL", in: world.database)
+                    for id in tracked.split(separator: "\n").map(String.init) where trackingsRecorded[id] == nil {
+                        trackingsRecorded[id] = await stub.downloadTrackingRequestCount(photoID: id)
+                    }
+                    try store.close()
+                }
+                print(
+                    "takeovers after kill -9: \(takeovers.map { $0.formatted(.units(fractionalPart: .show(length: 2))) })"
+                )
+
+                // AND once the arrivals stop and the daemons are stopped, a last run finds nothing
+                // left undone that it must fetch again
+                await stub.addPhotosWhilePaging(count: 0, everyPageRequests: 0)
+                for process in [standby, active] {
+                    process.signal(SIGTERM)
+                    #expect(await process.result().status == 0)
+                }
+                let final = try await PhotosyncProcess.run(
+                    await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                #expect(final.status == 0, "\(final.stderr)")
+
+                // THEN every photo is stored once with its image whole, every download tracked
+                let ids = await stub.photoIDs()
+                let store = try await world.store()
+                defer { try? store.close() }
+                let statistics = try await store.catalog.statistics()
+                #expect(statistics.photos == Int64(ids.count) && statistics.imagesStored == Int64(ids.count))
+                #expect(statistics.imagesPending == 0 && statistics.imagesFailed == 0)
+                for id in ids {
+                    #expect(
+                        try await store.catalog.photo(id: id)?.image?.sha256
+                            == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
+                    #expect(await stub.downloadTrackingCount(photoID: id) >= 1, "\(id) never tracked")
+                }
+                // AND nothing stored before a takeover was fetched again, nothing recorded tracked again
+                for (id, fetches) in fetchesOfStored {
+                    #expect(
+                        await stub.imageRequestCount(photoID: id) == fetches, "\(id) was stored, then fetched again")
+                }
+                for (id, trackings) in trackingsRecorded {
+                    #expect(
+                        await stub.downloadTrackingRequestCount(photoID: id) == trackings,
+                        "\(id)'s tracking was recorded, then sent again")
+                }
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
+                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+            }
+        }
+
+        @Test func aPausedHolderWritesNothingOnceTheStandbyTookOverAndStandsBy() async throws {
+            // GIVEN an active daemon backfilling slowly, each write to photosync's tables logged
+            // with the process that made it and the lease's epoch at the time
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 600, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000, seed: 8))
+            let world = try await World.start(stub, store: .postgres)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world)) {
+                await stub.delayAPIRequests(by: .milliseconds(150))
+                await stub.delayImages(by: .milliseconds(20))
+                let first = try await Self.daemon(world)
+                processes.append(first)
+                #expect(try await Self.takesOver(first, within: .seconds(30)))
+                try await PostgresTestCluster.shared.execute(Self.writeLog, in: world.database)
+                #expect(await first.awaitPages(2))
+                let second = try await Self.daemon(world)
+                processes.append(second)
+                #expect(await second.awaitLine { $0.contains("standing by") })
+                let firstEpoch = try #require(try await Self.holder(world)?.epoch)
+
+                // WHEN the active one is stopped past its lease (SIGSTOP), the standby takes over
+                // and writes, and the first comes back (SIGCONT)
+                first.signal(SIGSTOP)
+                #expect(try await Self.takesOver(second, within: .seconds(20)))
+                #expect(await second.awaitPages(2))
+                first.signal(SIGCONT)
+
+                // THEN the first learns that it lost the lease, and stands by
+                #expect(await first.awaitLine { $0.contains("writes no more") })
+                #expect(await first.awaitLine { $0.contains("standing by: another photosync run holds") })
+                #expect(first.isRunning)
+                #expect(try await Self.holder(world)?.pid == second.pid)
+
+                // AND not one row was written by the first after the epoch it held
+                let late = try await PostgresTestCluster.shared.query(
+                    """
+                    SELECT count(*) FROM test_writes.log
+                    WHERE application LIKE 'photosync run \(first.pid) %' AND epoch > \(firstEpoch)
+                    """, in: world.database)
+                #expect(late == "0", "rows written by the paused holder after it lost the lease")
+                let mine = try await PostgresTestCluster.shared.query(
+                    """
+                    SELECT count(*) > 0 FROM test_writes.log
+                    WHERE application LIKE 'photosync run \(second.pid) %' AND epoch = \(firstEpoch + 1)
+                    """, in: world.database)
+                #expect(mine == "t", "the log saw no write of the new holder: it logs nothing")
+            }
+        }
+
+        /// A log of every statement that changes one of photosync's tables, with the connection's
+        /// application name (the process that wrote) and the lease's epoch as it sees it.
+        static let writeLog = """
+            CREATE SCHEMA test_writes;
+            CREATE TABLE test_writes.log (
+                application text NOT NULL, epoch bigint, at timestamptz NOT NULL DEFAULT clock_timestamp());
+            CREATE FUNCTION test_writes.record() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO test_writes.log (application, epoch)
+                SELECT current_setting('application_name'), (SELECT epoch FROM public.writer_lease WHERE id = 1);
+                RETURN NULL;
+            END $$;
+            DO $$
+            DECLARE name text;
+            BEGIN
+                FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'writer_lease'
+                LOOP
+                    EXECUTE format(
+                        'CREATE TRIGGER test_writes AFTER INSERT OR UPDATE OR DELETE ON public.%I '
+                        'FOR EACH STATEMENT EXECUTE FUNCTION test_writes.record()', name);
+                END LOOP;
+            END $$;
+            """
+
+        @Test func aStoppedHolderHandsOverAtOnceAndStatusAndMetricsShowTheRoles() async throws {
+            let world = try await World.start(photos: 60, store: .postgres)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world)) {
+                // GIVEN an active daemon and a standby serving its metrics
+                let first = try await Self.daemon(world)
+                processes.append(first)
+                #expect(try await Self.takesOver(first, within: .seconds(30)))
+                let second = try PhotosyncProcess(
+                    await world.daemonArguments(Self.lease + ["--metrics-listen", "127.0.0.1:0"]),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                processes.append(second)
+                var metricsURL: URL?
+                #expect(
+                    await second.awaitLine { line in
+                        metricsURL = metricsURL ?? Self.metricsURL(in: line)
+                        return line.contains("standing by: another")
+                    })
+                let standbyMetrics = try await Self.metrics(try #require(metricsURL))
+                #expect(standbyMetrics.contains("photosync_writer_active 0"), "\(standbyMetrics)")
+                #expect(
+                    standbyMetrics.contains("photosync_writer_lease_holder{host=\"")
+                        && standbyMetrics.contains("pid=\"\(first.pid)\"} 1"), "\(standbyMetrics)")
+                let status = try await PhotosyncProcess.run(["status", "--database", world.database])
+                #expect(status.stdout.contains("writer          PID \(first.pid) on "), "\(status.stdout)")
+
+                // WHEN the active one is stopped with SIGTERM
+                first.signal(SIGTERM)
+                let stopped = ContinuousClock.now
+                #expect(await first.result().status == 0)
+
+                // THEN the standby takes over at once (within its look at the lease, every second)
+                #expect(try await Self.takesOver(second, within: .seconds(20)))
+                let handover = ContinuousClock.now - stopped
+                print("handover after SIGTERM: \(handover.formatted(.units(fractionalPart: .show(length: 2))))")
+                #expect(handover < .seconds(10), "a released lease was waited out: \(handover)")
+                // (the active run serves its metrics anew, on a port of its own with port 0)
+                var activeURL: URL?
+                #expect(
+                    await second.awaitLine { line in
+                        activeURL = Self.metricsURL(in: line)
+                        return activeURL != nil
+                    })
+                let activeMetrics = try await Self.metrics(try #require(activeURL))
+                #expect(activeMetrics.contains("photosync_writer_active 1"), "\(activeMetrics)")
+                #expect(activeMetrics.contains("pid=\"\(second.pid)\"} 1"), "\(activeMetrics)")
+                let after = try await PhotosyncProcess.run(["status", "--json", "--database", world.database])
+                let json = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any]
+                let writer = json?["writer"] as? [String: Any]
+                #expect(writer?["pid"] as? Int == Int(second.pid), "\(after.stdout)")
+                #expect(writer?["expired"] as? Bool == false, "\(after.stdout)")
+            }
+        }
+
+        /// Kills what still runs (a stopped one too), awaits every process, and stops the world.
+        static func stop(_ processes: [PhotosyncProcess], _ world: World) async {
+            for process in processes where process.isRunning {
+                process.signal(SIGCONT)
+                process.signal(SIGKILL)
+            }
+            for process in processes { _ = await process.result() }
+            await world.stop()
+        }
+
+        /// The metrics server's address, from the line that says where it serves.
+        static func metricsURL(in line: String) -> URL? {
+            line.range(of: "http://127.0.0.1:[0-9]+/metrics", options: .regularExpression).flatMap {
+                URL(string: String(line[$0]))
+            }
+        }
+
+        static func metrics(_ url: URL) async throws -> String {
+            let (body, _) = try await URLSession.shared.data(from: url)
+            return String(decoding: body, as: UTF8.self)
+        }
+    }
+}
