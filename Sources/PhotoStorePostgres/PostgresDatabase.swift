@@ -83,11 +83,13 @@ final class PostgresDatabase: Sendable {
         // fraction of a second of commits, which the next run fetches again.
         //
         // The server probes an idle TCP connection after 5 s, every 2 s, and drops it after 3
-        // probes unanswered: a host cut off from the network loses its sessions (and the locks
-        // of a transaction under way) in about 11 s, not the kernel's two hours.
+        // probes unanswered, and drops one whose answers go unacknowledged for 10 s: a host cut
+        // off from the network loses its sessions (and the locks of a transaction under way) in
+        // about 11 s, not the kernel's two hours or more.
         configuration.options.additionalStartupParameters = [
             ("application_name", applicationName), ("synchronous_commit", "off"),
             ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3"),
+            ("tcp_user_timeout", "10000"),
         ]
         do {
             let probe = try Self.probeConfiguration(location, password: password)

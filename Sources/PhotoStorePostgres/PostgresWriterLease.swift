@@ -117,9 +117,8 @@ public final class PostgresWriterLease: Sendable {
     ) async throws -> PostgresWriterLease {
         while true {
             let instance = UUID().uuidString
-            let sent = ContinuousClock.now
             switch try await attempt(database, host: host, pid: pid, instance: instance, timing: timing) {
-            case .taken(let epoch):
+            case .taken(let epoch, let sent):
                 database.fence.hold(.init(instance: instance, epoch: epoch), sent: sent, duration: timing.duration)
                 database.logger.notice(
                     "took the writer lease", metadata: ["database": "\(database.name)", "epoch": "\(epoch)"])
@@ -141,7 +140,8 @@ public final class PostgresWriterLease: Sendable {
 
     /// What one attempt at taking the lease found.
     private enum Attempt {
-        case taken(epoch: Int64)
+        /// Taken, by a statement sent at `sent`.
+        case taken(epoch: Int64, sent: ContinuousClock.Instant)
         /// Another process holds it.
         case leased(WriterLockError)
         /// A transaction of the holder kept the row past the wait.
@@ -154,7 +154,7 @@ public final class PostgresWriterLease: Sendable {
     ) async throws(StoreError) -> Attempt {
         do {
             return switch try await take(database, host: host, pid: pid, instance: instance, timing: timing) {
-            case .success(let epoch): .taken(epoch: epoch)
+            case .success(let (epoch, sent)): .taken(epoch: epoch, sent: sent)
             case .failure(let error): .leased(error)
             }
         } catch {
@@ -166,31 +166,37 @@ public final class PostgresWriterLease: Sendable {
     /// One attempt at taking the lease, in one transaction: `.leased` when another process holds it.
     private static func take(
         _ database: PostgresDatabase, host: String, pid: Int32, instance: String, timing: Timing
-    ) async throws(StoreError) -> Result<Int64, WriterLockError> {
+    ) async throws(StoreError) -> Result<(Int64, ContinuousClock.Instant), WriterLockError> {
         let (logger, milliseconds) = (database.logger, Self.milliseconds(timing.duration))
         return try await database.write("taking the writer lease", lane: .lease) {
-            connection -> Result<Int64, WriterLockError> in
+            connection -> Result<(Int64, ContinuousClock.Instant), WriterLockError> in
             // A holder's write transaction under way has the row: wait for it, but not for long.
             try await connection.guardedQuery("SET LOCAL lock_timeout = 2000", logger: logger)
             let holder = try await connection.guardedQuery(
-                "SELECT host, pid, expires_at <= now() FROM writer_lease WHERE id = 1 FOR UPDATE", logger: logger
+                "SELECT host, pid, expires_at <= clock_timestamp() FROM writer_lease WHERE id = 1 FOR UPDATE",
+                logger: logger
             ).collect().first?.decode((String, Int32, Bool).self)
             if let (holderHost, holderPID, expired) = holder, !expired, holderHost != host || Self.isRunning(holderPID),
                 holderHost != host || holderPID != pid
             {
                 return .failure(.leased(database: database.name, host: holderHost, pid: holderPID))
             }
+            // The lease runs from this statement, not from the transaction's start: the wait for
+            // the row above must not eat into it (hence clock_timestamp(), not now()).
+            let sent = ContinuousClock.now
             let epoch = try await connection.guardedQuery(
                 """
                 INSERT INTO writer_lease AS lease (id, host, pid, instance, epoch, renewed_at, expires_at)
-                VALUES (1, \(host), \(pid), \(instance), 1, now(), now() + make_interval(secs => \(milliseconds) / 1000.0))
+                VALUES (
+                    1, \(host), \(pid), \(instance), 1, clock_timestamp(),
+                    clock_timestamp() + make_interval(secs => \(milliseconds) / 1000.0))
                 ON CONFLICT (id) DO UPDATE SET host = excluded.host, pid = excluded.pid,
                     instance = excluded.instance, epoch = lease.epoch + 1, renewed_at = excluded.renewed_at,
                     expires_at = excluded.expires_at
                 RETURNING epoch
                 """, logger: logger
             ).collect()[0].decode(Int64.self)
-            return .success(epoch)
+            return .success((epoch, sent))
         }
     }
 

@@ -168,7 +168,9 @@ extension EndToEnd {
 
                 // THEN the first learns that it lost the lease, and stands by
                 #expect(await first.awaitLine { $0.contains("writes no more") })
-                #expect(await first.awaitLine { $0.contains("standing by: another photosync run holds") })
+                #expect(
+                    await first.awaitLine { $0.contains("standing by: another photosync run holds") },
+                    "\(first.stderrSoFar.suffix(3_000))")
                 #expect(first.isRunning)
                 #expect(try await Self.holder(world)?.pid == second.pid)
 
@@ -266,6 +268,81 @@ extension EndToEnd {
             }
         }
 
+        @Test func aHostCutOffTheNetworkIsReplacedAndStandsByOnceItIsBack() async throws {
+            // GIVEN two hosts of their own, each with a daemon, and the database on this one
+            let stub = UnsplashStub(
+                configuration: .init(photoCount: 400, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000, seed: 9))
+            let started = try await World.start(stub, store: .sqlite)
+            let hosts = try await TwoHosts.create(stubPort: await stub.baseURL.port ?? 0)
+            let cluster = PostgresTestCluster.own(listeningOn: [TwoHosts.address(0), TwoHosts.address(1)])
+            let local = try await cluster.makeDatabase()
+            let world = World(stub: started.stub, directory: started.directory, database: local)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world, hosts)) {
+                await stub.delayAPIRequests(by: .milliseconds(40))
+                let name = try #require(URLComponents(string: local)?.path)
+                func daemon(on host: Int) async throws -> PhotosyncProcess {
+                    var arguments = await world.daemonArguments(Self.lease)
+                    let database = try #require(arguments.firstIndex(of: "--database")) + 1
+                    arguments[database] = "postgres://postgres@\(TwoHosts.address(host))\(name)?sslmode=disable"
+                    return try PhotosyncProcess(
+                        arguments, environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key],
+                        launcher: TwoHosts.launcher(host))
+                }
+                let active = try await daemon(on: 0)
+                processes.append(active)
+                #expect(try await Self.takesOver(active, within: .seconds(30)))
+                let standby = try await daemon(on: 1)
+                processes.append(standby)
+                #expect(await standby.awaitLine { $0.contains("standing by") })
+                #expect(await active.awaitPages(2))
+
+                // WHEN the active host's link is cut
+                try await hosts.cut(0)
+                let cut = ContinuousClock.now
+
+                // THEN the standby takes over within the lease and the server's keepalives
+                #expect(try await Self.takesOver(standby, within: .seconds(40)))
+                let takeover = ContinuousClock.now - cut
+                print("takeover after the network cut: \(takeover.formatted(.units(fractionalPart: .show(length: 2))))")
+                #expect(await standby.awaitPages(1))
+
+                // AND once the link is back, the old active says it lost the lease and stands by
+                try await hosts.restore(0)
+                let back = try await withDeadline(
+                    .seconds(120), failure: Hung(description: "never stood by: \(active.stderrSoFar.suffix(3_000))")
+                ) {
+                    await active.awaitLine { $0.contains("standing by: another photosync run holds") }
+                }
+                #expect(back, "\(active.stderrSoFar.suffix(3_000))")
+                #expect(active.isRunning)
+                let holder = try await cluster.query("SELECT pid FROM writer_lease", in: local)
+                #expect(holder == "\(standby.pid)")
+
+                // AND the mirror the standby finishes is whole
+                for process in [active, standby] {
+                    process.signal(SIGTERM)
+                    #expect(await process.result().status == 0)
+                }
+                let final = try await PhotosyncProcess.run(
+                    await world.runArguments(), environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
+                #expect(final.status == 0, "\(final.stderr)")
+                let store = try await world.store()
+                defer { try? store.close() }
+                let statistics = try await store.catalog.statistics()
+                #expect(statistics.photos == 400 && statistics.imagesStored == 400 && statistics.imagesPending == 0)
+                let verify = try await PhotosyncProcess.run([
+                    "verify", "--database", world.database, "--config", world.config,
+                ])
+                #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
+            }
+        }
+
+        static func stop(_ processes: [PhotosyncProcess], _ world: World, _ hosts: TwoHosts) async {
+            await stop(processes, world)
+            await hosts.stop()
+        }
+
         /// Kills what still runs (a stopped one too), awaits every process, and stops the world.
         static func stop(_ processes: [PhotosyncProcess], _ world: World) async {
             for process in processes where process.isRunning {
@@ -286,6 +363,97 @@ extension EndToEnd {
         static func metrics(_ url: URL) async throws -> String {
             let (body, _) = try await URLSession.shared.data(from: url)
             return String(decoding: body, as: UTF8.self)
+        }
+    }
+}
+
+/// Two hosts on this machine for the failover test: network namespaces `psync-a` and `psync-b`,
+/// each joined to this one by a veth pair (10.201.N.1 here, 10.201.N.2 there). In each, the
+/// stub's `127.0.0.1:PORT` is reached as on the host itself, through socat to 10.201.N.1 and
+/// socat again to the stub, so that cutting a host's link (``cut(_:)``) cuts it off from the
+/// database and the API alike, as a failed switch port would.
+struct TwoHosts {
+    static let names = ["psync-a", "psync-b"]
+    static let ip = URL(fileURLWithPath: "/usr/sbin/ip")
+    static let socat = URL(fileURLWithPath: "/usr/bin/socat")
+    private let relays: [PhotosyncProcess]
+
+    /// This machine's end of host `index`'s link: where that host reaches the database.
+    static func address(_ index: Int) -> String { "10.201.\(index + 1).1" }
+
+    /// What runs a program on host `index`.
+    static func launcher(_ index: Int) -> [String] { [ip.path, "netns", "exec", names[index]] }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func command(_ arguments: [String]) async throws {
+        let result = try await PhotosyncProcess.run(arguments, program: ip)
+        guard result.status == 0 else {
+            throw Failure(description: "ip \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
+    }
+
+    /// Makes both hosts (removing any left by an earlier run), with relays to the stub's `port`.
+    static func create(stubPort: Int) async throws -> TwoHosts {
+        await remove()
+        var relays: [PhotosyncProcess] = []
+        do {
+            for (index, name) in names.enumerated() {
+                let (here, there) = (address(index), "10.201.\(index + 1).2")
+                try await command(["netns", "add", name])
+                try await command(["link", "add", "\(name)-0", "type", "veth", "peer", "name", "\(name)-1"])
+                try await command(["link", "set", "\(name)-1", "netns", name])
+                try await command(["addr", "add", "\(here)/24", "dev", "\(name)-0"])
+                try await command(["link", "set", "\(name)-0", "up"])
+                for step in [
+                    ["addr", "add", "\(there)/24", "dev", "\(name)-1"], ["link", "set", "\(name)-1", "up"],
+                    ["link", "set", "lo", "up"],
+                ] {
+                    try await command(["netns", "exec", name, ip.path] + step)
+                }
+                relays.append(
+                    try PhotosyncProcess(
+                        ["TCP-LISTEN:\(stubPort),bind=\(here),fork,reuseaddr", "TCP:127.0.0.1:\(stubPort)"],
+                        program: socat))
+                relays.append(
+                    try PhotosyncProcess(
+                        ["TCP-LISTEN:\(stubPort),bind=127.0.0.1,fork,reuseaddr", "TCP:\(here):\(stubPort)"],
+                        launcher: launcher(index), program: socat))
+            }
+        } catch {
+            for relay in relays { relay.signal(SIGKILL) }
+            await remove()
+            throw error
+        }
+        // Each relay listens once socat has started; a moment suffices, and a first request
+        // that came too early is retried by photosync anyway.
+        try await Task.sleep(for: .milliseconds(300))
+        return TwoHosts(relays: relays)
+    }
+
+    /// Cuts host `index`'s link: its packets go nowhere, as with a failed switch port.
+    func cut(_ index: Int) async throws {
+        try await Self.command(["link", "set", "\(Self.names[index])-0", "down"])
+    }
+
+    func restore(_ index: Int) async throws {
+        try await Self.command(["link", "set", "\(Self.names[index])-0", "up"])
+    }
+
+    /// Stops the relays and removes both hosts (their veth pairs go with them).
+    func stop() async {
+        for relay in relays { relay.signal(SIGKILL) }
+        for relay in relays { _ = await relay.result() }
+        await Self.remove()
+    }
+
+    private static func remove() async {
+        for name in names {
+            _ = try? await PhotosyncProcess.run(["netns", "del", name], program: ip)
+            // Gone with the namespace, unless a process still holds that (then it goes now).
+            _ = try? await PhotosyncProcess.run(["link", "del", "\(name)-0"], program: ip)
         }
     }
 }

@@ -94,6 +94,9 @@ final class PhotosyncProcess: Sendable {
         var stdoutData = Data()
     }
 
+    /// What the child wrote to stderr so far: for a test's message when it fails.
+    var stderrSoFar: String { stderr.text }
+
     /// The child's process id.
     var pid: Int32 { process.processIdentifier }
 

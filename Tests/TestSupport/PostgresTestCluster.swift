@@ -19,8 +19,12 @@ public actor PostgresTestCluster {
     public static let shared = PostgresTestCluster(
         socket: ProcessInfo.processInfo.environment["PHOTOSYNC_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 })
 
-    /// A cluster of the calling test's own, for a test that stops or restarts its server.
-    public static func own() -> PostgresTestCluster { PostgresTestCluster(socket: nil) }
+    /// A cluster of the calling test's own, for a test that stops or restarts its server. With
+    /// `addresses`, it also listens on TCP there (port 5432), trusting every client: for a test
+    /// whose syncs run as hosts of their own (network namespaces).
+    public static func own(listeningOn addresses: [String] = []) -> PostgresTestCluster {
+        PostgresTestCluster(socket: nil, addresses: addresses)
+    }
 
     /// The start of the cluster, once asked for: every test waits for the one start, which gives
     /// the folder of the cluster's socket.
@@ -28,7 +32,11 @@ public actor PostgresTestCluster {
     /// The data directory of a cluster this process started: nil for the script's.
     private var data: String?
 
-    private init(socket: String?) {
+    /// The TCP addresses a cluster of this process's own listens on, besides its socket.
+    private let addresses: [String]
+
+    private init(socket: String?, addresses: [String] = []) {
+        self.addresses = addresses
         if let socket { starting = Task { socket } }
     }
 
@@ -89,7 +97,7 @@ public actor PostgresTestCluster {
 
     private func start() async throws -> String {
         if let starting { return try await starting.value }
-        let task = Task { try await Self.startCluster() }
+        let task = Task { [addresses] in try await Self.startCluster(listeningOn: addresses) }
         starting = Task { try await task.value.socket }
         let (socket, data) = try await task.value
         self.data = data
@@ -106,7 +114,7 @@ public actor PostgresTestCluster {
         }
     }
 
-    private static func startCluster() async throws -> (socket: String, data: String) {
+    private static func startCluster(listeningOn addresses: [String]) async throws -> (socket: String, data: String) {
         guard FileManager.default.isExecutableFile(atPath: Self.binaries + "/initdb") else {
             throw Failure(description: "no PostgreSQL 15 at \(Self.binaries): apt-get install postgresql-15")
         }
@@ -122,13 +130,15 @@ public actor PostgresTestCluster {
             // The first matching line decides: the password user's comes before the trust lines.
             let rules = data + "/pg_hba.conf"
             let trusted = try String(contentsOfFile: rules, encoding: .utf8)
-            try ("local all \(passwordUser) scram-sha-256\n" + trusted).write(
+            let network = addresses.isEmpty ? "" : "host all all 0.0.0.0/0 trust\n"
+            try ("local all \(passwordUser) scram-sha-256\n" + trusted + network).write(
                 toFile: rules, atomically: false, encoding: .utf8)
             try Self.asPostgres(
                 Self.binaries + "/pg_ctl",
                 [
                     "-D", data, "-l", folder + "/log", "-w", "-o",
-                    "-c listen_addresses='' -k \(socket) -c fsync=off -c synchronous_commit=off -c full_page_writes=off",
+                    "-c listen_addresses='\(addresses.joined(separator: ","))' -k \(socket) -c fsync=off "
+                        + "-c synchronous_commit=off -c full_page_writes=off",
                     "start",
                 ])
             try Self.run(

@@ -60,14 +60,17 @@ struct RunCommand: AsyncParsableCommand {
             if let address = settings.metricsListen { try MetricsServer.checkAvailable(address) }
             let notifier = SystemdNotifier(environment: environment, logger: logger)
             // On PostgreSQL, a daemon that loses the writer lease stands by for it again.
+            var afterLoss = false
             while try await syncAsWriter(
-                settings: settings, key: key, proxies: proxies, interactive: interactive, environment: environment,
-                notifier: notifier, logger: logger) == .leaseLost
-            {}
+                settings: settings, key: key, proxies: proxies, interactive: interactive, afterLoss: afterLoss,
+                environment: environment, notifier: notifier, logger: logger) == .leaseLost
+            {
+                afterLoss = true
+            }
         }
     }
 
-    /// How ``syncAsWriter(settings:key:proxies:interactive:environment:notifier:logger:)`` ended.
+    /// How ``syncAsWriter(settings:key:proxies:interactive:afterLoss:environment:notifier:logger:)`` ended.
     enum Ending {
         /// As `run` ends: its sync ended, or SIGTERM or SIGINT stopped it.
         case done
@@ -78,12 +81,13 @@ struct RunCommand: AsyncParsableCommand {
     /// Opens the database as its writer (standing by for the lease, on PostgreSQL, while another
     /// daemon holds it), syncs until the sync ends, and lets go of the database.
     private func syncAsWriter(
-        settings: Settings, key: AccessKey, proxies: ProxySettings, interactive: Bool,
+        settings: Settings, key: AccessKey, proxies: ProxySettings, interactive: Bool, afterLoss: Bool,
         environment: [String: String], notifier: SystemdNotifier, logger: Logger
     ) async throws -> Ending {
         guard
             let (store, writer, createdDatabase) = try await openAsWriter(
-                settings: settings, environment: environment, notifier: notifier, logger: logger)
+                settings: settings, standingBy: afterLoss, environment: environment, notifier: notifier,
+                logger: logger)
         else { return .done }
         try await Self.refuseUnfinishedCopy(store, writer: writer)
         // One client for the whole sync, shut down on every way out of it. Its pool allows
@@ -122,15 +126,21 @@ struct RunCommand: AsyncParsableCommand {
     /// On PostgreSQL, a daemon whose lease another `run` holds is the standby
     /// (``StandbyService``): it says who holds the lease, serves its metrics and pings the
     /// watchdog while it waits, and takes the lease once it is free. `run --once` does not wait:
-    /// it exits 73, as on SQLite.
+    /// it exits 73, as on SQLite. A daemon that lost the lease (`standingBy`) goes straight to
+    /// the standby, which also waits for a database it cannot reach (its host cut off) to come
+    /// back, where a daemon that starts exits as it would on SQLite.
     private func openAsWriter(
-        settings: Settings, environment: [String: String], notifier: SystemdNotifier, logger: Logger
+        settings: Settings, standingBy: Bool, environment: [String: String], notifier: SystemdNotifier,
+        logger: Logger
     ) async throws -> (PhotoStore, DatabaseWriter, created: Bool)? {
         let lease = PostgresWriterLease.Timing(duration: .seconds(settings.writerLease))
-        do {
-            return try await settings.database.openForWriting(environment: environment, lease: lease, logger: logger)
-        } catch let error as WriterLockError {
-            guard case .leased = error, !once else { throw error }
+        if !standingBy {
+            do {
+                return try await settings.database.openForWriting(
+                    environment: environment, lease: lease, logger: logger)
+            } catch let error as WriterLockError {
+                guard case .leased = error, !once else { throw error }
+            }
         }
         let registry = PrometheusCollectorRegistry()
         let standby = StandbyService(
@@ -138,8 +148,21 @@ struct RunCommand: AsyncParsableCommand {
                 factory: DescribedMetricsFactory(registry: registry, descriptions: WriterRoleMetrics.descriptions)),
             notifier: notifier, logger: logger
         ) { report in
-            try await settings.database.openForWriting(
-                environment: environment, lease: lease, standby: report, logger: logger)
+            var warned = false
+            while true {
+                do {
+                    return try await settings.database.openForWriting(
+                        environment: environment, lease: lease, standby: report, logger: logger)
+                } catch StoreError.unavailable(_, let reason) {
+                    if !warned {
+                        logger.warning(
+                            "standing by: cannot reach the database; trying again until it is back",
+                            metadata: ["reason": "\(reason)"])
+                        warned = true
+                    }
+                    try await Task.sleep(for: lease.poll * 2)
+                }
+            }
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
@@ -235,7 +258,9 @@ struct RunCommand: AsyncParsableCommand {
         if let lease = writer.lease {
             // Losing the lease ends the group as a stop would: the sync stops between writes.
             services.append(
-                .init(service: LeaseWatch(lease: lease), successTerminationBehavior: .gracefullyShutdownGroup))
+                .init(
+                    service: LeaseWatch(lease: lease, store: parts.store),
+                    successTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let address = settings.metricsListen {
             services.append(

@@ -73,14 +73,21 @@ struct MaintenanceService: Service {
     }
 }
 
-/// Ends when the writer lease is lost (another `run` took it), so that the group stops the sync
-/// as SIGTERM would, and the daemon stands by again.
+/// Ends when the writer lease is lost (another `run` took it, or it expired unrenewed), so that
+/// the group stops the sync as SIGTERM would, and the daemon stands by again.
+///
+/// It also closes the store's connections at once: nothing the sync would still write can be
+/// written, and a query waiting for the answer of a server this host can no longer reach (a cut
+/// network) would otherwise hold the stop until the kernel gave the connection up, hours later.
 struct LeaseWatch: Service {
     let lease: PostgresWriterLease
+    let store: PhotoStore
 
     func run() async {
-        await cancelWhenGracefulShutdown { [lease] in
+        await cancelWhenGracefulShutdown { [lease, store] in
             await lease.lost()
+            guard !Task.isCancelled else { return }
+            try? store.close()
         }
     }
 }
