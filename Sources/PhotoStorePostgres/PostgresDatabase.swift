@@ -157,14 +157,8 @@ final class PostgresDatabase: Sendable {
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
         let (client, logger, fence, name) = (client, logger, fence, name)
-        let laneTurns =
-            switch lane {
-            case .rows: turns
-            case .images: imageTurns
-            case .lease: leaseTurns
-            }
         do {
-            return try await laneTurns.take { () async throws -> sending T in
+            return try await turns(of: lane).take { () async throws -> sending T in
                 try await attempting { () async throws -> sending T in
                     let token = try fence.token(database: name)
                     return try await Self.toTheEnd {
@@ -174,14 +168,7 @@ final class PostgresDatabase: Sendable {
                                     let holds = try await !connection.guardedQuery(
                                         WriterFence.statement(token), logger: logger
                                     ).collect().isEmpty
-                                    guard holds else {
-                                        if fence.lose() {
-                                            logger.error(
-                                                "another photosync run took the writer lease: this one writes no more",
-                                                metadata: ["database": "\(name)", "epoch": "\(token.epoch)"])
-                                        }
-                                        throw StoreError.writerLeaseLost(path: name)
-                                    }
+                                    guard holds else { throw WriterFence.Refused() }
                                 }
                                 return try await body(connection)
                             }
@@ -189,8 +176,58 @@ final class PostgresDatabase: Sendable {
                     }
                 }
             }
+        } catch is WriterFence.Refused {
+            throw fenceRefused()
         } catch {
             throw storeError(error, operation: operation())
+        }
+    }
+
+    /// Runs `body`, which sends one statement, as a transaction of its own: one round trip where
+    /// ``write(_:lane:_:)`` takes four (`BEGIN`, the fence, the statement, `COMMIT`). Taking turns
+    /// and tried again as ``write(_:lane:_:)``.
+    ///
+    /// The statement fences itself: `body` is given this process's lease token (nil without a
+    /// lease) to lock the lease row with in the statement, as ``WriterFence/statement(_:)`` does,
+    /// writing only while it is found, and throws ``WriterFence/Refused`` when it was not: the
+    /// lease is lost.
+    /// - Throws: `StoreError.writerLeaseLost` when the lease is no longer this process's.
+    func writeStatement<T: Sendable>(
+        _ operation: @autoclosure () -> String, lane: WriteLane = .rows,
+        _ body: (PostgresConnection, WriterFence.Token?) async throws -> sending T
+    ) async throws(StoreError) -> T {
+        let (client, fence, name) = (client, fence, name)
+        do {
+            return try await turns(of: lane).take { () async throws -> sending T in
+                try await attempting { () async throws -> sending T in
+                    let token = try fence.token(database: name)
+                    return try await Self.toTheEnd {
+                        try await client.withConnection { connection in try await body(connection, token) }
+                    }
+                }
+            }
+        } catch is WriterFence.Refused {
+            throw fenceRefused()
+        } catch {
+            throw storeError(error, operation: operation())
+        }
+    }
+
+    /// The server found that this process's lease is another's: it is lost.
+    private func fenceRefused() -> StoreError {
+        if fence.lose() {
+            logger.error(
+                "another photosync run took the writer lease: this one writes no more",
+                metadata: ["database": "\(name)"])
+        }
+        return .writerLeaseLost(path: name)
+    }
+
+    private func turns(of lane: WriteLane) -> WriteTurns {
+        switch lane {
+        case .rows: turns
+        case .images: imageTurns
+        case .lease: leaseTurns
         }
     }
 

@@ -139,6 +139,9 @@ final class WriterFence: Sendable {
         """
     }
 
+    /// What a write throws when the server found the lease another's.
+    struct Refused: Error {}
+
     /// How long a holder's write transaction may wait for its next statement. photosync sends
     /// each statement of a transaction as soon as the previous one is answered.
     static let idleLimit: Duration = .seconds(5)

@@ -338,6 +338,68 @@ extension EndToEnd {
             }
         }
 
+        @Test func twoServesOnOneDatabaseShowNewPhotosAndForwardATrackingRequestOnce() async throws {
+            // GIVEN a mirror in PostgreSQL, metadata only, and `serve` twice on it
+            let world = try await World.start(photos: 60, store: .postgres)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world)) {
+                let key = ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key]
+                #expect(try await world.sync(["--variant", "none"]).status == 0)
+                var bases: [String] = []
+                for _ in 0..<2 {
+                    let serve = try PhotosyncProcess([
+                        "serve", "--listen", "127.0.0.1:0", "--database", world.database, "--config", world.config,
+                    ])
+                    processes.append(serve)
+                    bases.append(try #require(await GalleryEndToEndTests.galleryURL(of: serve)) + "unsplash/")
+                }
+                for base in bases { _ = try await Self.get(base + "photos?per_page=5") }
+
+                // WHEN `run` commits photos that arrived since
+                let arrived = await world.stub.addPhotos(count: 3)
+                #expect(
+                    try await PhotosyncProcess.run(await world.runArguments(["--variant", "none"]), environment: key)
+                        .status == 0)
+                let committed = ContinuousClock.now
+
+                // THEN both serves list them at once (each sees the commit within a second)
+                for base in bases {
+                    var listed = ""
+                    while !listed.contains(arrived[0]) && ContinuousClock.now - committed < .seconds(5) {
+                        listed = String(decoding: try await Self.get(base + "photos?per_page=5").body, as: UTF8.self)
+                    }
+                    let seen = ContinuousClock.now - committed
+                    print(
+                        "\(base) listed the new photos after \(seen.formatted(.units(fractionalPart: .show(length: 2))))"
+                    )
+                    #expect(listed.contains(arrived[0]), "\(base) never listed \(arrived[0])")
+                }
+
+                // AND a download asked of both for the same photo is forwarded to Unsplash once
+                let photo = arrived[1]
+                for base in bases {
+                    #expect(try await Self.get(base + "photos/\(photo)/download").status == 200)
+                }
+                #expect(await world.stub.downloadTrackingCount(photoID: photo) == 0)
+                for _ in 0..<2 {
+                    #expect(
+                        try await PhotosyncProcess.run(
+                            await world.runArguments(["--variant", "none"]), environment: key
+                        )
+                        .status == 0)
+                }
+                #expect(await world.stub.downloadTrackingCount(photoID: photo) == 1)
+            }
+        }
+
+        /// Status and body of a GET with a client key, as an app would ask.
+        static func get(_ url: String) async throws -> (status: Int, body: Data) {
+            var request = URLRequest(url: try #require(URL(string: url)))
+            request.setValue("Client-ID any-key", forHTTPHeaderField: "Authorization")
+            let (body, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+        }
+
         static func stop(_ processes: [PhotosyncProcess], _ world: World, _ hosts: TwoHosts) async {
             await stop(processes, world)
             await hosts.stop()

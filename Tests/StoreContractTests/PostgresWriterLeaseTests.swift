@@ -78,7 +78,10 @@ struct PostgresWriterLeaseTests {
         await taken.release()
     }
 
-    @Test func aHolderWhoseLeaseWasTakenWritesNothingAndLearnsItLostIt() async throws {
+    /// A write's fence is its own statement in a transaction (a page), or part of the one
+    /// statement that is the write (a tracking mark): both are refused.
+    @Test(arguments: ["page", "tracking mark"])
+    func aHolderWhoseLeaseWasTakenWritesNothingAndLearnsItLostIt(firstWrite: String) async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let (store, lease) = try await open(url, host: "host-a", pid: 101)
         defer { try? store.close() }
@@ -92,10 +95,16 @@ struct PostgresWriterLeaseTests {
 
         // THEN the holder's next write changes nothing and says why
         await #expect(throws: StoreError.writerLeaseLost(path: store.path)) {
-            try await store.ledger.commit([Sample.photo("after")])
+            if firstWrite == "page" {
+                try await store.ledger.commit([Sample.photo("after")])
+            } else {
+                try await store.ledger.markDownloadsTracked(photoIDs: ["before"], at: Date())
+            }
         }
         #expect(try await store.catalog.photo(id: "after") == nil)
-        #expect(try await store.catalog.photo(id: "before") != nil)
+        let untracked = try await PostgresTestCluster.shared.query(
+            "SELECT download_tracked_at IS NULL FROM photo WHERE id = 'before'", in: url)
+        #expect(untracked == "t")
         // AND it knows it lost the lease, and no longer acts as the writer
         await lease.lost()
         #expect(lease.wasLost && !store.holdsWriterRole())
