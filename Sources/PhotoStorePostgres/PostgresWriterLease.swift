@@ -89,9 +89,6 @@ public final class PostgresWriterLease: Sendable {
         }
     }
 
-    /// Whether the lease certainly still holds by this process's clock (``WriterFence/isCurrent(now:)``).
-    public var isCurrent: Bool { database.fence.isCurrent() }
-
     /// Whether the lease was lost (taken by another process, or expired unrenewed), rather than
     /// given up by ``release()``.
     public var wasLost: Bool { database.fence.wasLost }
@@ -106,9 +103,9 @@ public final class PostgresWriterLease: Sendable {
     /// Takes the lease for this process (`host`, `pid`).
     ///
     /// With a `standby` handler, waits while another process holds the lease: `standby` is told
-    /// of the holder at each look (every ``Timing/poll``), and the lease is taken once it is free (given up,
-    /// expired, or held by a process of this host that has ended). Cancelling the calling task
-    /// ends the wait with `CancellationError`.
+    /// of the holder at each look (every ``Timing/poll``), and the lease is taken once it is
+    /// free (given up, expired, or held by a process of this host that has ended). Cancelling the
+    /// calling task ends the wait with `CancellationError`.
     /// - Throws: `WriterLockError.leased` naming the holder when another process holds it and
     ///   there is no `standby`; a `StoreError` when the database cannot be reached.
     static func acquire(
@@ -307,6 +304,8 @@ public final class PostgresWriterLease: Sendable {
         }
     }
 
+    /// One renewal: false when the lease is no longer this holder's. A lease given up stays
+    /// given up: a renewal sent just before ``release()`` and answered after it changes nothing.
     private static func renew(
         _ database: PostgresDatabase, instance: String, epoch: Int64, timing: Timing
     ) async throws(StoreError) -> Bool {
@@ -316,7 +315,7 @@ public final class PostgresWriterLease: Sendable {
                 """
                 UPDATE writer_lease
                 SET renewed_at = now(), expires_at = now() + make_interval(secs => \(milliseconds) / 1000.0)
-                WHERE id = 1 AND instance = \(instance) AND epoch = \(epoch)
+                WHERE id = 1 AND instance = \(instance) AND epoch = \(epoch) AND expires_at > '-infinity'
                 RETURNING epoch
                 """, logger: logger
             ).collect().isEmpty

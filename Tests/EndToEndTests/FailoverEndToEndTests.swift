@@ -19,8 +19,9 @@ extension EndToEnd {
             let description: String
         }
 
-        /// A lease of 3 s, so that a standby waiting out an expiry does not hold the test long.
-        static let lease = ["--writer-lease", "3", "--poll-interval", "10", "--concurrency", "2"]
+        /// A lease of 6 s: a standby waiting out an expiry does not hold the test long, and a
+        /// holder renewing every 2 s rides out the stalls of a machine loaded by the whole suite.
+        static let lease = ["--writer-lease", "6", "--poll-interval", "10", "--concurrency", "2"]
 
         static func daemon(_ world: World) async throws -> PhotosyncProcess {
             try PhotosyncProcess(
@@ -31,7 +32,7 @@ extension EndToEnd {
         /// The lease row: the holder's PID and the epoch.
         static func holder(_ world: World) async throws -> (pid: Int32, epoch: Int64)? {
             let row = try await PostgresTestCluster.shared.query(
-                "SELECT pid, epoch FROM writer_lease WHERE expires_at > now()", in: world.database)
+                "SELECT pid, epoch FROM writer_lease", in: world.database)
             let fields = row.split(separator: "|")
             guard fields.count == 2, let pid = Int32(fields[0]), let epoch = Int64(fields[1]) else { return nil }
             return (pid, epoch)
@@ -56,32 +57,42 @@ extension EndToEnd {
                 await stub.delayAPIRequests(by: .milliseconds(4))
                 await stub.addPhotosWhilePaging(count: 2, everyPageRequests: 4)
                 var random = SeededRandom(seed: 0x5EED_0031)
-                var active = try await Self.daemon(world)
-                processes.append(active)
-                #expect(try await Self.takesOver(active, within: .seconds(30)))
-                var standby = try await Self.daemon(world)
-                processes.append(standby)
-                #expect(await standby.awaitLine { $0.contains("standing by") })
+                let first = try await Self.daemon(world)
+                processes.append(first)
+                #expect(try await Self.takesOver(first, within: .seconds(30)))
+                let second = try await Self.daemon(world)
+                processes.append(second)
+                #expect(await second.awaitLine { $0.contains("standing by") })
+                var live = [first, second]
                 // What a takeover must never undo: images stored, with their fetch counts, and
                 // tracking requests recorded, with their counts.
                 var fetchesOfStored: [String: Int] = [:]
                 var trackingsRecorded: [String: Int] = [:]
                 var takeovers: [Duration] = []
 
-                // WHEN the active one is killed with -9 at a random moment, ten times
+                // WHEN the active one (the lease's holder) is killed with -9 at a random moment, ten times
                 for kill in 1...10 {
-                    let epoch = try #require(try await Self.holder(world)?.epoch, "kill \(kill): no holder")
                     try await Task.sleep(for: .milliseconds(Int(200 + random.next() % 1_300)))
+                    let holder = try #require(try await Self.holder(world), "kill \(kill): no holder")
+                    let active = try #require(live.first { $0.pid == holder.pid }, "kill \(kill): \(holder)")
+                    let standby = try #require(live.first { $0.pid != holder.pid })
                     active.signal(SIGKILL)
                     let killed = ContinuousClock.now
-                    // THEN the standby takes over within 20 s, with the next epoch
-                    #expect(try await Self.takesOver(standby, within: .seconds(20)), "kill \(kill)")
+                    // THEN the standby holds the lease within 20 s, with the next epoch
+                    var now = try await Self.holder(world)
+                    while now?.pid != standby.pid && ContinuousClock.now - killed < .seconds(20) {
+                        try await Task.sleep(for: .milliseconds(20))
+                        now = try await Self.holder(world)
+                    }
                     takeovers.append(.now - killed)
-                    #expect(try await Self.holder(world)?.epoch == epoch + 1, "kill \(kill)")
+                    #expect(
+                        now?.pid == standby.pid && now?.epoch == holder.epoch + 1,
+                        "kill \(kill): \(String(describing: now))")
                     #expect(await active.result().status == SIGKILL)
-                    (active, standby) = (standby, try await Self.daemon(world))
-                    processes.append(standby)
-                    #expect(await standby.awaitLine { $0.contains("standing by") }, "kill \(kill)")
+                    let fresh = try await Self.daemon(world)
+                    processes.append(fresh)
+                    #expect(await fresh.awaitLine { $0.contains("standing by") }, "kill \(kill)")
+                    live = [standby, fresh]
 
                     let store = try await world.store()
                     for id in try await store.catalog.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
@@ -101,7 +112,7 @@ extension EndToEnd {
                 // AND once the arrivals stop and the daemons are stopped, a last run finds nothing
                 // left undone that it must fetch again
                 await stub.addPhotosWhilePaging(count: 0, everyPageRequests: 0)
-                for process in [standby, active] {
+                for process in live {
                     process.signal(SIGTERM)
                     #expect(await process.result().status == 0)
                 }
@@ -116,12 +127,16 @@ extension EndToEnd {
                 let statistics = try await store.catalog.statistics()
                 #expect(statistics.photos == Int64(ids.count) && statistics.imagesStored == Int64(ids.count))
                 #expect(statistics.imagesPending == 0 && statistics.imagesFailed == 0)
+                var repeated = 0
                 for id in ids {
                     #expect(
                         try await store.catalog.photo(id: id)?.image?.sha256
                             == stub.expectedSHA256(photoID: id, variant: "regular"), "\(id)")
                     #expect(await stub.downloadTrackingCount(photoID: id) >= 1, "\(id) never tracked")
+                    if await stub.downloadTrackingCount(photoID: id) > 1 { repeated += 1 }
                 }
+                // (a kill between Unsplash's answer and its record repeats that one: at least once)
+                print("photos whose download was tracked more than once after ten kills: \(repeated)")
                 // AND nothing stored before a takeover was fetched again, nothing recorded tracked again
                 for (id, fetches) in fetchesOfStored {
                     #expect(

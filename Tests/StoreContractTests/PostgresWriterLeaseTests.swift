@@ -11,10 +11,14 @@ import Testing
 @Suite("PostgreSQL's writer lease", .timeLimit(.minutes(3)))
 struct PostgresWriterLeaseTests {
     let logger = Logger(label: "photosync.contract")
-    let timing = PostgresWriterLease.Timing(duration: .seconds(3), poll: .milliseconds(100))
+    /// A lease long enough never to lapse on a machine loaded by the whole suite, where the
+    /// test is not about its expiry; one of 3 s where it is.
+    static let long = PostgresWriterLease.Timing(duration: .seconds(60), poll: .milliseconds(100))
+    static let short = PostgresWriterLease.Timing(duration: .seconds(3), poll: .milliseconds(100))
 
     func open(
-        _ url: String, host: String, pid: Int32, standby: (@Sendable (WriterLeaseHolder) -> Void)? = nil
+        _ url: String, host: String, pid: Int32, timing: PostgresWriterLease.Timing = Self.long,
+        standby: (@Sendable (WriterLeaseHolder) -> Void)? = nil
     ) async throws -> (PhotoStore, PostgresWriterLease) {
         try await PostgresStore.openForWriting(
             try PostgresLocation(parsing: url), password: nil, host: host, pid: pid, timing: timing,
@@ -54,7 +58,7 @@ struct PostgresWriterLeaseTests {
 
     @Test func aStandbyWaitsOutALeaseThatIsNoLongerRenewedAndAStandbyIsCancellable() async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
-        let (first, lease) = try await open(url, host: "host-a", pid: 101)
+        let (first, lease) = try await open(url, host: "host-a", pid: 101, timing: Self.short)
         defer { try? first.close() }
         // A standby asked to stop stops waiting
         let cancelled = Task { try await open(url, host: "host-b", pid: 202) { _ in } }

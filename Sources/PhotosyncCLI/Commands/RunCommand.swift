@@ -217,7 +217,12 @@ struct RunCommand: AsyncParsableCommand {
                     sync: sync, parts: parts, writer: writer, settings: settings, key: key, logger: logger),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         notifier.ready()
-        try await group.run()
+        do {
+            try await group.run()
+        } catch where writer.lease?.wasLost == true {
+            // Its writes refused, the sync may end before the group's stop reaches it, which
+            // the group reports as a service that finished unexpectedly: the lease says why.
+        }
         parts.display.finish()
 
         if let lease = writer.lease, lease.wasLost {
