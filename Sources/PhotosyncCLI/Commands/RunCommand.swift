@@ -219,7 +219,7 @@ struct RunCommand: AsyncParsableCommand {
         notifier.ready()
         do {
             try await group.run()
-        } catch where writer.lease?.wasLost == true {
+        } catch  where writer.lease?.wasLost == true {
             // Its writes refused, the sync may end before the group's stop reaches it, which
             // the group reports as a service that finished unexpectedly: the lease says why.
         }
