@@ -219,9 +219,10 @@ struct RunCommand: AsyncParsableCommand {
         notifier.ready()
         do {
             try await group.run()
-        } catch  where writer.lease?.wasLost == true {
+        } catch {
             // Its writes refused, the sync may end before the group's stop reaches it, which
             // the group reports as a service that finished unexpectedly: the lease says why.
+            guard writer.lease?.wasLost == true else { throw error }
         }
         parts.display.finish()
 
