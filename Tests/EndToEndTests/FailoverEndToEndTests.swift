@@ -154,6 +154,39 @@ extension EndToEnd {
             }
         }
 
+        @Test func aHolderKilledOnAnotherHostIsWaitedOutWithinItsLease() async throws {
+            // GIVEN an active daemon on "another host" (a UTS namespace of its own, so that its
+            // host name differs and the standby cannot see that its process is gone)
+            let world = try await World.start(photos: 200, store: .postgres)
+            var processes: [PhotosyncProcess] = []
+            try await withTeardown(await Self.stop(processes, world)) {
+                await world.stub.delayAPIRequests(by: .milliseconds(40))
+                let elsewhere = try PhotosyncProcess(
+                    await world.daemonArguments(Self.lease),
+                    environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key],
+                    launcher: ["/usr/bin/unshare", "--uts", "/bin/sh", "-c", #"hostname other-host && exec "$0" "$@""#])
+                processes.append(elsewhere)
+                #expect(try await Self.takesOver(elsewhere, within: .seconds(30)))
+                let standby = try await Self.daemon(world)
+                processes.append(standby)
+                #expect(await standby.awaitLine { $0.contains("standing by") && $0.contains("host=other-host") })
+
+                // WHEN it is killed with -9
+                elsewhere.signal(SIGKILL)
+                let killed = ContinuousClock.now
+
+                // THEN the standby takes over once the lease has expired: within the lease (6 s)
+                // and its next look, not at once
+                #expect(try await Self.takesOver(standby, within: .seconds(20)))
+                let takeover = ContinuousClock.now - killed
+                print(
+                    "takeover after kill -9 on another host: \(takeover.formatted(.units(fractionalPart: .show(length: 2))))"
+                )
+                #expect(takeover > .seconds(2), "the lease of a live host's process was taken at once")
+                #expect(await standby.awaitPages(1))
+            }
+        }
+
         @Test func aPausedHolderWritesNothingOnceTheStandbyTookOverAndStandsBy() async throws {
             // GIVEN an active daemon backfilling slowly, each write to photosync's tables logged
             // with the process that made it and the lease's epoch at the time
