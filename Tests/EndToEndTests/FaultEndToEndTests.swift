@@ -197,10 +197,7 @@ extension EndToEnd {
                 await stub.delayImages(by: .milliseconds(30))
                 await stub.delayAPIRequests(by: .milliseconds(4))
                 var random = SeededRandom(seed: 0x5EED_0002)
-                // What a kill must never undo: images stored, with their fetch counts, and tracking
-                // requests recorded, with their counts.
-                var fetchesOfStored: [String: Int] = [:]
-                var trackingsRecorded: [String: Int] = [:]
+                var kept = WhatAKillKeeps()
 
                 var kills = 0
                 var round = 0
@@ -240,12 +237,9 @@ extension EndToEnd {
                     #expect(try Self.integrityCheck(world.database) == "ok", "round \(round)")
 
                     let store = try await world.store()
-                    for id in try await store.catalog.photoIDs(withStoredImage: true) where fetchesOfStored[id] == nil {
-                        fetchesOfStored[id] = await stub.imageRequestCount(photoID: id)
-                    }
-                    for id in try Self.trackedPhotoIDs(world.database) where trackingsRecorded[id] == nil {
-                        trackingsRecorded[id] = await stub.downloadTrackingRequestCount(photoID: id)
-                    }
+                    await kept.note(
+                        stored: try await store.catalog.photoIDs(withStoredImage: true),
+                        tracked: try Self.trackedPhotoIDs(world.database), stub: stub)
                 }
                 #expect(kills >= 20, "only \(kills) kills landed in \(round) rounds")
 
@@ -267,15 +261,7 @@ extension EndToEnd {
                     #expect(await stub.downloadTrackingCount(photoID: id) >= 1, "\(id) never tracked")
                 }
                 // AND no image stored before a kill was fetched again, no recorded tracking sent again
-                for (id, fetches) in fetchesOfStored {
-                    #expect(
-                        await stub.imageRequestCount(photoID: id) == fetches, "\(id) was stored, then fetched again")
-                }
-                for (id, trackings) in trackingsRecorded {
-                    #expect(
-                        await stub.downloadTrackingRequestCount(photoID: id) == trackings,
-                        "\(id)'s download was tracked again")
-                }
+                await kept.expectNothingRepeated(stub)
                 let verify = try await PhotosyncProcess.run([
                     "verify", "--database", world.database, "--config", world.config,
                 ])

@@ -121,72 +121,6 @@ struct RunCommand: AsyncParsableCommand {
         return try outcome.get()
     }
 
-    /// The database, opened as its writer; nil when SIGTERM or SIGINT stopped the wait for it.
-    ///
-    /// On PostgreSQL, a daemon whose lease another `run` holds is the standby
-    /// (``StandbyService``): it says who holds the lease, serves its metrics and pings the
-    /// watchdog while it waits, and takes the lease once it is free. `run --once` does not wait:
-    /// it exits 73, as on SQLite. A daemon that lost the lease (`standingBy`) goes straight to
-    /// the standby, which also waits for a database it cannot reach (its host cut off) to come
-    /// back, where a daemon that starts exits as it would on SQLite.
-    private func openAsWriter(
-        settings: Settings, standingBy: Bool, environment: [String: String], notifier: SystemdNotifier,
-        logger: Logger
-    ) async throws -> (PhotoStore, DatabaseWriter, created: Bool)? {
-        let lease = PostgresWriterLease.Timing(duration: .seconds(settings.writerLease))
-        if !standingBy {
-            do {
-                return try await settings.database.openForWriting(
-                    environment: environment, lease: lease, logger: logger)
-            } catch let error as WriterLockError {
-                guard case .leased = error, !once else { throw error }
-            }
-        }
-        let registry = PrometheusCollectorRegistry()
-        let standby = StandbyService(
-            metrics: WriterRoleMetrics(
-                factory: DescribedMetricsFactory(registry: registry, descriptions: WriterRoleMetrics.descriptions)),
-            notifier: notifier, logger: logger
-        ) { report in
-            var warned = false
-            while true {
-                do {
-                    return try await settings.database.openForWriting(
-                        environment: environment, lease: lease, standby: report, logger: logger)
-                } catch StoreError.unavailable(_, let reason) {
-                    if !warned {
-                        logger.warning(
-                            "standing by: cannot reach the database; trying again until it is back",
-                            metadata: ["reason": "\(reason)"])
-                        warned = true
-                    }
-                    try await Task.sleep(for: lease.poll * 2)
-                }
-            }
-        }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(
-                service: standby, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup)
-        ]
-        if let address = settings.metricsListen {
-            services.append(
-                .init(
-                    service: MetricsServer(address: address, registry: registry, logger: logger) {},
-                    failureTerminationBehavior: .gracefullyShutdownGroup))
-        }
-        if let watchdog = WatchdogService(notifier: notifier) {
-            services.append(.init(service: watchdog))
-        }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        // A standby is healthy: it is doing what it is for.
-        notifier.ready()
-        try await group.run()
-        return try await standby.opened()
-    }
-
     /// A database a `photosync copy` is still filling is not synced into: the copy could not go
     /// on with it afterwards.
     private static func refuseUnfinishedCopy(_ store: PhotoStore, writer: DatabaseWriter) async throws {
@@ -268,15 +202,11 @@ struct RunCommand: AsyncParsableCommand {
                     service: LeaseWatch(lease: lease, store: parts.store),
                     successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        if let address = settings.metricsListen {
-            services.append(
-                .init(
-                    service: parts.metricsServer(address: address, lease: writer.lease, logger: logger),
-                    failureTerminationBehavior: .gracefullyShutdownGroup))
-        }
-        if let watchdog = WatchdogService(notifier: parts.notifier) {
-            services.append(.init(service: watchdog))
-        }
+        services += Self.beside(
+            metrics: settings.metricsListen.map {
+                parts.metricsServer(address: $0, lease: writer.lease, logger: logger)
+            },
+            notifier: parts.notifier)
         guard !once else { return services }
         services.append(.init(service: MaintenanceService(engine: parts.engine)))
         let options = (settings: self.settings, key: self.key)
@@ -292,6 +222,21 @@ struct RunCommand: AsyncParsableCommand {
                 )
             })
         services.append(.init(service: reloader))
+        return services
+    }
+
+    /// What runs beside the sync, and beside a standby's wait: the metrics server, when there is
+    /// one (a port it cannot serve ends the group), and the watchdog, when systemd asks for one.
+    static func beside(
+        metrics: MetricsServer?, notifier: SystemdNotifier
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let metrics {
+            services.append(.init(service: metrics, failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let watchdog = WatchdogService(notifier: notifier) {
+            services.append(.init(service: watchdog))
+        }
         return services
     }
 
