@@ -20,11 +20,23 @@ struct PostgresImageArchive: ImageArchive {
     ) async throws(StoreError) -> StoredBatch {
         guard !images.isEmpty || !failures.isEmpty else { return StoredBatch(stored: [], pruned: []) }
         let (logger, name) = (database.logger, database.name)
+        if storageLimit == nil, failures.isEmpty, !images.isEmpty, let batch = InMemoryBatch(images),
+            batch.images.allSatisfy({ $0.data.count <= Self.chunkBytes })
+        {
+            // The common batch (small images, no budget, no failures) is one statement, fenced
+            // in itself: one round trip where a transaction takes four.
+            let stored = try await database.writeStatement(
+                "storing a batch of \(images.count) images", lane: .images
+            ) { connection, token in
+                try await Self.storeInOneTrip(batch, name: name, fence: token, connection, logger)
+            }
+            return StoredBatch(stored: stored, pruned: [])
+        }
         return try await database.write("storing a batch of \(images.count) images", lane: .images) { connection in
             var pruned: [PrunedImage] = []
             var stored: [Bool] = []
             if storageLimit == nil, !images.isEmpty, let batch = InMemoryBatch(images) {
-                stored = try await Self.storeInOneTrip(batch, name: name, connection, logger)
+                stored = try await Self.storeInOneTrip(batch, name: name, fence: nil, connection, logger)
             } else {
                 for image in images {
                     stored.append(
@@ -408,13 +420,24 @@ struct PostgresImageArchive: ImageArchive {
     /// ``storeInOneTrip(_:_:name:_:_:)`` for a whole batch: every job's status, stored metadata
     /// and first chunk in one statement, its rows arrays, then any further chunks. Under load a
     /// batch holds tens of images, each a round trip before.
+    ///
+    /// With a `fence` (the statement is its own transaction: ``PostgresDatabase/writeStatement(_:lane:_:)``),
+    /// it locks the lease row as ``WriterFence/statement(_:)`` does and writes nothing unless it
+    /// is found; it throws ``WriterFence/Refused`` when it was not.
     static func storeInOneTrip(
-        _ batch: InMemoryBatch, name: String, _ connection: PostgresConnection, _ logger: Logger
+        _ batch: InMemoryBatch, name: String, fence: WriterFence.Token?, _ connection: PostgresConnection,
+        _ logger: Logger
     ) async throws -> [Bool] {
         let images = batch.images
         let rows = try await connection.guardedQuery(
             """
-            WITH batch AS (
+            WITH fence AS (
+                SELECT 1 FROM writer_lease
+                WHERE \(fence != nil) AND id = 1 AND instance = \(fence?.instance ?? "") AND epoch = \(fence?.epoch ?? 0)
+                FOR KEY SHARE
+            ),
+            held AS (SELECT NOT \(fence != nil) OR EXISTS (SELECT FROM fence) AS held),
+            batch AS (
                 SELECT * FROM unnest(\(images.map(\.image.photoID))::text[],
                     \(images.map(\.image.variant.rawValue))::text[], \(images.map(\.image.contentType))::text[],
                     \(images.map(\.image.byteCount))::bigint[], \(images.map(\.image.sha256))::text[],
@@ -424,6 +447,7 @@ struct PostgresImageArchive: ImageArchive {
             ), job AS (
                 SELECT image.id, image.status, batch.* FROM batch
                 JOIN image ON image.photo_id = batch.photo_id AND image.variant = batch.variant
+                WHERE (SELECT held FROM held)
                 FOR UPDATE OF image
             ), stored AS (
                 UPDATE image SET status = 'stored', content_type = job.content_type, byte_count = job.byte_count,
@@ -435,13 +459,16 @@ struct PostgresImageArchive: ImageArchive {
                 SELECT job.id, 0, job.bytes FROM job JOIN stored ON stored.id = job.id
                 RETURNING image_id
             )
-            SELECT job.n, job.id, job.id IN (SELECT image_id FROM chunk) FROM job
+            SELECT held.held, outcome.n, outcome.id, outcome.stored FROM held LEFT JOIN (
+                SELECT job.n, job.id, job.id IN (SELECT image_id FROM chunk) AS stored FROM job
+            ) AS outcome ON true
             """, logger: logger
         ).collect()
         var outcomes: [Int: (id: Int64, stored: Bool)] = [:]
         for row in rows {
-            let (n, id, stored) = try row.decode((Int64, Int64, Bool).self)
-            outcomes[Int(n) - 1] = (id, stored)
+            let (held, n, id, stored) = try row.decode((Bool, Int64?, Int64?, Bool?).self)
+            guard held else { throw WriterFence.Refused() }
+            if let n, let id, let stored { outcomes[Int(n) - 1] = (id, stored) }
         }
         var stored: [Bool] = []
         for (index, (image, data)) in images.enumerated() {

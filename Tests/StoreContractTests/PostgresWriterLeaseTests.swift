@@ -91,8 +91,8 @@ struct PostgresWriterLeaseTests {
     }
 
     /// A write's fence is its own statement in a transaction (a page), or part of the one
-    /// statement that is the write (a tracking mark): both are refused.
-    @Test(arguments: ["page", "tracking mark"])
+    /// statement that is the write (a tracking mark, a batch of small images): all are refused.
+    @Test(arguments: ["page", "tracking mark", "image batch"])
     func aHolderWhoseLeaseWasTakenWritesNothingAndLearnsItLostIt(firstWrite: String) async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let (store, lease) = try await open(url, host: "host-a", pid: 101)
@@ -107,12 +107,13 @@ struct PostgresWriterLeaseTests {
 
         // THEN the holder's next write changes nothing and says why
         await #expect(throws: StoreError.writerLeaseLost(path: store.path)) {
-            if firstWrite == "page" {
-                try await store.ledger.commit([Sample.photo("after")])
-            } else {
-                try await store.ledger.markDownloadsTracked(photoIDs: ["before"], at: Date())
+            switch firstWrite {
+            case "page": try await store.ledger.commit([Sample.photo("after")])
+            case "tracking mark": try await store.ledger.markDownloadsTracked(photoIDs: ["before"], at: Date())
+            default: try await store.archive.storeImages([ArchiveContractTests.image("before", Data([1, 2, 3]))])
             }
         }
+        #expect(try await PostgresTestCluster.shared.query("SELECT count(*) FROM image_chunk", in: url) == "0")
         #expect(try await store.catalog.photo(id: "after") == nil)
         let untracked = try await PostgresTestCluster.shared.query(
             "SELECT download_tracked_at IS NULL FROM photo WHERE id = 'before'", in: url)
