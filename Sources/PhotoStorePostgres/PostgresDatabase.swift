@@ -156,36 +156,24 @@ final class PostgresDatabase: Sendable {
         _ operation: @autoclosure () -> String, lane: WriteLane = .rows,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let (client, logger, fence, name) = (client, logger, fence, name)
-        do {
-            return try await turns(of: lane).take { () async throws -> sending T in
-                try await attempting { () async throws -> sending T in
-                    let token = try fence.token(database: name)
-                    return try await Self.toTheEnd {
-                        try await client.withConnection { connection in
-                            try await Self.transaction("BEGIN", on: connection, logger: logger) { connection in
-                                if let token {
-                                    let holds = try await !connection.guardedQuery(
-                                        WriterFence.statement(token), logger: logger
-                                    ).collect().isEmpty
-                                    guard holds else { throw WriterFence.Refused() }
-                                }
-                                return try await body(connection)
-                            }
-                        }
-                    }
+        let logger = logger
+        return try await writeStatement(operation(), lane: lane) { connection, token in
+            try await Self.transaction("BEGIN", on: connection, logger: logger) { connection in
+                if let token {
+                    let holds = try await !connection.guardedQuery(
+                        WriterFence.statement(token), logger: logger
+                    ).collect().isEmpty
+                    guard holds else { throw WriterFence.Refused() }
                 }
+                return try await body(connection)
             }
-        } catch is WriterFence.Refused {
-            throw fenceRefused()
-        } catch {
-            throw storeError(error, operation: operation())
         }
     }
 
     /// Runs `body`, which sends one statement, as a transaction of its own: one round trip where
-    /// ``write(_:lane:_:)`` takes four (`BEGIN`, the fence, the statement, `COMMIT`). Taking turns
-    /// and tried again as ``write(_:lane:_:)``.
+    /// ``write(_:lane:_:)`` takes four (`BEGIN`, the fence, the statement, `COMMIT`); that is this
+    /// with a transaction around its body. It takes turns in its `lane`, and runs again what
+    /// failed for its timing or a lost connection (``attempting(_:)``).
     ///
     /// The statement fences itself: `body` is given this process's lease token (nil without a
     /// lease) to lock the lease row with in the statement, as ``WriterFence/statement(_:)`` does,
