@@ -255,7 +255,9 @@ let package = Package(
         // The stub over real HTTP on loopback, and its executable.
         .testTarget(
             name: "UnsplashStubTests",
-            dependencies: ["UnsplashStub", "Networking", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "UnsplashStub", "Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -2,13 +2,14 @@ import Foundation
 import Logging
 import NIOCore
 import Synchronization
+import TestSupport
 import WSClient
 
 /// Headless Chromium (Debian's `chromium`) in a temporary profile, driven over the Chrome
 /// DevTools Protocol. Starting it throws when it cannot start: a browser test fails then, it
 /// never skips.
 final class Chromium: Sendable {
-    private let process: Process
+    private let process: Spawned
     private let profile: URL
     /// The browser's DevTools endpoint, `ws://127.0.0.1:PORT/devtools/browser/ID`.
     let endpoint: String
@@ -28,9 +29,7 @@ final class Chromium: Sendable {
         }
         let profile = FileManager.default.temporaryDirectory.appending(path: "photosync-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        let arguments = [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars",
             // The DevTools client (swift-websocket) sends `Origin: ws://127.0.0.1`, which
@@ -38,11 +37,13 @@ final class Chromium: Sendable {
             "--remote-debugging-port=0", "--remote-allow-origins=ws://127.0.0.1", "--user-data-dir=\(profile.path)",
             "--window-size=\(windowSize.0),\(windowSize.1)", "about:blank",
         ]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let input = try Spawned.open("/dev/null")
+        let output = try Spawned.open("/dev/null", writing: true)
+        let errors = try Spawned.pipe()
+        let process = try Spawned(
+            executable, arguments, input: input.fileDescriptor, output: output.fileDescriptor,
+            error: errors.write.fileDescriptor)
+        for handle in [input, output, errors.write] { try? handle.close() }
 
         // Chromium says where DevTools listens on stderr; the pipe is read to its end on a
         // thread of its own, so Chromium never blocks on a full pipe.
@@ -51,7 +52,7 @@ final class Chromium: Sendable {
         Thread.detachNewThread {
             var pending = Data()
             while true {
-                let chunk = errors.fileHandleForReading.availableData
+                let chunk = errors.read.availableData
                 if chunk.isEmpty { break }
                 pending.append(chunk)
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -61,6 +62,7 @@ final class Chromium: Sendable {
                     pending.removeSubrange(pending.startIndex...newline)
                 }
             }
+            try? errors.read.close()
             sink.finish()
         }
         var endpoint: String?
@@ -73,26 +75,24 @@ final class Chromium: Sendable {
             }
         }
         guard let endpoint else {
-            process.waitUntilExit()
+            let ending = process.waitUntilEnded()
             try? FileManager.default.removeItem(at: profile)
             throw StartError(
-                description: "chromium exited (\(process.terminationStatus)) before DevTools listened:\n"
+                description: "chromium exited (\(ending.status)) before DevTools listened:\n"
                     + transcript.withLock { $0 })
         }
         return Chromium(process: process, profile: profile, endpoint: endpoint)
     }
 
-    private init(process: Process, profile: URL, endpoint: String) {
+    private init(process: Spawned, profile: URL, endpoint: String) {
         self.process = process
         self.profile = profile
         self.endpoint = endpoint
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.signal(SIGTERM)
+        _ = process.waitUntilEnded()
         try? FileManager.default.removeItem(at: profile)
     }
 

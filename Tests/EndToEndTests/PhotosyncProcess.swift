@@ -1,15 +1,15 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// The real `photosync` binary, run as a child process with a clean environment.
 ///
 /// Its stderr arrives line by line through ``errorLines`` so a test can await the moment it wants
 /// (for example the third stored page) instead of sleeping.
 final class PhotosyncProcess: Sendable {
-    private let process: Process
+    private let process: Spawned
     private let stdout = OutputBuffer()
     private let stderr = OutputBuffer()
-    private let exit: Task<Int32, Never>
     private let stdoutDone: DispatchSemaphore
     private let stderrDone: DispatchSemaphore
     /// Each line the process writes to stderr, as it is written.
@@ -31,49 +31,34 @@ final class PhotosyncProcess: Sendable {
         _ arguments: [String], environment: [String: String] = [:], journal: Bool = false, launcher: [String] = [],
         program: URL = PhotosyncProcess.executable
     ) throws {
-        let process = Process()
-        if let launcherProgram = launcher.first {
-            process.executableURL = URL(fileURLWithPath: launcherProgram)
-            process.arguments = launcher.dropFirst() + [program.path] + arguments
-        } else {
-            process.executableURL = program
-            process.arguments = arguments
-        }
-        process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        // Not the package's folder: what a run leaves in its working directory (a PostgreSQL
-        // run's download spool, without STATE_DIRECTORY) must not land in the repository.
-        process.currentDirectoryURL = FileManager.default.temporaryDirectory
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        var environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC"].merging(environment) { $1 }
+        let out = try Spawned.pipe()
+        let err = try Spawned.pipe()
         if journal {
             var status = stat()
-            fstat(err.fileHandleForWriting.fileDescriptor, &status)
-            process.environment?["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
+            fstat(err.write.fileDescriptor, &status)
+            environment["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
         }
-        self.process = process
+        let null = try Spawned.open("/dev/null")
+        let command = launcher.isEmpty ? [program.path] + arguments : launcher + [program.path] + arguments
+        // Not the package's folder: what a run leaves in its working directory (a PostgreSQL
+        // run's download spool, without STATE_DIRECTORY) must not land in the repository.
+        process = try Spawned(
+            command[0], Array(command.dropFirst()), environment: environment,
+            directory: FileManager.default.temporaryDirectory.path, input: null.fileDescriptor,
+            output: out.write.fileDescriptor, error: err.write.fileDescriptor)
+        // The child has its copies: with the parent's closed, each read ends when the child's do.
+        for handle in [null, out.write, err.write] { try? handle.close() }
 
         let (lines, lineSink) = AsyncStream.makeStream(of: String.self)
         errorLines = lines
-        let (statuses, statusSink) = AsyncStream.makeStream(of: Int32.self)
         // Blocking reads on threads of their own: the concurrency pool has only a few.
-        stdoutDone = Self.drain(out.fileHandleForReading, into: stdout) { _ in }
-        stderrDone = Self.drain(err.fileHandleForReading, into: stderr) { lineSink.yield($0) }
+        stdoutDone = Self.drain(out.read, into: stdout) { _ in }
+        stderrDone = Self.drain(err.read, into: stderr) { lineSink.yield($0) }
         Thread.detachNewThread { [stderrDone] in
             stderrDone.wait()
             lineSink.finish()
         }
-        process.terminationHandler = { process in
-            statusSink.yield(process.terminationStatus)
-            statusSink.finish()
-        }
-        exit = Task {
-            for await status in statuses { return status }
-            return -1
-        }
-        try process.run()
     }
 
     /// Runs `photosync arguments...` (or `program arguments...`) to the end.
@@ -98,7 +83,7 @@ final class PhotosyncProcess: Sendable {
     var stderrSoFar: String { stderr.text }
 
     /// The child's process id.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// Whether the child has not exited yet.
     var isRunning: Bool { process.isRunning }
@@ -107,12 +92,7 @@ final class PhotosyncProcess: Sendable {
     /// cancelled (its time limit passed) kills the process: a hung child fails its test instead
     /// of holding the whole run.
     func result() async -> Result {
-        let status = await withTaskCancellationHandler {
-            await exit.value
-        } onCancel: {
-            // Not once it has exited: its pid may be another process's by then.
-            if isRunning { signal(SIGKILL) }
-        }
+        let status = await process.ending().status
         for await _ in errorLines {}
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [stdoutDone] in
@@ -126,7 +106,8 @@ final class PhotosyncProcess: Sendable {
             stderr: stderr.text, stdoutData: stdout.data)
     }
 
-    /// Reads `handle` to its end on a thread of its own, handing on each complete line.
+    /// Reads `handle` to its end on a thread of its own, handing on each complete line, then
+    /// closes it: an ended child's pipe is no descriptor of the test process's any more.
     private static func drain(_ handle: FileHandle, into sink: OutputBuffer, line: @escaping @Sendable (String) -> Void)
         -> DispatchSemaphore
     {
@@ -143,13 +124,14 @@ final class PhotosyncProcess: Sendable {
                     pending.removeSubrange(pending.startIndex...newline)
                 }
             }
+            try? handle.close()
             done.signal()
         }
         return done
     }
 
     func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// Waits until a stderr line satisfies `predicate`; false if the process ended first.

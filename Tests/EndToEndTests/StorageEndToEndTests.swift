@@ -146,15 +146,13 @@ extension EndToEnd {
         /// kernel allows them. Nil when neither works: the test then fails, naming what is missing.
         static let tmpfsNamespace: [String]? = {
             let namespace = ["/usr/bin/unshare", geteuid() == 0 ? "-m" : "-rm"]
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: namespace[0])
-            process.arguments =
-                Array(namespace.dropFirst()) + ["/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
-            process.waitUntilExit()
-            return process.terminationStatus == 0 ? namespace : nil
+            guard let null = try? Spawned.open("/dev/null", writing: true) else { return nil }
+            defer { try? null.close() }
+            let process = try? Spawned(
+                namespace[0],
+                Array(namespace.dropFirst()) + ["/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs /mnt"],
+                output: null.fileDescriptor, error: null.fileDescriptor)
+            return process?.waitUntilEnded().status == 0 ? namespace : nil
         }()
 
         struct CannotMountTmpfs: Error, CustomStringConvertible {

@@ -88,22 +88,20 @@ import Testing
 
     /// Runs `python3 script argument`; its exit status and its output, stderr included.
     static func python(_ script: String, _ argument: String) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, argument]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
+        let pipe = try Spawned.pipe()
+        let process = try Spawned(
+            "/usr/bin/env", ["python3", script, argument], output: pipe.write.fileDescriptor,
+            error: pipe.write.fileDescriptor)
+        try? pipe.write.close()
         // A blocking read on a thread of its own: the concurrency pool has as many threads as
         // cores, and the server the script talks to answers on them.
         let output = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
+                let output = pipe.read.readDataToEndOfFile()
+                try? pipe.read.close()
                 continuation.resume(returning: output)
             }
         }
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        return (await process.ending().status, String(decoding: output, as: UTF8.self))
     }
 }

@@ -232,9 +232,9 @@ import Testing
                 .repeating(chunk, times: times),
             ]
         }
-        let small = try ChildProcess.peakMemory(
+        let small = try await ChildProcess.peakMemory(
             of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/small.jpg")), "1"])
-        let large = try ChildProcess.peakMemory(
+        let large = try await ChildProcess.peakMemory(
             of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/raw.jpg")), "1"])
         // Streamed, a 300 MiB body costs a bounded amount whatever its size; held, it would cost
         // 300 MiB. Alone the difference stays under 64 MiB; with the whole suite running on 2
@@ -357,21 +357,12 @@ enum ChildProcess {
     }
 
     /// Runs `path arguments...` to its end and returns its peak resident memory in bytes, from
-    /// `wait4`'s own accounting of that one child. Throws unless it exits 0.
-    static func peakMemory(of path: String, _ arguments: [String]) throws -> Int {
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, nil, nil, argv, environ)
-        guard spawned == 0 else {
-            throw Failed(description: "cannot run \(path): \(String(cString: strerror(spawned)))")
+    /// the kernel's own accounting of that one child. Throws unless it exits 0.
+    static func peakMemory(of path: String, _ arguments: [String]) async throws -> Int {
+        let ending = try await Spawned(path, arguments).ending()
+        guard ending.status == 0, !ending.bySignal else {
+            throw Failed(description: "\(path) exited with status \(ending.status)")
         }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw Failed(description: "wait4: \(String(cString: strerror(errno)))") }
-        }
-        guard status == 0 else { throw Failed(description: "\(path) exited with status \(status)") }
-        return usage.ru_maxrss * 1024
+        return ending.peakMemory
     }
 }

@@ -164,54 +164,26 @@ public actor PostgresTestCluster {
         try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
     }
 
-    /// Runs `program` to its end with `posix_spawn` and `waitpid`, its output and errors into
-    /// files: not `Process`, whose wait never saw `runuser` exit here (it stayed a zombie), and
-    /// not a pipe, which the server that `pg_ctl` starts would hold open.
-    ///
-    /// The child gets no descriptor of this process but its three: the server `pg_ctl` starts
-    /// lives until the test process ends, and a copy of another test's pipe or socket in it would
-    /// keep that pipe from ever reaching its end, or that child's exit from being seen
-    /// (Foundation's `Process` watches a socket its children hold), so that test would wait
-    /// forever.
+    /// Runs `program` to its end, its output and errors into files: not a pipe, which the server
+    /// that `pg_ctl` starts would hold open. The server lives until the test process ends, and
+    /// gets no descriptor of the test process's but these (``Spawned``).
     private static func run(_ program: String, _ arguments: [String], output: String = "/dev/null") throws {
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).err")
         defer { try? FileManager.default.removeItem(at: errorFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
-            throw Failure(description: "cannot close the descriptors of \(program)'s process")
-        }
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw Failure(description: "cannot run \(program): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw Failure(description: "waitpid: \(String(cString: strerror(errno)))") }
-        }
-        guard status == 0 else {
+        let input = try Spawned.open("/dev/null")
+        let out = try Spawned.open(output, writing: true)
+        let err = try Spawned.open(errorFile.path, writing: true)
+        let process = try Spawned(
+            program, arguments, input: input.fileDescriptor, output: out.fileDescriptor, error: err.fileDescriptor)
+        for handle in [input, out, err] { try? handle.close() }
+        let ending = process.waitUntilEnded()
+        guard ending.status == 0, !ending.bySignal else {
             let said = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             let text = said.trimmingCharacters(in: .whitespacesAndNewlines)
             throw Failure(
-                description: "\((program as NSString).lastPathComponent) exited with status \(status): \(text)")
+                description: "\((program as NSString).lastPathComponent) exited with status \(ending.status): \(text)")
         }
     }
-
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does
-    /// not declare: every descriptor from the one given on is closed in the child.
-    private static let closeFrom: AddCloseFrom? = {
-        let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        return symbol.map { unsafeBitCast($0, to: AddCloseFrom.self) }
-    }()
 
     /// The clusters stop with the test process: `pg_ctl stop -m immediate`, then their folders go.
     private static func stopAtExit(data: String, folder: String) {

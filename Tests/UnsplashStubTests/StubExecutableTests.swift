@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import UnsplashStub
 
@@ -10,15 +11,9 @@ import UnsplashStub
 
 @Suite(.timeLimit(.minutes(3))) struct StubExecutableTests {
     @Test func printsItsAddressServesAndExitsZeroOnSIGTERM() async throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = ["--port", "0", "--photos", "12"]
-        let output = Pipe()
-        process.standardOutput = output
-        let exited = Self.exitStatus(of: process)
-        try process.run()
+        let (process, output, _) = try Self.start(["--port", "0", "--photos", "12"])
 
-        let line = Self.firstLine(of: output.fileHandleForReading)
+        let line = Self.firstLine(of: output)
         let match = try #require(
             line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(12 photos\)/))
         let base = try #require(URL(string: String(match.1)))
@@ -27,22 +22,17 @@ import UnsplashStub
         #expect(answer.status == 200)
         #expect(answer.header("X-Total") == "12")
 
-        process.terminate()
-        #expect(await exited.value == 0)
-        #expect(process.terminationReason == .exit)
+        process.signal(SIGTERM)
+        let ending = await process.ending()
+        #expect(ending.status == 0)
+        #expect(!ending.bySignal)
     }
 
     @Test func faultFlagsApplyFromTheFirstRequest() async throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = [
+        let (process, output, _) = try Self.start([
             "--port", "0", "--photos", "30", "--empty-page", "1", "--fail-every", "2", "--fail-status", "503",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        let exited = Self.exitStatus(of: process)
-        try process.run()
-        let line = Self.firstLine(of: output.fileHandleForReading)
+        ])
+        let line = Self.firstLine(of: output)
         let match = try #require(
             line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
         let photos = try #require(URL(string: String(match.1) + "/photos"))
@@ -54,23 +44,16 @@ import UnsplashStub
         #expect(String(decoding: empty.body, as: UTF8.self) == "[]")
         #expect(failed.status == 503)
         #expect(try full.photoIDs().count == 10)
-        process.terminate()
-        #expect(await exited.value == 0)
+        process.signal(SIGTERM)
+        #expect(await process.ending().status == 0)
     }
 
     @Test(arguments: [["--sponsored-every", "1"], ["--fail-rate", "2"]])
     func badArgumentsExit64WithOneLine(arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        let exited = Self.exitStatus(of: process)
-        try process.run()
+        let (process, _, errors) = try Self.start(arguments, capturingErrors: true)
 
-        #expect(await exited.value == 64)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(await process.ending().status == 64)
+        let message = String(decoding: try #require(errors).readDataToEndOfFile(), as: UTF8.self)
         #expect(message.hasPrefix("unsplash-stub: "))
         #expect(message.contains(arguments[0].dropFirst(2)))
         #expect(message.filter(\.isNewline).count == 1)
@@ -87,13 +70,18 @@ import UnsplashStub
         return binary
     }
 
-    static func exitStatus(of process: Process) -> Task<Int32, Never> {
-        let (statuses, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { continuation.yield($0.terminationStatus) }
-        return Task {
-            for await status in statuses { return status }
-            return -1
-        }
+    /// Starts the stub with `arguments`: the read end of its standard output, and of its
+    /// standard error when `capturingErrors` (else it writes to the test's).
+    static func start(_ arguments: [String], capturingErrors: Bool = false) throws
+        -> (Spawned, output: FileHandle, errors: FileHandle?)
+    {
+        let output = try Spawned.pipe()
+        let errors = capturingErrors ? try Spawned.pipe() : nil
+        let process = try Spawned(
+            try executable().path, arguments, output: output.write.fileDescriptor,
+            error: errors?.write.fileDescriptor ?? STDERR_FILENO)
+        for handle in [output.write, errors?.write].compactMap({ $0 }) { try? handle.close() }
+        return (process, output.read, errors?.read)
     }
 
     static func firstLine(of handle: FileHandle) -> String {
