@@ -114,7 +114,9 @@ public final class PostgresWriterLease: Sendable {
     ) async throws -> PostgresWriterLease {
         while true {
             let instance = UUID().uuidString
-            switch try await attempt(database, host: host, pid: pid, instance: instance, timing: timing) {
+            switch try await unlessCancelled({
+                try await attempt(database, host: host, pid: pid, instance: instance, timing: timing)
+            }) {
             case .taken(let epoch, let sent):
                 database.fence.hold(.init(instance: instance, epoch: epoch), sent: sent, duration: timing.duration)
                 database.logger.notice(
@@ -128,10 +130,24 @@ public final class PostgresWriterLease: Sendable {
             case .busy(let error):
                 throw error
             case .leased(let error):
-                guard let standby, let holder = try await current(database) else { throw error }
+                guard let standby, let holder = try await unlessCancelled({ try await current(database) }) else {
+                    throw error
+                }
                 standby(holder)
                 try await Task.sleep(for: timing.poll)
             }
+        }
+    }
+
+    /// `body`'s value; `CancellationError` when it fails in a cancelled task: a look at the lease
+    /// cut short by the cancellation fails as a lost connection would, and a standby that is
+    /// told to stop is not one whose database is away.
+    private static func unlessCancelled<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw error
         }
     }
 
