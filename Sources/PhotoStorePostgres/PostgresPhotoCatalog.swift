@@ -7,11 +7,17 @@ import Synchronization
 /// through the `tsvector` column, each method one read-only snapshot.
 struct PostgresPhotoCatalog: PhotoCatalog {
     let database: PostgresDatabase
-    /// Counts kept until the data may have changed.
-    let counts = PostgresChangeCache<Int>()
-    /// Listings' anchors (``PostgresListing``), kept until the data may have changed.
-    let anchors = PostgresChangeCache<[String]>()
+    /// Counts kept until the data may have changed (and for a lag past that).
+    let counts: PostgresChangeCache<Int>
+    /// Listings' anchors (``PostgresListing``), kept as counts are.
+    let anchors: PostgresChangeCache<[String]>
     var rankLimit: Int { 1_000 }
+
+    init(database: PostgresDatabase, lag: Duration = .zero) {
+        self.database = database
+        counts = PostgresChangeCache(lag: lag)
+        anchors = PostgresChangeCache(lag: lag)
+    }
 
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
     static let imageColumns = "id, variant, content_type, byte_count, sha256, fetched_at"
@@ -399,11 +405,20 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 /// SQLite's `PRAGMA data_version` tells a connection. Each value is kept with the snapshot it was
 /// computed in (`pg_current_snapshot()`: the newest transaction id, and those in progress); a
 /// later snapshot that is the same text sees the same committed data, so the value still holds.
-/// Nothing is written to know it: no counter row for every writer to wait on.
+/// Nothing is written to know it: no counter row for every writer to wait on. With a `lag`, a
+/// value outlives changes for that long (a server's, under a daemon that commits many times a
+/// second), as SQLite's listings' values do.
 final class PostgresChangeCache<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var snapshot: String
         var value: Value
+        var made: ContinuousClock.Instant
+    }
+
+    private let lag: Duration
+
+    init(lag: Duration = .zero) {
+        self.lag = lag
     }
 
     /// At most this many values are remembered; all are forgotten when that is reached.
@@ -418,11 +433,16 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         let snapshot =
             try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""
-        if let entry = entries.withLock({ $0[key] }), entry.snapshot == snapshot { return entry.value }
+        if let entry = entries.withLock({ $0[key] }),
+            entry.snapshot == snapshot || ContinuousClock.now < entry.made + lag
+        {
+            return entry.value
+        }
+        let made = ContinuousClock.now
         let value = try await make()
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[key] = Entry(snapshot: snapshot, value: value)
+            entries[key] = Entry(snapshot: snapshot, value: value, made: made)
         }
         return value
     }

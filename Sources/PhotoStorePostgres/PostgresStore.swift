@@ -27,10 +27,14 @@ public enum PostgresStore {
     /// Connects to the database at `location`, which must be photosync's at this build's schema,
     /// and changes nothing: what the commands that read open.
     ///
+    /// A listing's total, the start of a deep page and a search's ranking may lag behind changes
+    /// by `lag`: for a server under a writing daemon, whose every commit would otherwise have
+    /// each of them made again for the next request.
+    ///
     /// - Throws: as ``open(_:password:logger:)``, and `StoreError.missing` for a database that
     ///   holds no mirror yet, `.olderSchema` for one that `run` has to migrate first.
     public static func openExisting(
-        _ location: PostgresLocation, password: String?, logger: Logger
+        _ location: PostgresLocation, password: String?, lag: Duration = .zero, logger: Logger
     ) async throws(StoreError) -> PhotoStore {
         let database = try await PostgresDatabase.open(location, password: password, logger: logger)
         do throws(StoreError) {
@@ -45,14 +49,14 @@ public enum PostgresStore {
             database.close()
             throw error
         }
-        return store(database)
+        return store(database, lag: lag)
     }
 
-    static func store(_ database: PostgresDatabase) -> PhotoStore {
+    static func store(_ database: PostgresDatabase, lag: Duration = .zero) -> PhotoStore {
         PhotoStore(
             path: database.name, ledger: PostgresSyncLedger(database: database),
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
-            catalog: PostgresPhotoCatalog(database: database),
+            catalog: PostgresPhotoCatalog(database: database, lag: lag),
             photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database),
             transfer: PostgresStoreTransfer(database: database),
             holdsWriterRole: { [fence = database.fence] in fence.mayAct() })

@@ -369,22 +369,84 @@ struct ListingLimits: Sendable {
 /// The anchors of listings (the keys of every n-th photo in an order) and the facts they rest
 /// on, kept per connection until the database changes: SQLite's `PRAGMA data_version` tells a
 /// connection whether another one has committed since it last looked.
+///
+/// Under a daemon that writes without pause the database changes many times a second, and each
+/// value would be made again for nearly every request: a count that takes a second, for every
+/// one. So a value outlives changes a while (``Keeping``): a server's for a second
+/// (``Keeping/lag``), and one that was costly to make for ten times its cost. Within that time
+/// every connection uses it, and once it is over one connection makes it again while the others
+/// go on using it. What a page shows of the photos themselves is read anew each time; what may
+/// lag is a total, where a deep page starts, and a ranking.
 final class ListingAnchors: Sendable {
     private struct Entry: Sendable {
         var dataVersion: Int64
         var value: Value
+        /// The CPU time its making took.
+        var cost: Duration
+        /// Until when any connection uses it, whatever its data version says (`Keeping.now`).
+        var keptUntil: Duration
     }
 
-    private enum Value: Sendable {
+    private enum Value: Sendable, Equatable {
         case keys([[DatabaseValue]])
         case flag(Bool)
         case count(Int)
         case ranking([Int64]?)
     }
 
+    private struct State: Sendable {
+        /// Each connection's values, by connection and name: a connection numbers its data
+        /// versions on its own.
+        var own: [String: Entry] = [:]
+        /// The value of each name made or found current last, on any connection.
+        var latest: [String: Entry] = [:]
+        /// The names some connection is making a value of.
+        var making: Set<String> = []
+    }
+
+    /// How long a value outlives changes to the data it was made from.
+    struct Keeping: Sendable {
+        /// How long any value is kept past a change: zero for the writer and the commands, which
+        /// read what they just wrote; a second for `serve` under a writing daemon.
+        var lag = Duration.zero
+        /// Past that, a value whose making took less CPU time than this is made again after any
+        /// change; ...
+        var worthKeeping = Duration.milliseconds(10)
+        /// ... a costlier one is kept for this many times what it cost, ...
+        var factor = 10
+        /// ... and never longer than this.
+        var longest = Duration.seconds(30)
+        /// The CPU time of the calling thread: what making a value costs, whatever else runs.
+        var cpuTime: @Sendable () -> Duration = { Keeping.threadCPUTime() }
+        /// A monotonic clock.
+        var now: @Sendable () -> Duration = { Keeping.uptime() }
+
+        /// How long past a change a value that cost `cost` is kept.
+        func span(costing cost: Duration) -> Duration {
+            max(lag, cost < worthKeeping ? .zero : min(cost * factor, longest))
+        }
+
+        static func threadCPUTime() -> Duration {
+            var time = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        }
+
+        static func uptime() -> Duration {
+            var time = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+        }
+    }
+
     /// At most this many listings are remembered; all are forgotten when that is reached.
     private static let capacity = 256
-    private let entries = Mutex<[String: Entry]>([:])
+    private let state = Mutex(State())
+    private let keeping: Keeping
+
+    init(keeping: Keeping = Keeping()) {
+        self.keeping = keeping
+    }
 
     /// The anchors of the listing `signature` (its SQL and arguments), made by `make` when
     /// none are kept for this connection's current data.
@@ -413,31 +475,59 @@ final class ListingAnchors: Sendable {
         return ranking
     }
 
-    /// Whether every stored photo is in the source `sourceID`.
+    /// Whether every stored photo is in the source `sourceID`. Only "no" outlives a change: a
+    /// listing that checks each photo's membership when it need not is right, only slower; one
+    /// that skips the check when a photo of another source just arrived is wrong.
     func isWholeStore(_ db: Database, sourceID: Int64) throws -> Bool {
-        let value = try remembered(db, "whole store \(sourceID)") {
-            let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
-            let members =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
-                ?? 0
-            return .flag(photos == members)
-        }
+        let value = try remembered(
+            db, "whole store \(sourceID)", outlivingChanges: { $0 == .flag(false) },
+            make: {
+                let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
+                let members =
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
+                    ?? 0
+                return .flag(photos == members)
+            })
         guard case .flag(let flag) = value else { return false }
         return flag
     }
 
-    private func remembered(_ db: Database, _ name: String, make: () throws -> Value) throws -> Value {
-        // Each connection numbers its data versions on its own: the key names the connection.
+    /// The value of `name` kept for this connection's data, or kept within its time by any
+    /// connection (when `outlivingChanges` allows it), or else `make`'s, kept.
+    private func remembered(
+        _ db: Database, _ name: String, outlivingChanges: (Value) -> Bool = { _ in true }, make: () throws -> Value
+    ) throws -> Value {
         let key = "\(ObjectIdentifier(db).hashValue) \(name)"
         let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
-        if let entry = entries.withLock({ $0[key] }), entry.dataVersion == dataVersion {
-            return entry.value
+        let now = keeping.now()
+        let kept = state.withLock { state -> Value? in
+            if var entry = state.own[key], entry.dataVersion == dataVersion {
+                // Current as of now: every connection may use it for as long again.
+                entry.keptUntil = max(entry.keptUntil, now + keeping.span(costing: entry.cost))
+                state.latest[name] = entry
+                return entry.value
+            }
+            if let entry = state.latest[name], outlivingChanges(entry.value) {
+                if now < entry.keptUntil { return entry.value }
+                // One connection makes it again; the others use the one kept meanwhile.
+                if state.making.contains(name) && keeping.span(costing: entry.cost) > .zero { return entry.value }
+            }
+            state.making.insert(name)
+            return nil
         }
+        if let kept { return kept }
+        defer { _ = state.withLock { $0.making.remove(name) } }
+        let started = keeping.cpuTime()
         let value = try make()
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll() }
-            entries[key] = Entry(dataVersion: dataVersion, value: value)
+        let cost = keeping.cpuTime() - started
+        let entry = Entry(
+            dataVersion: dataVersion, value: value, cost: cost, keptUntil: keeping.now() + keeping.span(costing: cost))
+        state.withLock { state in
+            if state.own.count >= Self.capacity { state.own.removeAll() }
+            if state.latest.count >= Self.capacity { state.latest.removeAll() }
+            state.own[key] = entry
+            state.latest[name] = entry
         }
         return value
     }

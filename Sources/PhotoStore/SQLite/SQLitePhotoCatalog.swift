@@ -6,9 +6,17 @@ import PhotosyncModel
 /// FTS5, every method one read transaction on GRDB's reader queues.
 struct SQLitePhotoCatalog: PhotoCatalog {
     let database: StoreDatabase
-    /// The keys listings continue from, kept until the database changes.
-    let anchors = ListingAnchors()
+    /// The keys listings continue from, counts and rankings, kept until the database changes
+    /// (and for `lag` past a change).
+    let anchors: ListingAnchors
     var limits = ListingLimits()
+
+    init(database: StoreDatabase, lag: Duration = .zero) {
+        self.database = database
+        var keeping = ListingAnchors.Keeping()
+        keeping.lag = lag
+        anchors = ListingAnchors(keeping: keeping)
+    }
 
     var rankLimit: Int { limits.rankLimit }
 

@@ -124,8 +124,11 @@ extension PhotoStore {
     ///   - forSmallWrites: the connection may also write: for `retry`, whose one short
     ///     transaction runs beside `photosync run` (SQLite's lock keeps the two writers apart),
     ///     and which neither creates nor migrates a database.
+    ///   - lag: how long a listing's total, the start of a deep page and a search's ranking may
+    ///     lag behind changes: for a server under a writing daemon, whose every commit would
+    ///     otherwise have each of them made again for the next request.
     public static func openExisting(
-        path: String, readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false
+        path: String, readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false, lag: Duration = .zero
     ) throws(StoreError) -> PhotoStore {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError.missing(path: path)
@@ -157,15 +160,15 @@ extension PhotoStore {
             throw StoreError(error, path: path, operation: "opening")
         }
         try checkIdentity(of: reader, path: path, requireCurrentSchema: true)
-        return PhotoStore(path: path, pool: reader)
+        return PhotoStore(path: path, pool: reader, lag: lag)
     }
 
     /// The SQLite store's parts over `pool`, opened and checked.
-    private convenience init(path: String, pool: any DatabaseWriter) {
+    private convenience init(path: String, pool: any DatabaseWriter, lag: Duration = .zero) {
         let database = StoreDatabase(path: path, writer: pool)
         self.init(
             path: path, ledger: SQLiteSyncLedger(database: database), imageQueue: SQLiteImageQueue(database: database),
-            archive: SQLiteImageArchive(database: database), catalog: SQLitePhotoCatalog(database: database),
+            archive: SQLiteImageArchive(database: database), catalog: SQLitePhotoCatalog(database: database, lag: lag),
             photoDetails: SQLitePhotoDetailsStore(database: database), storage: SQLiteStorage(database: database),
             transfer: SQLiteStoreTransfer(database: database), sqlite: database)
     }

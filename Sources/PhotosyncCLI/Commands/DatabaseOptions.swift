@@ -6,9 +6,10 @@ extension DatabaseOptions {
     /// Only the database's setting is resolved: parsing the flags as a whole
     /// ``SettingsOptions`` and resolving every setting cost about 2 ms of a 30 ms `photosync query`.
     func openStore(
-        environment: [String: String], readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false
+        environment: [String: String], readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false,
+        lag: Duration = .zero
     ) async throws -> PhotoStore {
         try await database(environment: environment).openExisting(
-            environment: environment, readers: readers, mapped: mapped, forSmallWrites: forSmallWrites)
+            environment: environment, readers: readers, mapped: mapped, forSmallWrites: forSmallWrites, lag: lag)
     }
 }

@@ -50,9 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
                         + "accepts: set mirror_client_keys (--mirror-client-key)")
             }
             // Requests read at once, each on a connection of its own (a single one answered
-            // them one by one); more connections than cores only wait for a core.
+            // them one by one); more connections than cores only wait for a core. Under a
+            // writing daemon, a total, a deep page's start and a ranking may be a second old:
+            // made again at each of its commits, they took most of the CPU the reads had.
             let store = try await database.openStore(
-                environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
+                environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2),
+                lag: .seconds(1))
             if mirror.downloadTracking == .queued {
                 do {
                     mirror.downloadRequests = try store.storage.openDownloadRequests()

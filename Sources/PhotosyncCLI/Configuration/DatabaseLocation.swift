@@ -39,17 +39,21 @@ enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         return logger
     }()
 
-    /// Opens the mirror that `run` made, changing nothing: what the reading commands open.
+    /// Opens the mirror that `run` made, changing nothing: what the reading commands open. With
+    /// a `lag`, totals, deep pages' starts and rankings may lag behind a writer's changes that
+    /// long (the store's `openExisting`).
     /// - Throws: `StoreError.missing` when there is none yet, and as the store's `openExisting`.
     func openExisting(
-        environment: [String: String], readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false
+        environment: [String: String], readers: Int = 1, mapped: Bool = false, forSmallWrites: Bool = false,
+        lag: Duration = .zero
     ) async throws -> PhotoStore {
         switch self {
         case .file(let path):
-            try PhotoStore.openExisting(path: path, readers: readers, mapped: mapped, forSmallWrites: forSmallWrites)
+            try PhotoStore.openExisting(
+                path: path, readers: readers, mapped: mapped, forSmallWrites: forSmallWrites, lag: lag)
         case .postgres(let location):
             try await PostgresStore.openExisting(
-                location, password: PostgresPassword.find(for: location, environment: environment),
+                location, password: PostgresPassword.find(for: location, environment: environment), lag: lag,
                 logger: Self.quietLogger)
         }
     }
