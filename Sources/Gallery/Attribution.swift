@@ -29,7 +29,24 @@ public struct Attribution: Sendable, Equatable {
 
     /// `text` percent-encoded so that it stays one path segment, whatever it holds.
     static func pathSegment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        encoded(text)
+    }
+
+    /// `text` with every byte but RFC 3986's unreserved ones percent-encoded. Ids, variants and
+    /// most usernames have none to encode, and are returned as they are: Foundation's encoder
+    /// went through a `CFString` for each, 6 % of a gallery page's CPU.
+    static func encoded(_ text: String) -> String {
+        let isUnreserved = { (byte: UInt8) in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 
     /// RFC 3986's unreserved characters.

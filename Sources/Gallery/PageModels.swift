@@ -135,10 +135,9 @@ enum GalleryLinks {
 
     /// `pairs` encoded as a query, for links that keep the current filters; empty values are left out.
     static func query(_ pairs: [(String, String?)]) -> String {
-        let allowed = Attribution.unreserved
-        return pairs.compactMap { name, value in
+        pairs.compactMap { name, value in
             guard let value, !value.isEmpty else { return nil }
-            return name + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+            return name + "=" + Attribution.encoded(value)
         }.joined(separator: "&")
     }
 

@@ -226,7 +226,7 @@ struct SQLiteImageArchive: ImageArchive {
 }
 
 /// A stored `image` row, without its bytes: the one column list of a stored image's metadata.
-struct StoredImageRow: Decodable, FetchableRecord {
+struct StoredImageRow: FetchableRecord {
     var id: Int64
     var variant: ImageVariant
     var contentType: String
@@ -234,8 +234,19 @@ struct StoredImageRow: Decodable, FetchableRecord {
     var sha256: String
     var fetchedAt: StoredDate
 
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    /// What every read of this row selects, in this order.
     static let columns = "id, variant, content_type, byte_count, sha256, fetched_at"
+
+    /// The row's ``columns`` read by position: decoding them by name (`Decodable`) built a
+    /// dictionary of lowercased column names for every row, 7 % of a gallery page's CPU.
+    init(row: Row) throws {
+        id = try row.decode(Int64.self, atIndex: 0)
+        variant = try row.decode(ImageVariant.self, atIndex: 1)
+        contentType = try row.decode(String.self, atIndex: 2)
+        byteCount = try row.decode(Int64.self, atIndex: 3)
+        sha256 = try row.decode(String.self, atIndex: 4)
+        fetchedAt = try row.decode(StoredDate.self, atIndex: 5)
+    }
 
     var image: StoredImage {
         StoredImage(
