@@ -152,26 +152,6 @@ requests=(
     "Unsplash API, collection, last page|/unsplash/collections/bench/photos?per_page=30&page=$(( (members + 29) / 30 ))|"
 )
 
-# load URL: prints "requests/s p99-ms non-2xx", after 2 s of the same load unmeasured: each of
-# photosync's readers keeps a listing's anchors, count and ranking until the data changes, and
-# the first request on each pays for them (the single requests in Benchmarks/README.md).
-load() {
-    local output
-    wrk -t2 -c16 -d2s --timeout 10s -H "Authorization: Client-ID bench" "$1" > /dev/null 2>&1
-    # The Unsplash API's routes want a client key (any one, on loopback); the others ignore it.
-    output=$(wrk -t2 -c16 -d"${seconds}s" --timeout 10s --latency -H "Authorization: Client-ID bench" "$1" 2>&1)
-    python3 - "$output" <<'PY'
-import re, sys
-text = sys.argv[1]
-rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-match = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", text)
-p99 = float(match.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[match.group(2)] if match else float("nan")
-bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-errors = re.search(r"Socket errors: (.*)", text)
-notes = (f" ({bad.group(1)} non-2xx)" if bad else "") + (f" (socket errors: {errors.group(1)})" if errors else "")
-print(f"{rate:.0f} {p99:.1f}{notes}")
-PY
-}
 
 # Datasette goes on running the SQL of requests wrk gave up on (up to its 60 s limit); the next
 # measurement waits until it has stopped using the CPU, so that it does not measure its leftovers.

@@ -58,20 +58,6 @@ routes=(
     "gallery, page $deep|/?page=$deep"
 )
 
-# load URL: "requests/s p99-ms", after 2 s of the same load unmeasured.
-load() {
-    local output
-    wrk -t2 -c16 -d2s --timeout 10s -H "Authorization: Client-ID bench" "$1" > /dev/null 2>&1
-    output=$(wrk -t2 -c16 -d"${seconds}s" --timeout 10s --latency -H "Authorization: Client-ID bench" "$1" 2>&1)
-    python3 - "$output" <<'PY'
-import re, sys
-text = sys.argv[1]
-rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-match = re.search(r"\s99%\s+([\d.]+)(us|ms|s)", text)
-p99 = float(match.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[match.group(2)] if match else float("nan")
-print(f"{rate:.0f} {p99:.1f}")
-PY
-}
 
 declare -A idle
 for route in "${routes[@]}"; do
@@ -96,8 +82,8 @@ started=$(date +%s.%N)
 printf '%-46s %20s %20s %8s\n' "route" "idle: req/s, p99" "writing: req/s, p99" "fell"
 for route in "${routes[@]}"; do
     IFS='|' read -r name path <<< "$route"
-    read -r idle_rate idle_p99 <<< "${idle[$name]}"
-    read -r rate p99 <<< "$(load "$ours$path")"
+    read -r idle_rate idle_p99 _ <<< "${idle[$name]}"
+    read -r rate p99 _ <<< "$(load "$ours$path")"
     kill -0 "$writer_pid" 2>/dev/null || { echo "writing.sh: the writer stopped: $(tail -3 "$work/writer.err")" >&2; exit 1; }
     printf '%-46s %12s, %5s ms %12s, %5s ms %7sx\n' "$name" "$idle_rate" "$idle_p99" "$rate" "$p99" \
         "$(python3 -c "print(f'{$idle_rate / max($rate, 1):.1f}')")"
