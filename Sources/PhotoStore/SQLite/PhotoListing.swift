@@ -449,7 +449,7 @@ final class ListingAnchors: Sendable {
     }
 
     /// The anchors of the listing `signature` (its SQL and arguments), made by `make` when
-    /// none are kept for this connection's current data.
+    /// none are kept (``remembered(_:_:outlivingChanges:make:)``).
     func keys(
         _ db: Database, signature: String, interval: Int, make: () throws -> [[DatabaseValue]]
     ) throws -> [[DatabaseValue]] {
@@ -459,7 +459,7 @@ final class ListingAnchors: Sendable {
     }
 
     /// The number of photos in the listing `signature` (its SQL and arguments), counted by
-    /// `make` when none is kept for this connection's current data.
+    /// `make` when none is kept.
     func count(_ db: Database, signature: String, make: () throws -> Int) throws -> Int {
         let value = try remembered(db, "count \(signature)") { .count(try make()) }
         guard case .count(let count) = value else { return 0 }
@@ -467,8 +467,7 @@ final class ListingAnchors: Sendable {
     }
 
     /// The row ids of the search `signature` (its SQL and arguments), best first, or nil when it
-    /// has too many matches to rank; made by `make` when none is kept for this connection's
-    /// current data.
+    /// has too many matches to rank; made by `make` when none is kept.
     func ranking(_ db: Database, signature: String, make: () throws -> [Int64]?) throws -> [Int64]? {
         let value = try remembered(db, "ranking \(signature)") { .ranking(try make()) }
         guard case .ranking(let ranking) = value else { return nil }
