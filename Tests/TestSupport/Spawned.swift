@@ -25,6 +25,8 @@ public final class Spawned: Sendable {
     private let reaped = DispatchSemaphore(value: 0)
 
     private struct State {
+        /// Set once the child has ended, before it is reaped: until then its pid is its own.
+        var exited = false
         var ending: Ending?
     }
 
@@ -97,6 +99,7 @@ public final class Spawned: Sendable {
     private func awaitEnd() -> Ending {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        state.withLock { $0.exited = true }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
@@ -109,12 +112,12 @@ public final class Spawned: Sendable {
     }
 
     /// Whether the child has not been seen to end yet.
-    public var isRunning: Bool { state.withLock { $0.ending == nil } }
+    public var isRunning: Bool { state.withLock { !$0.exited } }
 
     /// Sends `signal` to the child, unless it has ended: its pid may be another process's by then.
     public func signal(_ signal: Int32) {
         state.withLock { state in
-            if state.ending == nil { kill(pid, signal) }
+            if !state.exited { kill(pid, signal) }
         }
     }
 
