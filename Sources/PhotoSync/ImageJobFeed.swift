@@ -95,19 +95,28 @@ final class ImageJobFeed: RoundStage, Sendable {
                 try await store.imageQueue.dueImageJobs(
                     variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
             }
-            // A job settled after the read began may be in it as still pending: it is done.
-            let fresh = claims.withLock { claims in
+            // A job settled after the read began may be in it as still pending: it is done. Its
+            // photo's other variants in the read are left out with it, to be read again.
+            let (fresh, leftOut) = claims.withLock { claims in
                 defer { claims.settledDuringRead = nil }
-                return candidates.filter { job in
-                    !(claims.settledDuringRead?.contains(job.photoID) ?? false)
-                        && claims.claimed.insert(job.photoID).inserted
+                let settled = claims.settledDuringRead ?? []
+                let fresh = candidates.filter { job in
+                    !settled.contains(job.photoID) && claims.claimed.insert(job.photoID).inserted
                 }
+                return (fresh, candidates.contains { settled.contains($0.photoID) })
             }
             if !fresh.isEmpty {
                 for job in fresh {
                     retries.handedOut(job)
                     try await jobs.send(job)
                 }
+                continue
+            }
+            // Read again before ending or waiting: the walk may be over and every claim settled,
+            // and the next variant of a photo left out is still to be handed out. (A run --once
+            // ended with a thumbnail pending when the regular image settled during this read.)
+            if leftOut {
+                await Task.yield()
                 continue
             }
             if walkHasEnded && claimedCount == 0 {
