@@ -224,8 +224,13 @@ extension EndToEnd {
             }
         }
 
-        /// A log of every statement that changes one of photosync's tables, with the connection's
+        /// A log of every row written to one of photosync's tables, with the connection's
         /// application name (the process that wrote) and the lease's epoch as it sees it.
+        ///
+        /// By row, not by statement: a statement trigger fires for a statement that changed
+        /// nothing, and a write that fences itself in its one statement (a batch of images,
+        /// tracking marks) runs and changes nothing once the lease is another's. The paused
+        /// holder's first write after SIGCONT was logged so once, a late write that wrote nothing.
         static let writeLog = """
             CREATE SCHEMA test_writes;
             CREATE TABLE test_writes.log (
@@ -243,7 +248,7 @@ extension EndToEnd {
                 LOOP
                     EXECUTE format(
                         'CREATE TRIGGER test_writes AFTER INSERT OR UPDATE OR DELETE ON public.%I '
-                        'FOR EACH STATEMENT EXECUTE FUNCTION test_writes.record()', name);
+                        'FOR EACH ROW EXECUTE FUNCTION test_writes.record()', name);
                 END LOOP;
             END $$;
             """
