@@ -229,6 +229,8 @@ let package = Package(
             dependencies: [
                 "PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // Another connection holding the database's write lock.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

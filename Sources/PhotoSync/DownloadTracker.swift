@@ -13,8 +13,9 @@ import UnsplashAPI
 /// sends what is left.
 ///
 /// Answers are recorded by a ``GroupCommit``: the answers that arrive while one is being written
-/// share the next transaction, and each request's task waits for its record, so a batch is
-/// recorded before the next one is read.
+/// share the next transaction. A request's slot is free as soon as its answer is in: while the
+/// image writer holds the database, the next requests go out and their records wait together.
+/// A batch is recorded before the next one is read.
 ///
 /// Tracking can wait, images cannot: a request that still fails after its retries (a 5xx, a
 /// dropped connection) is deferred, left pending in the ledger for the next round or run, and
@@ -83,25 +84,40 @@ final class DownloadTracker: RoundStage, Sendable {
                 try await store.ledger.pendingDownloadTracking(limit: concurrency * 8 + skipped.count)
             }.filter { !skipped.contains($0.photoID) }
             guard !jobs.isEmpty else { return }
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            try await withThrowingTaskGroup(of: Step.self) { group in
                 var pending = jobs[...]
-                for _ in 0..<concurrency {
-                    guard let job = pending.popFirst() else { break }
-                    group.addTask { try await self.track(job) }
-                }
-                while try await group.next() != nil {
-                    if !paused, let job = pending.popFirst() {
-                        group.addTask { try await self.track(job) }
+                var inFlight = 0
+                while true {
+                    while inFlight < concurrency, !paused, let job = pending.popFirst() {
+                        inFlight += 1
+                        group.addTask { .answered(try await self.send(job) ? job.photoID : nil) }
+                    }
+                    guard let step = try await group.next() else { return }
+                    guard case .answered(let photoID) = step else { continue }
+                    inFlight -= 1
+                    if let photoID {
+                        group.addTask {
+                            try await self.recorder.record(photoID)
+                            return .recorded
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Tracks one download. A location the API refuses for good (4xx, another origin, not a URL)
-    /// is recorded as done: asking again could not make it count. After an outage (a 5xx, a lost
-    /// connection, once the provider's retries are spent) the request is deferred.
-    private func track(_ job: DownloadTrackingJob) async throws {
+    /// What a task of ``trackPending()`` finished: a request (with the photo to record, unless it
+    /// was deferred), or a record.
+    private enum Step {
+        case answered(String?)
+        case recorded
+    }
+
+    /// Sends one download's tracking request, and tells whether to record it as done: when
+    /// Unsplash answered, and when the API refuses the location for good (4xx, another origin,
+    /// not a URL), since asking again could not make it count. After an outage (a 5xx, a lost
+    /// connection, once the provider's retries are spent) the request is deferred: not recorded.
+    private func send(_ job: DownloadTrackingJob) async throws -> Bool {
         sending.add(1, ordering: .relaxed)
         defer { sending.subtract(1, ordering: .relaxed) }
         // A holder of the writer lease that was paused past it must not send what the standby
@@ -136,10 +152,10 @@ final class DownloadTracker: RoundStage, Sendable {
                 throw SyncError(unsplash: error)
             case .api, .network, .rateLimited:
                 await deferTracking(of: job, because: error)
-                return
+                return false
             }
         }
-        try await recorder.record(job.photoID)
+        return true
     }
 
     /// Leaves `job` pending for a later round: the images go on without it.

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PhotoStore
 import Synchronization
 import TestSupport
@@ -179,6 +180,50 @@ import Testing
         again.writerFinished()
         try await again.run()
         #expect(harness.fake.trackingRequests == 20, "a second run resends nothing")
+    }
+
+    @Test func aRequestsSlotIsFreeWhileItsRecordWaitsForTheDatabase() async throws {
+        // GIVEN 12 stored images (one batch of the tracker's reads), a tracker that sends 2 requests
+        // at a time, and another connection holding the database's write lock (as the image
+        // writer holds it during a sync)
+        let harness = try SyncHarness(photos: 12)
+        defer { harness.removeDirectory() }
+        let stages = Stages(harness) { $0.trackingConcurrency = 2 }
+        _ = try await stages.walker().backfill(maxPages: nil)
+        for id in harness.fake.ids {
+            try await harness.store.archive.storeImage(
+                photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
+                sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
+        }
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: harness.store.path, configuration: holding)
+        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let (allSent, sent) = AsyncStream.makeStream(of: Void.self)
+        let count = Shared(0)
+        let session = MockURLSession { [fake = harness.fake] request in
+            let arrived = count.withLock {
+                $0 += 1
+                return $0
+            }
+            if arrived == 12 { sent.finish() }
+            return try fake.answer(request)
+        }
+        let tracker = stages.tracker(session: session)
+        tracker.writerFinished()
+        let running = Task { try await tracker.run() }
+
+        // WHEN the lock is held, every request is sent: a tracker whose slots wait for their
+        // records sends 2, then times out on the lock
+        struct SlotsWaitForRecords: Error {}
+        try await withDeadline(.seconds(30), failure: SlotsWaitForRecords()) { for await _ in allSent {} }
+        #expect(try await harness.store.ledger.pendingDownloadTracking(limit: 100).count == 12)
+
+        // THEN once it is let go, all 12 are recorded, each sent once
+        try await other.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
+        try await running.value
+        #expect(try await harness.store.ledger.pendingDownloadTracking(limit: 100).isEmpty)
+        #expect(harness.fake.trackingRequests == 12)
     }
 
     @Test func waitsForStoredImagesUntilTheWriterIsDone() async throws {
