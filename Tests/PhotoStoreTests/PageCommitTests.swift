@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 
@@ -6,6 +7,16 @@ import Testing
 
 @Suite("Committing pages")
 struct PageCommitTests {
+    @Test("a photo row writes every column of the photo table, and only those")
+    func photoRowWritesEveryColumn() async throws {
+        try await withStore { store, _ in
+            let written = try PhotoRow(Sample.photo("a"), sequence: 1, seenAt: Instant.t0).databaseDictionary
+            let columns = try await store.pool.read { db in try db.columns(in: "photo").map(\.name) }
+            #expect(Set(written.keys) == Set(columns))
+            #expect(Set(written.keys) == Set(PhotoRow.CodingKeys.allCases.map(\.rawValue)))
+        }
+    }
+
     @Test("a new photo is stored with every field, its JSON verbatim, and the next sequence")
     func storesNewPhotos() async throws {
         try await withStore { store, _ in

@@ -79,6 +79,31 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         lastSeenAt = now.stored
     }
 
+    /// The row's columns, written one by one: through `Encodable`, GRDB's default, each photo of
+    /// a page commit went through a keyed encoding container.
+    func encode(to container: inout PersistenceContainer) {
+        container[CodingKeys.id.rawValue] = id
+        container[CodingKeys.sequence.rawValue] = sequence
+        container[CodingKeys.createdAt.rawValue] = createdAt
+        container[CodingKeys.updatedAt.rawValue] = updatedAt
+        container[CodingKeys.width.rawValue] = width
+        container[CodingKeys.height.rawValue] = height
+        container[CodingKeys.color.rawValue] = color
+        container[CodingKeys.blurHash.rawValue] = blurHash
+        container[CodingKeys.description.rawValue] = description
+        container[CodingKeys.altDescription.rawValue] = altDescription
+        container[CodingKeys.userUsername.rawValue] = userUsername
+        container[CodingKeys.userName.rawValue] = userName
+        container[CodingKeys.likes.rawValue] = likes
+        container[CodingKeys.isSponsored.rawValue] = isSponsored
+        container[CodingKeys.downloadLocation.rawValue] = downloadLocation
+        container[CodingKeys.downloadTrackedAt.rawValue] = downloadTrackedAt
+        container[CodingKeys.isPlus.rawValue] = isPlus
+        container[CodingKeys.json.rawValue] = json
+        container[CodingKeys.firstSeenAt.rawValue] = firstSeenAt
+        container[CodingKeys.lastSeenAt.rawValue] = lastSeenAt
+    }
+
     /// The photo as lookups return it, with the stored image asked for.
     func stored(image: StoredImage?) -> StoredPhoto {
         var stored = StoredPhoto(

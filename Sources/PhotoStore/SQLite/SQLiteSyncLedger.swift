@@ -304,11 +304,13 @@ private struct RejectedPhotoRow: Decodable, FetchableRecord {
 }
 
 /// A photo whose download is still to be tracked, as ``SyncLedger/pendingDownloadTrackingSQL`` reads it.
-private struct DownloadTrackingRow: Decodable, FetchableRecord {
-    var photoId: String
-    var downloadLocation: String
+/// A row of ``SQLiteSyncLedger/pendingDownloadTrackingSQL``, read by position, as
+/// `ImageJobRow` is.
+private struct DownloadTrackingRow: FetchableRecord {
+    let job: DownloadTrackingJob
 
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-
-    var job: DownloadTrackingJob { DownloadTrackingJob(photoID: photoId, downloadLocation: downloadLocation) }
+    init(row: Row) throws {
+        job = DownloadTrackingJob(
+            photoID: try row.decode(String.self, atIndex: 0), downloadLocation: try row.decode(String.self, atIndex: 1))
+    }
 }
