@@ -22,21 +22,33 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
     static let imageColumns = "id, variant, content_type, byte_count, sha256, fetched_at"
 
+    // A read of one statement runs outside a transaction: the statement sees one snapshot by
+    // itself, and `BEGIN` and `COMMIT` would be two more round trips to the server, each through
+    // NIO's event loop and the server's process, for every request `serve` answers.
+
     func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
         let logger = database.logger
-        return try await database.snapshot("reading photo \(id)") { connection in
+        return try await database.read("reading photo \(id)") { connection in
             let rows = try await connection.guardedQuery(
                 """
-                SELECT id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
+                SELECT photo.id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                     alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    download_tracked_at, json, first_seen_at, last_seen_at, is_plus
-                FROM photo WHERE id = \(id)
+                    download_tracked_at, json, first_seen_at, last_seen_at, is_plus, image.*
+                FROM photo
+                LEFT JOIN LATERAL (
+                    SELECT \(unescaped: Self.imageColumns) FROM image
+                    WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.rawValue)
+                      AND (\(variant?.rawValue)::text IS NULL OR image.variant = \(variant?.rawValue))
+                    ORDER BY image.fetched_at DESC, image.variant LIMIT 1
+                ) AS image ON true
+                WHERE photo.id = \(id)
                 """, logger: logger
             ).collect()
             guard let row = rows.first else { return nil }
-            let image = try await PostgresImageArchive.image(
-                photoID: id, variant: variant, status: .stored, connection, logger)
-            return try Self.storedPhoto(row, image: image?.image)
+            let image =
+                try Array(row)[20].decode(Int64?.self) == nil
+                ? nil : try PostgresImageArchive.storedRow(row, column: 20)?.image
+            return try Self.storedPhoto(row, image: image)
         }
     }
 
@@ -59,7 +71,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 
     func photoIDs(withStoredImage: Bool) async throws(StoreError) -> [String] {
         let logger = database.logger
-        return try await database.snapshot("listing photos") { connection in
+        return try await database.read("listing photos") { connection in
             let statement: PostgresQuery =
                 withStoredImage
                 ? """
@@ -78,7 +90,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 
     func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
         let logger = database.logger
-        return try await database.snapshot("listing the sources of photo \(id)") { connection in
+        return try await database.read("listing the sources of photo \(id)") { connection in
             try await connection.strings(
                 """
                 SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
@@ -89,7 +101,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 
     func sourceNames() async throws(StoreError) -> [String] {
         let logger = database.logger
-        return try await database.snapshot("listing the sources") { connection in
+        return try await database.read("listing the sources") { connection in
             try await connection.strings(#"SELECT name FROM source ORDER BY name COLLATE "C""#, logger: logger)
         }
     }
@@ -228,7 +240,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let ids = Array(Set(photoIDs))
         guard !ids.isEmpty else { return [:] }
         let logger = database.logger
-        return try await database.snapshot("reading the JSON of \(ids.count) photos") { connection in
+        return try await database.read("reading the JSON of \(ids.count) photos") { connection in
             var json: [String: Data] = [:]
             for try await (id, text) in try await connection.guardedQuery(
                 "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
@@ -427,18 +439,27 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
     /// - Parameter connection: in the transaction whose snapshot `make` reads.
+    ///
+    /// A value made or found current within the `lag` is used without asking the server for its
+    /// snapshot at all: a round trip less for each of a server's requests. One found current
+    /// later is renewed for another `lag`.
     func value(
         for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Value
     ) async throws -> Value {
+        if let entry = entries.withLock({ $0[key] }), ContinuousClock.now < entry.made + lag {
+            return entry.value
+        }
         let snapshot =
             try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""
-        if let entry = entries.withLock({ $0[key] }),
-            entry.snapshot == snapshot || ContinuousClock.now < entry.made + lag
-        {
+        let now = ContinuousClock.now
+        let current = entries.withLock { entries -> Value? in
+            guard let entry = entries[key], entry.snapshot == snapshot else { return nil }
+            entries[key]?.made = now
             return entry.value
         }
-        let made = ContinuousClock.now
+        if let current { return current }
+        let made = now
         let value = try await make()
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
