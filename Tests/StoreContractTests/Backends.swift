@@ -47,6 +47,32 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             try await body(store)
         }
     }
+
+    /// Runs `body` with a new, empty store of this kind and a second one open on the same
+    /// database as `serve` opens it: read-only, its listings' values kept for `lag` past changes.
+    func withStoreAndReader(lag: Duration, _ body: (PhotoStore, PhotoStore) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("photosync-contract-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("photos.sqlite").path
+            let store = try PhotoStore(path: path)
+            defer { try? store.close() }
+            let reader = try PhotoStore.openExisting(path: path, readers: 2, lag: lag)
+            defer { try? reader.close() }
+            try await body(store, reader)
+        case .postgres:
+            let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+            let logger = Logger(label: "photosync.contract")
+            let store = try await PostgresStore.open(location, password: nil, logger: logger)
+            defer { try? store.close() }
+            let reader = try await PostgresStore.openExisting(location, password: nil, lag: lag, logger: logger)
+            defer { try? reader.close() }
+            try await body(store, reader)
+        }
+    }
 }
 
 /// Fixed instants, whole seconds, so they survive either store's precision.

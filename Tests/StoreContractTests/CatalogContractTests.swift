@@ -182,6 +182,19 @@ struct CatalogContractTests {
         }
     }
 
+    @Test("with a lag, a server's count and page total stay behind the data", arguments: Backend.allCases)
+    func countsLagBehindTheData(_ backend: Backend) async throws {
+        try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
+            try await store.ledger.commit([Self.photo("a", created: 100)])
+            #expect(try await reader.catalog.count(matching: PhotoQuery()) == 1)
+            #expect(try await reader.catalog.originalJSONPage(matching: PhotoQuery(limit: 10)).total == 1)
+            try await store.ledger.commit([Self.photo("b", created: 200)], next: 3)
+            #expect(try await reader.catalog.count(matching: PhotoQuery()) == 1, "kept for the lag")
+            #expect(try await reader.catalog.originalJSONPage(matching: PhotoQuery(limit: 10)).total == 1)
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 2, "a store without a lag follows")
+        }
+    }
+
     @Test("statistics: photos, images by status, sources and their state", arguments: Backend.allCases)
     func statistics(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
