@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -135,6 +136,28 @@ import Testing
         #expect(try await fixture.writer.photoDetails.pending(.requested, limit: 5) == [id])
     }
 
+    @Test func aPhotoAskedForAgainIsNotRecordedAgainForTenMinutes() async throws {
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        let (_, id) = try await Self.storeSummary(fixture)
+        let requests = CountingDetailsRequests(try fixture.writer.storage.openPhotoDetailsRequests())
+        defer { try? requests.close() }
+        let clock = ManualClock()
+
+        var mirror = MirrorConfiguration(now: { clock.now })
+        mirror.photoDetailsRequests = requests
+        try await fixture.serve(mirror: mirror) { client in
+            for _ in 0..<3 {
+                #expect(try await client.get("/unsplash/photos/\(id)").header("X-Photosync-Photo") == "summary")
+            }
+            #expect(requests.count == 1, "recorded once, not once a request")
+            clock.advance(by: 600)
+            _ = try await client.get("/unsplash/photos/\(id)")
+            #expect(requests.count == 2, "remembered for ten minutes")
+        }
+        #expect(try await fixture.writer.photoDetails.pending(.requested, limit: 5) == [id])
+    }
+
     @Test func aStoredFullObjectPointsItsURLsAtStoredImagesAsAListPhotoDoes() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
@@ -148,5 +171,26 @@ import Testing
             #expect(response.json["urls"]?["regular"]?.text?.hasSuffix("/images/\(id)?variant=regular") == true)
             #expect(response.json["exif"] != nil)
         }
+    }
+}
+
+/// Counts the requests recorded through it.
+final class CountingDetailsRequests: PhotoDetailsRequests {
+    private let recorded: any PhotoDetailsRequests
+    private let counted = Mutex(0)
+
+    init(_ recorded: any PhotoDetailsRequests) {
+        self.recorded = recorded
+    }
+
+    var count: Int { counted.withLock { $0 } }
+
+    func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
+        counted.withLock { $0 += 1 }
+        return try await recorded.record(photoID: photoID, at: date)
+    }
+
+    func close() throws(StoreError) {
+        try recorded.close()
     }
 }

@@ -55,12 +55,13 @@ extension UnsplashMirror {
         }
     }
 
-    /// Records that a client asked for photo `id`'s full object; a failure is logged and
-    /// changes nothing else: the answer is the summary either way.
+    /// Records that a client asked for photo `id`'s full object, unless that is recorded already
+    /// (``AskedDetails``); a failure is logged and changes nothing else: the answer is the
+    /// summary either way.
     private func requestDetails(_ id: String) async {
-        guard let requests = configuration.photoDetailsRequests else { return }
+        guard let requests = configuration.photoDetailsRequests, !askedDetails.contains(id) else { return }
         do {
-            _ = try await requests.record(photoID: id, at: configuration.now())
+            if try await requests.record(photoID: id, at: configuration.now()) { askedDetails.insert(id) }
         } catch {
             logger.warning(
                 "a photo details request could not be recorded", metadata: ["photo": "\(id)", "error": "\(error)"])

@@ -26,6 +26,8 @@ public struct UnsplashMirror: Sendable {
     let store: PhotoStore
     let configuration: MirrorConfiguration
     let rateLimit: MirrorRateLimit
+    /// Photos whose full object is asked for already: asked again, nothing is written.
+    let askedDetails: AskedDetails
     let logger: Logger
 
     public init(
@@ -34,6 +36,7 @@ public struct UnsplashMirror: Sendable {
         self.store = store
         self.configuration = configuration
         rateLimit = MirrorRateLimit(hourlyLimit: configuration.hourlyLimit, now: configuration.now)
+        askedDetails = AskedDetails(now: configuration.now)
         self.logger = logger
     }
 
