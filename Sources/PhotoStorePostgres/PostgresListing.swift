@@ -3,8 +3,9 @@ import PhotoStore
 import PostgresNIO
 
 /// How ``PostgresPhotoCatalog`` finds a page of ``PhotoCatalog/photos(matching:)``: the page's
-/// photo ids from one statement over the order's index (`photo_newest`, `photo_most_liked`, or
-/// a source's memberships by position), then those few photos' columns. A cursor (`after`,
+/// photo ids from a statement over the order's index (`photo_newest`, `photo_most_liked`, or
+/// a source's memberships by position), inside the statement that reads those few photos'
+/// columns (``Page``). A cursor (`after`,
 /// `before`) is one row comparison against the cursor photo's key, so a page after a photo
 /// costs the same at any depth. A deep page number starts from the nearest anchor, as SQLite's
 /// listing does: the id of every ``anchorInterval``-th photo of the listing, found in one pass
@@ -49,15 +50,36 @@ struct PostgresListing {
     /// The photos are listed in the order their source listed them (``PhotoQuery/inSourceOrder``).
     private var inSourceOrder: Bool { query.inSourceOrder && query.source != nil }
 
-    /// The ids of the page's photos, in order.
+    /// A statement whose rows are the page's photo ids, and which way they run: read inside the
+    /// statement that reads the page's photos (`ARRAY(...)`), so that the page costs one round
+    /// trip to the server, not two.
+    struct Page {
+        var statement: String
+        var bindings: PostgresBindings
+        /// The rows run from the page's last photo to its first (a page before a cursor).
+        var reversed: Bool
+
+        /// A statement whose rows are `columns` of the page's photos, in the page's order, from
+        /// `from`: `unnest(...) WITH ORDINALITY AS page (id, position)`, joined by the caller.
+        func select(_ columns: String, from joins: String) -> PostgresQuery {
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(columns)
+                    FROM unnest(ARRAY(\(statement))) WITH ORDINALITY AS page (id, position) \(joins)
+                    ORDER BY page.position\(reversed ? " DESC" : "")
+                    """, binds: bindings)
+        }
+    }
+
+    /// The statement of the page's ids, or nil when the page is empty whatever the data.
     /// - Throws: `StoreError.unknownPhoto` when a cursor names no photo.
-    func pageIDs() async throws -> [String] {
-        if query.limit == 0 { return [] }
+    func page() async throws -> Page? {
+        if query.limit == 0 { return nil }
         var sourceID: Int64?
         if let source = query.source {
             sourceID = try await connection.guardedQuery("SELECT id FROM source WHERE name = \(source)", logger: logger)
                 .collect().first?.decode(Int64.self)
-            guard sourceID != nil else { return [] }
+            guard sourceID != nil else { return nil }
         }
         var sql = SQL()
         var from = "photo"
@@ -123,7 +145,7 @@ struct PostgresListing {
         }
     }
 
-    private func orderedPage(from: String, sourceID: Int64?, _ sql: SQL) async throws -> [String] {
+    private func orderedPage(from: String, sourceID: Int64?, _ sql: SQL) async throws -> Page? {
         var sql = sql
         let (keys, descending) = order
         let reversed = query.after == nil && query.before != nil
@@ -136,7 +158,7 @@ struct PostgresListing {
             let anchors = try await anchorIDs(from: from, keys: keys, descending: descending, sql)
             let anchor = offset / Self.anchorInterval
             // No anchor this deep: the offset is past the last photo.
-            guard anchor < anchors.count else { return [] }
+            guard anchor < anchors.count else { return nil }
             start = (anchors[anchor], true)
             offset -= anchor * Self.anchorInterval
         }
@@ -174,8 +196,7 @@ struct PostgresListing {
             ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
             LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(offset))
             """
-        let ids = try await ids(statement, sql)
-        return reversed ? ids.reversed() : ids
+        return Page(statement: statement, bindings: sql.bindings, reversed: reversed)
     }
 
     /// The ids of the listing's 1st, (``anchorInterval`` + 1)th... photos, in its order: one
@@ -193,14 +214,14 @@ struct PostgresListing {
         signature += " \(String(describing: query.orientation)) \(query.color?.rawValue ?? "")"
         signature += " \(query.since?.timeIntervalSince1970 ?? .nan) \(query.until?.timeIntervalSince1970 ?? .nan)"
         return try await anchors.value(for: signature, connection, logger) {
-            try await ids(statement, sql)
+            try await ids(statement, sql.bindings)
         }
     }
 
     /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most
     /// ``rankLimit`` of them, ties newest first, and lists them most recently stored first when
     /// there are more, unranked: SQLite's rule, so that both stores page alike.
-    private func rankedPage(from: String, text: String, _ sql: SQL) async throws -> [String] {
+    private func rankedPage(from: String, text: String, _ sql: SQL) async throws -> Page {
         var sql = sql
         let matches =
             try await connection.guardedQuery(
@@ -221,7 +242,7 @@ struct PostgresListing {
             ORDER BY \(order)
             LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
             """
-        return try await ids(statement, sql)
+        return Page(statement: statement, bindings: sql.bindings, reversed: false)
     }
 
     /// The page's size as a placeholder, or `ALL`.
@@ -230,10 +251,10 @@ struct PostgresListing {
         return try sql.bind(limit)
     }
 
-    private func ids(_ statement: String, _ sql: SQL) async throws -> [String] {
+    private func ids(_ statement: String, _ bindings: PostgresBindings) async throws -> [String] {
         var ids: [String] = []
         for try await id in try await connection.guardedQuery(
-            PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger
+            PostgresQuery(unsafeSQL: statement, binds: bindings), logger: logger
         ).decode(String.self) {
             ids.append(id)
         }

@@ -189,35 +189,37 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
         let (logger, name, rankLimit, anchors) = (database.logger, database.name, rankLimit, anchors)
         return try await database.snapshot("listing photos") { connection in
-            let ids = try await PostgresListing(
-                query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
-                name: name
-            ).pageIDs()
-            return try await Self.summaries(ids, connection, logger)
+            guard
+                let page = try await PostgresListing(
+                    query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
+                    name: name
+                ).page()
+            else { return [] }
+            return try await Self.summaries(page, connection, logger)
         }
     }
 
-    /// The photos `ids`, in that order, with their latest stored image and their sources.
+    /// The photos of `page`, in its order, with their latest stored image and their sources.
     private static func summaries(
-        _ ids: [String], _ connection: PostgresConnection, _ logger: Logger
+        _ page: PostgresListing.Page, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PhotoSummary] {
-        guard !ids.isEmpty else { return [] }
         let rows = try await connection.guardedQuery(
-            """
-            SELECT photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
-                photo.description, photo.alt_description, photo.user_username, photo.user_name,
-                ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
-                      WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
-                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
-            FROM unnest(\(ids)::text[]) WITH ORDINALITY AS page (id, position)
-            JOIN photo ON photo.id = page.id
-            LEFT JOIN LATERAL (
-                SELECT \(unescaped: imageColumns) FROM image
-                WHERE image.photo_id = photo.id AND image.status = 'stored'
-                ORDER BY image.fetched_at DESC, image.variant LIMIT 1
-            ) AS image ON true
-            ORDER BY page.position
-            """, logger: logger
+            page.select(
+                """
+                photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
+                    photo.description, photo.alt_description, photo.user_username, photo.user_name,
+                    ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                          WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
+                    image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+                """,
+                from: """
+                    JOIN photo ON photo.id = page.id
+                    LEFT JOIN LATERAL (
+                        SELECT \(imageColumns) FROM image
+                        WHERE image.photo_id = photo.id AND image.status = 'stored'
+                        ORDER BY image.fetched_at DESC, image.variant LIMIT 1
+                    ) AS image ON true
+                    """), logger: logger
         ).collect()
         return try rows.map { row in
             let cells = Array(row)
@@ -305,27 +307,24 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     pages.append(OriginalJSONPage(total: total, photos: []))
                     continue
                 }
-                let ids = try await PostgresListing(
+                let page = try await PostgresListing(
                     query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
                     name: name
-                ).pageIDs()
-                pages.append(OriginalJSONPage(total: total, photos: try await Self.json(ids, connection, logger)))
+                ).page()
+                pages.append(OriginalJSONPage(total: total, photos: try await Self.json(page, connection, logger)))
             }
             return pages
         }
     }
 
-    /// The stored JSON of the photos `ids`, in that order.
+    /// The stored JSON of the photos of `page`, in its order.
     private static func json(
-        _ ids: [String], _ connection: PostgresConnection, _ logger: Logger
+        _ page: PostgresListing.Page?, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [OriginalJSONPage.Photo] {
-        guard !ids.isEmpty else { return [] }
+        guard let page else { return [] }
         var photos: [OriginalJSONPage.Photo] = []
         for try await (id, json) in try await connection.guardedQuery(
-            """
-            SELECT photo.id, photo.json FROM unnest(\(ids)::text[]) WITH ORDINALITY AS page (id, position)
-            JOIN photo ON photo.id = page.id ORDER BY page.position
-            """, logger: logger
+            page.select("photo.id, photo.json", from: "JOIN photo ON photo.id = page.id"), logger: logger
         ).decode((String, String).self) {
             photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
         }
