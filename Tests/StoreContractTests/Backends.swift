@@ -32,13 +32,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func withPhotoStore(_ body: (PhotoStore) async throws -> Void) async throws {
         switch self {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("photosync-contract-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let store = try PhotoStore(path: directory.appendingPathComponent("photos.sqlite").path)
-            defer { try? store.close() }
-            try await body(store)
+            try await Self.withSQLitePath { path in
+                let store = try PhotoStore(path: path)
+                defer { try? store.close() }
+                try await body(store)
+            }
         case .postgres:
             let store = try await PostgresStore.open(
                 try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
@@ -48,21 +46,27 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Runs `body` with the path of a database file in a temporary directory, then removes it.
+    private static func withSQLitePath(_ body: (String) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("photosync-contract-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory.appendingPathComponent("photos.sqlite").path)
+    }
+
     /// Runs `body` with a new, empty store of this kind and a second one open on the same
     /// database as `serve` opens it: read-only, its listings' values kept for `lag` past changes.
     func withStoreAndReader(lag: Duration, _ body: (PhotoStore, PhotoStore) async throws -> Void) async throws {
         switch self {
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("photosync-contract-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let path = directory.appendingPathComponent("photos.sqlite").path
-            let store = try PhotoStore(path: path)
-            defer { try? store.close() }
-            let reader = try PhotoStore.openExisting(path: path, readers: 2, lag: lag)
-            defer { try? reader.close() }
-            try await body(store, reader)
+            try await Self.withSQLitePath { path in
+                let store = try PhotoStore(path: path)
+                defer { try? store.close() }
+                let reader = try PhotoStore.openExisting(path: path, readers: 2, lag: lag)
+                defer { try? reader.close() }
+                try await body(store, reader)
+            }
         case .postgres:
             let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
             let logger = Logger(label: "photosync.contract")
