@@ -140,17 +140,23 @@ import Testing
 }
 
 @Suite struct DownloadTrackerTests {
-    @Test func sendsTrackingRequestsConcurrentlyAndEachOnce() async throws {
-        // GIVEN 20 stored images, and an API that takes 20 ms per tracking answer
-        let harness = try SyncHarness(photos: 20)
-        defer { harness.removeDirectory() }
-        let stages = Stages(harness) { $0.trackingConcurrency = 5 }
+    /// Stores every photo of the harness's feed with its image, as a sync would have.
+    static func storeEveryImage(_ stages: Stages) async throws {
+        let harness = stages.harness
         _ = try await stages.walker().backfill(maxPages: nil)
         for id in harness.fake.ids {
             try await harness.store.archive.storeImage(
                 photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
+    }
+
+    @Test func sendsTrackingRequestsConcurrentlyAndEachOnce() async throws {
+        // GIVEN 20 stored images, and an API that takes 20 ms per tracking answer
+        let harness = try SyncHarness(photos: 20)
+        defer { harness.removeDirectory() }
+        let stages = Stages(harness) { $0.trackingConcurrency = 5 }
+        try await Self.storeEveryImage(stages)
         // The first answers are held until 5 requests are in flight at once, so the count does
         // not depend on the machine's speed; a tracker that never sends 5 at once times out.
         let concurrent = Shared((now: 0, most: 0))
@@ -189,12 +195,7 @@ import Testing
         let harness = try SyncHarness(photos: 12)
         defer { harness.removeDirectory() }
         let stages = Stages(harness) { $0.trackingConcurrency = 2 }
-        _ = try await stages.walker().backfill(maxPages: nil)
-        for id in harness.fake.ids {
-            try await harness.store.archive.storeImage(
-                photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
-                sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
-        }
+        try await Self.storeEveryImage(stages)
         var holding = Configuration()
         holding.allowsUnsafeTransactions = true
         let other = try DatabaseQueue(path: harness.store.path, configuration: holding)
