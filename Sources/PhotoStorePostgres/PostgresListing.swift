@@ -5,9 +5,8 @@ import PostgresNIO
 /// How ``PostgresPhotoCatalog`` finds a page of ``PhotoCatalog/photos(matching:)``: the page's
 /// photo ids from a statement over the order's index (`photo_newest`, `photo_most_liked`, or
 /// a source's memberships by position), inside the statement that reads those few photos'
-/// columns (``Page``). A cursor (`after`,
-/// `before`) is one row comparison against the cursor photo's key, so a page after a photo
-/// costs the same at any depth. A deep page number starts from the nearest anchor, as SQLite's
+/// columns (``Page``). A cursor (`after`, `before`) is one row comparison against the cursor
+/// photo's key, so a page after a photo costs the same at any depth. A deep page number starts from the nearest anchor, as SQLite's
 /// listing does: the id of every ``anchorInterval``-th photo of the listing, found in one pass
 /// over its index and kept until the data changes (``PostgresChangeCache``), so that an `OFFSET`
 /// never skips more than that many rows.

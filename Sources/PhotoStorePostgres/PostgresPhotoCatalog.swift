@@ -437,11 +437,11 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
-    /// - Parameter connection: in the transaction whose snapshot `make` reads.
     ///
     /// A value made or found current within the `lag` is used without asking the server for its
     /// snapshot at all: a round trip less for each of a server's requests. One found current
     /// later is renewed for another `lag`.
+    /// - Parameter connection: in the transaction whose snapshot `make` reads.
     func value(
         for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Value
     ) async throws -> Value {

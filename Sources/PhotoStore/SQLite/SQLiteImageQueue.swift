@@ -278,9 +278,9 @@ struct SQLiteImageQueue: ImageQueue {
     }
 }
 
-/// A pending `image` row as the fetchers read it.
-/// A row of ``SQLiteImageQueue/dueJobsSQL``, read by position: by name (`Decodable`) each row
-/// built a dictionary of its column names, 3 % of a sync's CPU (the queue is read all run long).
+/// A pending `image` row as the fetchers read it (``SQLiteImageQueue/dueJobsSQL``), by position:
+/// by name (`Decodable`) each row built a dictionary of its column names, about 1.5 % of a sync's
+/// CPU (the queue is read all run long).
 private struct ImageJobRow: FetchableRecord {
     let job: ImageJob
 

@@ -303,9 +303,8 @@ private struct RejectedPhotoRow: Decodable, FetchableRecord {
     var rejected: RejectedPhoto { RejectedPhoto(photoID: photoId, json: json, reason: reason) }
 }
 
-/// A photo whose download is still to be tracked, as ``SyncLedger/pendingDownloadTrackingSQL`` reads it.
-/// A row of ``SQLiteSyncLedger/pendingDownloadTrackingSQL``, read by position, as
-/// `ImageJobRow` is.
+/// A photo whose download is still to be tracked, as ``SQLiteSyncLedger/pendingDownloadTrackingSQL``
+/// reads it, by position, as `ImageJobRow` is.
 private struct DownloadTrackingRow: FetchableRecord {
     let job: DownloadTrackingJob
 
