@@ -21,7 +21,8 @@
 # Prerequisites (apt-get installs the first three when missing, as root):
 #   Debian's wrk, sqlite3 and python3-venv; Datasette from PyPI, into a virtual environment:
 #     python3 -m venv .bench-venv && .bench-venv/bin/pip install datasette
-#   (DATASETTE=path/to/datasette names another one.)
+#   (DATASETTE=path/to/datasette names another one; DATASETTE=none measures photosync alone,
+#   for a before and after of two builds.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +33,7 @@ source Benchmarks/lib.sh
 need sqlite3 sqlite3
 need wrk wrk
 datasette=${DATASETTE:-.bench-venv/bin/datasette}
-[[ -x $datasette ]] || {
+[[ $datasette == none || -x $datasette ]] || {
     echo "serve.sh: no Datasette at $datasette: python3 -m venv .bench-venv && .bench-venv/bin/pip install datasette" >&2
     exit 1
 }
@@ -89,11 +90,13 @@ ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
 [[ -n $ours ]] || { echo "serve.sh: photosync serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$datasette" serve "$database" --host 127.0.0.1 --port "$port" \
-    --setting sql_time_limit_ms 60000 --setting default_page_size 30 > "$work/datasette.out" 2>&1 &
-datasette_pid=$!
 theirs=http://127.0.0.1:$port
-for _ in $(seq 100); do curl -fs "$theirs/-/versions.json" > /dev/null && break; sleep 0.2; done
+if [[ $datasette != none ]]; then
+    "$datasette" serve "$database" --host 127.0.0.1 --port "$port" \
+        --setting sql_time_limit_ms 60000 --setting default_page_size 30 > "$work/datasette.out" 2>&1 &
+    datasette_pid=$!
+    for _ in $(seq 100); do curl -fs "$theirs/-/versions.json" > /dev/null && break; sleep 0.2; done
+fi
 db=$(basename "$database"); db=${db%.*}
 
 # The photos at the start of the middle and of the last page, newest first, and their keys.
@@ -170,7 +173,7 @@ for request in "${requests[@]}"; do
     IFS='|' read -r name path other <<< "$request"
     curl -fs -o /dev/null -H "Authorization: Client-ID bench" "$ours$path" || echo "serve.sh: $path answered an error" >&2
     read -r our_rate our_p99 our_notes <<< "$(load "$ours$path")"
-    if [[ -n $other ]]; then
+    if [[ -n $other && $datasette != none ]]; then
         curl -fs -o /dev/null "$other" || echo "serve.sh: Datasette's $other answered an error" >&2
         read -r their_rate their_p99 their_notes <<< "$(load "$other")"
         settle
