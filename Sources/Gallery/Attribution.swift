@@ -19,22 +19,18 @@ public struct Attribution: Sendable, Equatable {
 
     public init(photoID: String, username: String?, name: String?) {
         photographer = name ?? username ?? "an Unsplash photographer"
-        photographerURL = username.map { "https://unsplash.com/@\(Self.pathSegment($0))?\(Self.utm)" }
-        photoURL = "https://unsplash.com/photos/\(Self.pathSegment(photoID))?\(Self.utm)"
+        photographerURL = username.map { "https://unsplash.com/@\(Self.encoded($0))?\(Self.utm)" }
+        photoURL = "https://unsplash.com/photos/\(Self.encoded(photoID))?\(Self.utm)"
         unsplashURL = "https://unsplash.com/?\(Self.utm)"
     }
 
     /// "Photo by NAME on Unsplash".
     public var text: String { "Photo by \(photographer) on Unsplash" }
 
-    /// `text` percent-encoded so that it stays one path segment, whatever it holds.
-    static func pathSegment(_ text: String) -> String {
-        encoded(text)
-    }
-
-    /// `text` with every byte but RFC 3986's unreserved ones percent-encoded. Ids, variants and
-    /// most usernames have none to encode, and are returned as they are: Foundation's encoder
-    /// went through a `CFString` for each, 6 % of a gallery page's CPU.
+    /// `text` with every byte but RFC 3986's unreserved ones percent-encoded: one path segment, or
+    /// one query value, whatever it holds. Ids, variants and most usernames have none to encode,
+    /// and are returned as they are: Foundation's encoder went through a `CFString` for each, 6 %
+    /// of a gallery page's CPU.
     static func encoded(_ text: String) -> String {
         let isUnreserved = { (byte: UInt8) in
             switch byte {

@@ -107,10 +107,10 @@ struct ProblemPage {
 
 /// Links inside the gallery, with every value percent-encoded.
 enum GalleryLinks {
-    static func photo(_ id: String) -> String { "/photos/" + Attribution.pathSegment(id) }
+    static func photo(_ id: String) -> String { "/photos/" + Attribution.encoded(id) }
 
     static func image(_ id: String, variant: ImageVariant) -> String {
-        "/images/" + Attribution.pathSegment(id) + "?" + GalleryLinks.query([("variant", variant.rawValue)])
+        "/images/" + Attribution.encoded(id) + "?" + GalleryLinks.query([("variant", variant.rawValue)])
     }
 
     /// The grid with these filters; page 1 is left out of the link.

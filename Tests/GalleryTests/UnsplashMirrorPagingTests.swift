@@ -3,6 +3,7 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import Synchronization
 import Testing
 
 /// `/unsplash` lists page by page as Unsplash does, and a client following `Link` sees each
@@ -117,7 +118,7 @@ import Testing
         photo.downloadLocation = "https://api.unsplash.com/photos/a/download?ixid=X1"
         try await fixture.commit([photo, Sample.photo("b", day: 2)], source: "feed")
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty)
-        let requests = try fixture.writer.storage.openDownloadRequests()
+        let requests = CountingDownloadRequests(try fixture.writer.storage.openDownloadRequests())
         defer { try? requests.close() }
 
         try await fixture.serve(mirror: MirrorConfiguration(downloadRequests: requests)) { client in
@@ -130,6 +131,7 @@ import Testing
                 #expect(response.header("X-Photosync-Download-Tracking") == "queued")
             }
             #expect(try await client.get("/unsplash/photos/zz/download").status == .notFound)
+            #expect(requests.count == 1, "the second request writes nothing")
         }
         // and the sync's tracker finds it once, with Unsplash's location, although no image is stored
         let pending = try await fixture.writer.ledger.pendingDownloadTracking(limit: 10)
@@ -205,5 +207,30 @@ import Testing
             let last = try await client.get("/unsplash/users/ann/photos?page=5&per_page=10")
             #expect(last.json.elements.compactMap { $0["id"]?.text } == Array(old.suffix(3)))
         }
+    }
+}
+
+/// Counts the download requests recorded through it.
+final class CountingDownloadRequests: DownloadRequests {
+    private let recorded: any DownloadRequests
+    private let counted = Mutex(0)
+
+    init(_ recorded: any DownloadRequests) {
+        self.recorded = recorded
+    }
+
+    var count: Int { counted.withLock { $0 } }
+
+    func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
+        counted.withLock { $0 += 1 }
+        return try await recorded.record(photoID: photoID, at: date)
+    }
+
+    func requested() async throws(StoreError) -> [String: Date] {
+        try await recorded.requested()
+    }
+
+    func close() throws(StoreError) {
+        try recorded.close()
     }
 }

@@ -59,7 +59,7 @@ struct MirroredPhoto {
     /// (its `ixid`) kept.
     func downloadLocation(id: String, unsplash: String?) -> String {
         let query = unsplash.flatMap { URLComponents(string: $0)?.percentEncodedQuery }.map { "?" + $0 } ?? ""
-        return origin + "/unsplash/photos/" + Attribution.pathSegment(id) + "/download" + query
+        return origin + "/unsplash/photos/" + Attribution.encoded(id) + "/download" + query
     }
 
     /// The gallery's image route for a stored variant.

@@ -56,7 +56,7 @@ extension UnsplashMirror {
     }
 
     /// Records that a client asked for photo `id`'s full object, unless that is recorded already
-    /// (``AskedDetails``); a failure is logged and changes nothing else: the answer is the
+    /// (``RecordedRequests``); a failure is logged and changes nothing else: the answer is the
     /// summary either way.
     private func requestDetails(_ id: String) async {
         guard let requests = configuration.photoDetailsRequests, !askedDetails.contains(id) else { return }

@@ -26,8 +26,10 @@ public struct UnsplashMirror: Sendable {
     let store: PhotoStore
     let configuration: MirrorConfiguration
     let rateLimit: MirrorRateLimit
-    /// Photos whose full object is asked for already: asked again, nothing is written.
-    let askedDetails: AskedDetails
+    /// Photos whose full object, or whose download, is asked for already: asked again, nothing
+    /// is written.
+    let askedDetails: RecordedRequests
+    let askedDownloads: RecordedRequests
     let logger: Logger
 
     public init(
@@ -36,7 +38,8 @@ public struct UnsplashMirror: Sendable {
         self.store = store
         self.configuration = configuration
         rateLimit = MirrorRateLimit(hourlyLimit: configuration.hourlyLimit, now: configuration.now)
-        askedDetails = AskedDetails(now: configuration.now)
+        askedDetails = RecordedRequests(now: configuration.now)
+        askedDownloads = RecordedRequests(now: configuration.now)
         self.logger = logger
     }
 
@@ -244,8 +247,9 @@ public struct UnsplashMirror: Sendable {
             return MirrorConfiguration.DownloadTracking.off.rawValue
         }
         guard let requests = configuration.downloadRequests else { return "not-recorded" }
+        if askedDownloads.contains(id) { return MirrorConfiguration.DownloadTracking.queued.rawValue }
         do {
-            _ = try await requests.record(photoID: id, at: configuration.now())
+            if try await requests.record(photoID: id, at: configuration.now()) { askedDownloads.insert(id) }
             return MirrorConfiguration.DownloadTracking.queued.rawValue
         } catch {
             logger.warning(
@@ -255,7 +259,7 @@ public struct UnsplashMirror: Sendable {
     }
 
     private func user(_ username: String, _ request: MirrorRequest) async throws -> Response {
-        let path = "/users/" + Attribution.pathSegment(username)
+        let path = "/users/" + Attribution.encoded(username)
         if let stored = try await storedObject(of: [.user(username), .likes(username)], path: path, request) {
             return MirrorAnswer.json(.ok, stored)
         }
@@ -269,7 +273,7 @@ public struct UnsplashMirror: Sendable {
     /// The collection's object as the sync last fetched it; 404 as Unsplash says it when the sync
     /// never could (the mirror makes up no title, owner or count).
     private func collection(_ id: String, _ request: MirrorRequest) async throws -> Response {
-        let path = "/collections/" + Attribution.pathSegment(id)
+        let path = "/collections/" + Attribution.encoded(id)
         guard let stored = try await storedObject(of: [.collection(id)], path: path, request) else {
             throw MirrorFailure.notFound("Collection")
         }
@@ -279,7 +283,7 @@ public struct UnsplashMirror: Sendable {
     /// The topic's object as the sync last fetched it, by the slug or id its source names or by
     /// the other one of the two (Unsplash takes either); 404 when the sync never fetched it.
     private func topic(_ source: PhotoSource, path segment: String, _ request: MirrorRequest) async throws -> Response {
-        let path = "/topics/" + Attribution.pathSegment(segment)
+        let path = "/topics/" + Attribution.encoded(segment)
         guard let stored = try await storedObject(of: [source], path: path, request) else {
             throw MirrorFailure.notFound("Topic")
         }

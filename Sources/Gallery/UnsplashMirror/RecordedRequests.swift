@@ -1,15 +1,16 @@
 import Foundation
 import Synchronization
 
-/// The photos whose full object a client asked for and the database has recorded, so that asking
-/// again writes nothing.
+/// The photos whose request (a download, or a full object asked for) the database has recorded,
+/// so that the same request again writes nothing.
 ///
 /// Recording is a write: every `GET /photos/:id` of a photo without its full object made one,
-/// all of them through one connection, and under a syncing daemon each waited for the database's
-/// writer; a popular photo is asked for again and again until the sync fetches its details.
-/// Forgotten all at once after ``memory`` or past ``capacity`` photos, so that a request the
-/// database lost since (a restored backup) is recorded again.
-final class AskedDetails: Sendable {
+/// and every download request, all of them through one connection, and under a syncing daemon
+/// each waited for the database's writer; a popular photo is asked for again and again. The
+/// database keeps a photo's first request and ignores the others, so remembering it changes no
+/// record. Forgotten all at once after ``memory`` or past ``capacity`` photos, so that a request
+/// the database lost since (a restored backup) is recorded again.
+final class RecordedRequests: Sendable {
     /// At most this many photos are remembered.
     static let capacity = 100_000
     /// How long the photos are remembered.
