@@ -237,10 +237,11 @@ import Testing
         let large = try await ChildProcess.peakMemory(
             of: ChildProcess.sibling("transport-bench"), [try Self.urlFile(cdn.url("/raw.jpg")), "1"])
         // Streamed, a 300 MiB body costs a bounded amount whatever its size; held, it would cost
-        // 300 MiB. Alone the difference stays under 64 MiB; with the whole suite running on 2
-        // cores it was 81-86 MiB in three of many runs (the child's threads contend and its
-        // allocator keeps more), so the bound is under half the body, not the quiet figure.
-        #expect(large - small < 128 << 20, "a 300 MiB body took \((large - small) >> 20) MiB more than a 1 MiB one")
+        // 300 MiB at least. Alone the difference stays under 64 MiB; with the whole suite running
+        // on 2 cores it was 81-86 MiB in three of many runs, and 185 MiB once (2026-11-27: the
+        // child's threads contend, and its allocator keeps what NIO read ahead), so the bound is
+        // what tells streaming from holding, under the body's size, not the quiet figure.
+        #expect(large - small < 256 << 20, "a 300 MiB body took \((large - small) >> 20) MiB more than a 1 MiB one")
         await cdn.stop()
     }
 
