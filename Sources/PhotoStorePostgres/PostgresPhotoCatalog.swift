@@ -7,7 +7,8 @@ import Synchronization
 /// through the `tsvector` column, each method one read-only snapshot.
 struct PostgresPhotoCatalog: PhotoCatalog {
     let database: PostgresDatabase
-    /// Counts kept until the data may have changed (and for a lag past that).
+    /// Counts kept until the data may have changed (and for a lag past that): listings' totals,
+    /// and how many photos a search matches up to the rank limit (``PostgresListing``).
     let counts: PostgresChangeCache<Int>
     /// Listings' anchors (``PostgresListing``), kept as counts are.
     let anchors: PostgresChangeCache<[String]>
@@ -187,11 +188,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
-        let (logger, name, rankLimit, anchors) = (database.logger, database.name, rankLimit, anchors)
+        let (logger, name, rankLimit, anchors, counts) = (database.logger, database.name, rankLimit, anchors, counts)
         return try await database.snapshot("listing photos") { connection in
             guard
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
+                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, connection: connection,
+                    logger: logger,
                     name: name
                 ).page()
             else { return [] }
@@ -308,7 +310,8 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     continue
                 }
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, connection: connection, logger: logger,
+                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, connection: connection,
+                    logger: logger,
                     name: name
                 ).page()
                 pages.append(OriginalJSONPage(total: total, photos: try await Self.json(page, connection, logger)))

@@ -182,6 +182,24 @@ struct CatalogContractTests {
         }
     }
 
+    @Test(
+        "a search ranks while its matches are few, and lists newest first once they are too many to rank",
+        arguments: Backend.allCases)
+    func aSearchsRankingFollowsItsMatches(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            let search = PhotoQuery(text: "mountain", sort: .relevance, limit: 1)
+            try await store.ledger.commit([Self.photo("rich", created: 100, description: "mountain mountain mountain")])
+            try await store.ledger.commit([Self.photo("plain", created: 200, description: "a mountain")], next: 3)
+            #expect(try await store.catalog.photos(matching: search).map(\.id) == ["rich"], "the best match first")
+            // Both stores rank at most 1,000 matches.
+            let many = (0..<1_000).map { Self.photo("m\($0)", created: 300 + Double($0), description: "a mountain") }
+            try await store.ledger.commit(many, next: 4)
+            #expect(
+                try await store.catalog.photos(matching: search).map(\.id) == ["m999"],
+                "the most recently stored first: the count of matches was made again")
+        }
+    }
+
     @Test("with a lag, a server's count and page total stay behind the data", arguments: Backend.allCases)
     func countsLagBehindTheData(_ backend: Backend) async throws {
         try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
