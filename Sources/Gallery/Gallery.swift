@@ -348,8 +348,17 @@ enum GalleryAnswer {
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        json(status, PhotoListingJSON.encode(value))
+    }
+
+    /// Listed photos, written by ``PhotoListingJSON/encode(_:)-([PhotoListingJSON.Object])``.
+    static func json(_ status: HTTPResponse.Status, _ photos: [PhotoListingJSON.Object]) -> Response {
+        json(status, PhotoListingJSON.encode(photos))
+    }
+
+    private static func json(_ status: HTTPResponse.Status, _ body: Data) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: PhotoListingJSON.encode(value))))
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -88,8 +88,121 @@ public enum PhotoListingJSON {
         return (try? encoder.encode(value)) ?? Data("null".utf8)
     }
 
+    /// `objects` as a JSON array, byte for byte what ``encode(_:)`` makes of them (compact,
+    /// sorted keys, slashes unescaped), written without `JSONEncoder`: its generic containers
+    /// took 40 % of the CPU of an `/api/photos` page of 30 photos, for a shape that never changes.
+    public static func encode(_ objects: [Object]) -> Data {
+        var json = JSONText()
+        json.bytes.reserveCapacity(objects.count * 512 + 2)
+        json.raw("[")
+        for (index, object) in objects.enumerated() {
+            if index > 0 { json.raw(",") }
+            object.write(to: &json)
+        }
+        json.raw("]")
+        return Data(json.bytes)
+    }
+
     /// One photo as one line of JSON, without the newline.
     public static func line(_ photo: PhotoSummary) -> String {
-        String(decoding: encode(object(photo)), as: UTF8.self)
+        var json = JSONText()
+        object(photo).write(to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+}
+
+extension PhotoListingJSON.Object {
+    /// The object as ``encode(to:)`` writes it through a `JSONEncoder` with sorted keys.
+    func write(to json: inout JSONText) {
+        json.raw("{\"alt_description\":")
+        json.string(altDescription)
+        json.raw(",\"color\":")
+        json.string(color)
+        json.raw(",\"created_at\":")
+        json.string(createdAt)
+        json.raw(",\"description\":")
+        json.string(description)
+        json.raw(",\"height\":")
+        json.integer(height)
+        json.raw(",\"id\":")
+        json.string(id)
+        json.raw(",\"image\":")
+        if let image {
+            json.raw("{\"bytes\":")
+            json.integer(image.bytes)
+            json.raw(",\"content_type\":")
+            json.string(image.contentType)
+            json.raw(",\"sha256\":")
+            json.string(image.sha256)
+            json.raw(",\"variant\":")
+            json.string(image.variant)
+            json.raw("}")
+        } else {
+            json.raw("null")
+        }
+        json.raw(",\"likes\":")
+        json.integer(likes)
+        json.raw(",\"sources\":[")
+        for (index, source) in sources.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.string(source)
+        }
+        json.raw("],\"user\":{\"name\":")
+        json.string(user.name)
+        json.raw(",\"username\":")
+        json.string(user.username)
+        json.raw("},\"width\":")
+        json.integer(width)
+        json.raw("}")
+    }
+}
+
+/// JSON text written piece by piece, its strings escaped as `JSONEncoder` escapes them: the
+/// quotation mark, the backslash and the control characters (`\b`, `\t`, `\n`, `\f` and `\r`
+/// by name, the others as `\u00xx`), and nothing else.
+struct JSONText {
+    var bytes: [UInt8] = []
+
+    private static let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func integer(_ value: (some BinaryInteger)?) {
+        guard let value else { return raw("null") }
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func string(_ value: String?) {
+        guard var value else { return raw("null") }
+        bytes.append(Self.quote)
+        value.withUTF8 { utf8 in
+            var start = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == Self.quote || byte == Self.backslash {
+                bytes.append(contentsOf: utf8[start..<index])
+                start = index + 1
+                escape(byte)
+            }
+            bytes.append(contentsOf: utf8[start...])
+        }
+        bytes.append(Self.quote)
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case Self.quote: raw("\\\"")
+        case Self.backslash: raw("\\\\")
+        case 0x08: raw("\\b")
+        case 0x09: raw("\\t")
+        case 0x0A: raw("\\n")
+        case 0x0C: raw("\\f")
+        case 0x0D: raw("\\r")
+        default:
+            raw("\\u00")
+            bytes.append(Self.hex[Int(byte >> 4)])
+            bytes.append(Self.hex[Int(byte & 0x0F)])
+        }
     }
 }
