@@ -21,6 +21,8 @@ struct PostgresListing {
     /// How many photos a search matches, up to ``rankLimit`` + 1, kept as anchors are: counting
     /// them takes a millisecond or more at a million photos, the page itself a third of that.
     let matches: PostgresChangeCache<Int>
+    /// The sources' ids by name, for a listing of one source.
+    let sources: PostgresChangeCache<SourceIndex>
     let connection: PostgresConnection
     let logger: Logger
     /// The database's name, for errors.
@@ -79,8 +81,7 @@ struct PostgresListing {
         if query.limit == 0 { return nil }
         var sourceID: Int64?
         if let source = query.source {
-            sourceID = try await connection.guardedQuery("SELECT id FROM source WHERE name = \(source)", logger: logger)
-                .collect().first?.decode(Int64.self)
+            sourceID = try await SourceIndex.kept(in: sources, connection, logger).ids[source]
             guard sourceID != nil else { return nil }
         }
         var sql = SQL()

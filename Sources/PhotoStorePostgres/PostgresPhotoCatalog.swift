@@ -12,12 +12,16 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     let counts: PostgresChangeCache<Int>
     /// Listings' anchors (``PostgresListing``), kept as counts are.
     let anchors: PostgresChangeCache<[String]>
+    /// Every source's name and id, kept as counts are: each page of the gallery lists the
+    /// sources, and each of the Unsplash API's answers and source filters looks one up.
+    let sources: PostgresChangeCache<SourceIndex>
     var rankLimit: Int { 1_000 }
 
     init(database: PostgresDatabase, lag: Duration = .zero) {
         self.database = database
         counts = PostgresChangeCache(lag: lag)
         anchors = PostgresChangeCache(lag: lag)
+        sources = PostgresChangeCache(lag: lag)
     }
 
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
@@ -101,9 +105,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func sourceNames() async throws(StoreError) -> [String] {
-        let logger = database.logger
+        let (logger, sources) = (database.logger, sources)
         return try await database.read("listing the sources") { connection in
-            try await connection.strings(#"SELECT name FROM source ORDER BY name COLLATE "C""#, logger: logger)
+            try await SourceIndex.kept(in: sources, connection, logger).names
         }
     }
 
@@ -188,13 +192,14 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
-        let (logger, name, rankLimit, anchors, counts) = (database.logger, database.name, rankLimit, anchors, counts)
+        let (logger, name, rankLimit, anchors, counts, sources) = (
+            database.logger, database.name, rankLimit, anchors, counts, sources
+        )
         return try await database.snapshot("listing photos") { connection in
             guard
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, connection: connection,
-                    logger: logger,
-                    name: name
+                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, sources: sources,
+                    connection: connection, logger: logger, name: name
                 ).page()
             else { return [] }
             return try await Self.summaries(page, connection, logger)
@@ -300,7 +305,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
-        let (logger, name, rankLimit, counts, anchors) = (database.logger, database.name, rankLimit, counts, anchors)
+        let (logger, name, rankLimit, counts, anchors, sources) = (
+            database.logger, database.name, rankLimit, counts, anchors, sources
+        )
         return try await database.snapshot("listing photos") { connection in
             var pages: [OriginalJSONPage] = []
             for query in queries {
@@ -310,9 +317,8 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     continue
                 }
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, connection: connection,
-                    logger: logger,
-                    name: name
+                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, sources: sources,
+                    connection: connection, logger: logger, name: name
                 ).page()
                 pages.append(OriginalJSONPage(total: total, photos: try await Self.json(page, connection, logger)))
             }
@@ -372,9 +378,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 
     func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
         let (logger, name) = (database.logger, source.description)
+        let sources = sources
         return try await database.read("looking up source \(name)") { connection in
-            try await connection.boolean(
-                "SELECT EXISTS (SELECT 1 FROM source WHERE name = \(name))", logger: logger)
+            try await SourceIndex.kept(in: sources, connection, logger).ids[name] != nil
         }
     }
 
@@ -412,6 +418,29 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         }
         // A name this version cannot read names no topic it could ask Unsplash for.
         return name.flatMap { try? PhotoSource(parsing: $0) }
+    }
+}
+
+/// Every source's name, in the order of their bytes (`COLLATE "C"`, as SQLite sorts them), and
+/// its id. Sources are few, and are only ever added.
+struct SourceIndex: Sendable {
+    var names: [String] = []
+    var ids: [String: Int64] = [:]
+
+    /// The index kept in `cache`, or read and kept.
+    static func kept(
+        in cache: PostgresChangeCache<SourceIndex>, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> SourceIndex {
+        try await cache.value(for: "sources", connection, logger) {
+            var index = SourceIndex()
+            for try await (name, id) in try await connection.guardedQuery(
+                #"SELECT name, id FROM source ORDER BY name COLLATE "C""#, logger: logger
+            ).decode((String, Int64).self) {
+                index.names.append(name)
+                index.ids[name] = id
+            }
+            return index
+        }
     }
 }
 

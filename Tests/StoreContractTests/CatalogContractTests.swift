@@ -200,6 +200,20 @@ struct CatalogContractTests {
         }
     }
 
+    @Test("the sources follow the data: a new source is found at once", arguments: Backend.allCases)
+    func sourcesFollowTheData(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Self.photo("a", created: 100)])
+            #expect(try await store.catalog.sourceNames() == ["feed"])
+            #expect(try await !store.catalog.hasSource(.user("ann")))
+            #expect(try await Self.ids(store, PhotoQuery(source: "user:ann")) == [])
+            try await store.ledger.commit([Self.photo("a", created: 100)], source: "user:ann")
+            #expect(try await store.catalog.sourceNames() == ["feed", "user:ann"])
+            #expect(try await store.catalog.hasSource(.user("ann")))
+            #expect(try await Self.ids(store, PhotoQuery(source: "user:ann")) == ["a"])
+        }
+    }
+
     @Test("with a lag, a server's count and page total stay behind the data", arguments: Backend.allCases)
     func countsLagBehindTheData(_ backend: Backend) async throws {
         try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
