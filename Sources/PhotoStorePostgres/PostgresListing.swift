@@ -85,16 +85,37 @@ struct PostgresListing {
             guard sourceID != nil else { return nil }
         }
         var sql = SQL()
-        var from = "photo"
+        var rows = Rows.photos
         if inSourceOrder, let sourceID {
-            from = "photo_source JOIN photo ON photo.id = photo_source.photo_id"
+            rows = filtersPhotos ? .membershipsWithPhotos : .memberships
             sql.conditions.append("photo_source.source_id = \(try sql.bind(sourceID))")
         }
         try Self.filter(query, sourceID: inSourceOrder ? nil : sourceID, dates: true, into: &sql)
         if let text = query.text, query.sort == .relevance {
-            return try await rankedPage(from: from, text: text, sql)
+            return try await rankedPage(rows, text: text, sql)
         }
-        return try await orderedPage(from: from, sourceID: sourceID, sql)
+        return try await orderedPage(rows, sourceID: sourceID, sql)
+    }
+
+    /// Whether the query's filters read the photos' own columns (``filter(_:sourceID:dates:into:)``).
+    private var filtersPhotos: Bool {
+        query.text != nil || query.username != nil || query.orientation != nil || query.color != nil
+            || query.since != nil || query.until != nil
+    }
+
+    /// The rows a listing's statements read, and its photo id among their columns.
+    struct Rows: CustomStringConvertible {
+        var from: String
+        var id: String
+        var description: String { from }
+
+        static let photos = Rows(from: "photo", id: "photo.id")
+        /// A source's memberships alone, in its order: a deep page skips its rows without reading
+        /// a photo for each (a membership's photo always exists: it is deleted with it).
+        static let memberships = Rows(from: "photo_source", id: "photo_source.photo_id")
+        /// A source's memberships and their photos, for filters on the photos.
+        static let membershipsWithPhotos = Rows(
+            from: "photo_source JOIN photo ON photo.id = photo_source.photo_id", id: "photo.id")
     }
 
     /// The conditions of `query`'s filters, in `sql`: the search, the source (by membership,
@@ -148,7 +169,7 @@ struct PostgresListing {
         }
     }
 
-    private func orderedPage(from: String, sourceID: Int64?, _ sql: SQL) async throws -> Page? {
+    private func orderedPage(_ rows: Rows, sourceID: Int64?, _ sql: SQL) async throws -> Page? {
         var sql = sql
         let (keys, descending) = order
         let reversed = query.after == nil && query.before != nil
@@ -158,7 +179,7 @@ struct PostgresListing {
         if let cursor = query.after ?? query.before {
             start = (cursor, false)
         } else if query.text == nil, offset >= 2 * Self.anchorInterval {
-            let anchors = try await anchorIDs(from: from, keys: keys, descending: descending, sql)
+            let anchors = try await anchorIDs(rows, keys: keys, descending: descending, sql)
             let anchor = offset / Self.anchorInterval
             // No anchor this deep: the offset is past the last photo.
             guard anchor < anchors.count else { return nil }
@@ -195,7 +216,7 @@ struct PostgresListing {
         }
         let direction = descending != reversed ? " DESC" : ""
         let statement = """
-            SELECT photo.id FROM \(from) \(sql.whereClause(extra))
+            SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause(extra))
             ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
             LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(offset))
             """
@@ -204,16 +225,17 @@ struct PostgresListing {
 
     /// The ids of the listing's 1st, (``anchorInterval`` + 1)th... photos, in its order: one
     /// pass over its index when the data changed since they were last found.
-    private func anchorIDs(from: String, keys: [String], descending: Bool, _ sql: SQL) async throws -> [String] {
+    private func anchorIDs(_ rows: Rows, keys: [String], descending: Bool, _ sql: SQL) async throws -> [String] {
         let direction = descending ? " DESC" : ""
         let statement = """
             SELECT id FROM (
-                SELECT photo.id, row_number() OVER (ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))) AS n
-                FROM \(from) \(sql.whereClause())
+                SELECT \(rows.id) AS id,
+                    row_number() OVER (ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))) AS n
+                FROM \(rows.from) \(sql.whereClause())
             ) AS listing
             WHERE n % \(Self.anchorInterval) = 1 ORDER BY n
             """
-        let signature = "\(from) \(keys) \(descending) \(query.sort) \(filters)"
+        let signature = "\(rows) \(keys) \(descending) \(query.sort) \(filters)"
         return try await anchors.value(for: signature, connection, logger) {
             try await ids(statement, sql.bindings)
         }
@@ -222,14 +244,14 @@ struct PostgresListing {
     /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most
     /// ``rankLimit`` of them, ties newest first, and lists them most recently stored first when
     /// there are more, unranked: SQLite's rule, so that both stores page alike.
-    private func rankedPage(from: String, text: String, _ sql: SQL) async throws -> Page {
+    private func rankedPage(_ rows: Rows, text: String, _ sql: SQL) async throws -> Page {
         var sql = sql
         let counting = PostgresQuery(
             unsafeSQL: """
-                SELECT count(*) FROM (SELECT 1 FROM \(from) \(sql.whereClause())
+                SELECT count(*) FROM (SELECT 1 FROM \(rows.from) \(sql.whereClause())
                 LIMIT \(try sql.bind(rankLimit + 1))) AS match
                 """, binds: sql.bindings)
-        let signature = "\(from) \(rankLimit) \(text) \(filters)"
+        let signature = "\(rows) \(rankLimit) \(text) \(filters)"
         let (connection, logger) = (connection, logger)
         let matches = try await matches.value(for: signature, connection, logger) {
             Int(try await connection.integer(counting, logger: logger))
@@ -241,7 +263,7 @@ struct PostgresListing {
             """
             : "photo.sequence DESC"
         let statement = """
-            SELECT photo.id FROM \(from) \(sql.whereClause())
+            SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
             ORDER BY \(order)
             LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
             """

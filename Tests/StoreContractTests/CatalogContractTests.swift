@@ -285,9 +285,16 @@ struct CatalogContractTests {
                 }
                 try await store.ledger.commit(photos, next: page + 2, now: Instant.t(Double(page)))
             }
+            // The feed in its own order: its memberships alone, and with a filter on the photos
+            // (every photo is a landscape).
+            var feedOrder = PhotoQuery(source: "feed")
+            feedOrder.inSourceOrder = true
+            var feedOrderOfLandscapes = feedOrder
+            feedOrderOfLandscapes.orientation = .landscape
             let queries = [
                 PhotoQuery(sort: .newest), PhotoQuery(sort: .oldest), PhotoQuery(sort: .likes),
                 PhotoQuery(source: "feed", sort: .newest), PhotoQuery(username: "third", sort: .oldest),
+                feedOrder, feedOrderOfLandscapes,
             ]
             for query in queries {
                 let all = try await Self.ids(store, query)
