@@ -18,7 +18,7 @@ enum PostgresSchema {
     /// one at a time, and a function's body holds semicolons of its own); the version of a
     /// database is the number it has applied.
     static let migrations: [[String]] = [
-        version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search,
+        version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
     ]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.

@@ -56,7 +56,8 @@ struct PostgresSchemaTests {
 
     @Test func aVersion1DatabaseIsRefusedByReadersUntilMigratedThenItsDetailsIndexIt() async throws {
         // GIVEN a database as version 1 left it: its details re-indexed a photo by touching its
-        // JSON, which version 2's trigger takes for no change
+        // JSON, which version 2's trigger takes for no change, and its username index was
+        // version 3's prefix
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let location = try PostgresLocation(parsing: url)
         let store = try await PostgresStore.open(location, password: nil, logger: logger)
@@ -65,6 +66,8 @@ struct PostgresSchemaTests {
         try await PostgresTestCluster.shared.execute(
             """
             UPDATE photosync_schema SET version = 1;
+            DROP INDEX photo_user_newest;
+            CREATE INDEX photo_username ON photo (lower(user_username));
             CREATE OR REPLACE FUNCTION photosync_index_details() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN UPDATE photo SET json = json WHERE id = NEW.photo_id; RETURN NULL; END $$;
             """, in: url)
