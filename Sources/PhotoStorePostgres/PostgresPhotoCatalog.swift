@@ -357,20 +357,28 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             // Repeats are taken once every photo is drawn, or after many misses (a few photos
             // far apart in number): never an endless loop.
             var misses = 0
+            // The draws still wanted, in one statement: each the first photo at or after a random
+            // number, in the order drawn.
             while photos.count < count {
-                let draw = Int64.random(in: lowest...highest)
-                guard
-                    let row = try await connection.guardedQuery(
-                        "SELECT id, json FROM photo WHERE sequence >= \(draw) ORDER BY sequence LIMIT 1",
-                        logger: logger
-                    ).collect().first
-                else { break }
-                let (id, json) = try row.decode((String, String).self)
-                if drawn.insert(id).inserted || drawn.count >= stored || misses > 100 * count {
-                    photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
-                } else {
-                    misses += 1
+                let draws = (photos.count..<count).map { _ in Int64.random(in: lowest...highest) }
+                var found = false
+                for try await (id, json) in try await connection.guardedQuery(
+                    """
+                    SELECT photo.id, photo.json FROM unnest(\(draws)::bigint[]) WITH ORDINALITY AS draw (at, n)
+                    CROSS JOIN LATERAL (
+                        SELECT id, json FROM photo WHERE sequence >= draw.at ORDER BY sequence LIMIT 1
+                    ) AS photo
+                    ORDER BY draw.n
+                    """, logger: logger
+                ).decode((String, String).self) {
+                    found = true
+                    if drawn.insert(id).inserted || drawn.count >= stored || misses > 100 * count {
+                        photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
+                    } else {
+                        misses += 1
+                    }
                 }
+                guard found else { break }
             }
             return photos
         }

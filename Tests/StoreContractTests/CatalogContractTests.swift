@@ -167,6 +167,8 @@ struct CatalogContractTests {
             #expect(past.total == 3 && past.photos.isEmpty)
             let drawn = try await store.catalog.randomOriginalJSON(count: 3)
             #expect(Set(drawn.map(\.id)) == ["a", "b", "c"], "distinct while there are enough")
+            let more = try await store.catalog.randomOriginalJSON(count: 5)
+            #expect(more.count == 5 && Set(more.map(\.id)) == ["a", "b", "c"], "then repeated")
         }
     }
 
