@@ -243,7 +243,9 @@ struct PostgresListing {
 
     /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most
     /// ``rankLimit`` of them, ties newest first, and lists them most recently stored first when
-    /// there are more, unranked: SQLite's rule, so that both stores page alike.
+    /// there are more, unranked: SQLite's rule, so that both stores page alike. The ranking is
+    /// kept as the anchors are, as SQLite keeps it: each page of it is a slice, not the search
+    /// ranked again (a phrase's candidates are each read to check the words' positions).
     private func rankedPage(_ rows: Rows, text: String, _ sql: SQL) async throws -> Page {
         var sql = sql
         let counting = PostgresQuery(
@@ -256,18 +258,30 @@ struct PostgresListing {
         let matches = try await matches.value(for: signature, connection, logger) {
             Int(try await connection.integer(counting, logger: logger))
         }
-        let order =
-            matches <= rankLimit
-            ? """
-            ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC, photo.sequence DESC
-            """
-            : "photo.sequence DESC"
-        let statement = """
+        guard matches <= rankLimit else {
+            let statement = """
+                SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
+                ORDER BY photo.sequence DESC
+                LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+                """
+            return Page(statement: statement, bindings: sql.bindings, reversed: false)
+        }
+        let ranking = """
             SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
-            ORDER BY \(order)
-            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+            ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC,
+                photo.sequence DESC
             """
-        return Page(statement: statement, bindings: sql.bindings, reversed: false)
+        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) {
+            try await ids(ranking, sql.bindings)
+        }
+        let start = min(max(0, query.offset), ranked.count)
+        let end = query.limit.flatMap { $0 >= 0 ? min(ranked.count, start + $0) : nil } ?? ranked.count
+        var page = SQL()
+        let statement = """
+            SELECT id FROM unnest(\(try page.bind(Array(ranked[start..<end])))::text[]) WITH ORDINALITY AS ranked (id, n)
+            ORDER BY n
+            """
+        return Page(statement: statement, bindings: page.bindings, reversed: false)
     }
 
     /// The values of the query's filters but the search's text, for a kept value's key.

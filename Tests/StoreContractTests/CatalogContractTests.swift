@@ -193,6 +193,11 @@ struct CatalogContractTests {
             try await store.ledger.commit([Self.photo("rich", created: 100, description: "mountain mountain mountain")])
             try await store.ledger.commit([Self.photo("plain", created: 200, description: "a mountain")], next: 3)
             #expect(try await store.catalog.photos(matching: search).map(\.id) == ["rich"], "the best match first")
+            var second = search
+            second.offset = 1
+            #expect(try await store.catalog.photos(matching: second).map(\.id) == ["plain"], "a page of the ranking")
+            second.offset = 2
+            #expect(try await store.catalog.photos(matching: second).isEmpty)
             // Both stores rank at most 1,000 matches.
             let many = (0..<1_000).map { Self.photo("m\($0)", created: 300 + Double($0), description: "a mountain") }
             try await store.ledger.commit(many, next: 4)
