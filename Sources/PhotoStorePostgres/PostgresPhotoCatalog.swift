@@ -17,8 +17,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     let sources: PostgresChangeCache<SourceIndex>
     var rankLimit: Int { 1_000 }
 
+    /// How far a listing's kept values may lag behind the data (``PostgresChangeCache``).
+    let lag: Duration
+
     init(database: PostgresDatabase, lag: Duration = .zero) {
         self.database = database
+        self.lag = lag
         counts = PostgresChangeCache(lag: lag)
         anchors = PostgresChangeCache(lag: lag)
         sources = PostgresChangeCache(lag: lag)
@@ -195,7 +199,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let (logger, name, rankLimit, anchors, counts, sources) = (
             database.logger, database.name, rankLimit, anchors, counts, sources
         )
-        return try await database.snapshot("listing photos") { connection in
+        return try await listing { connection in
             guard
                 let page = try await PostgresListing(
                     query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, sources: sources,
@@ -204,6 +208,16 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             else { return [] }
             return try await Self.summaries(page, connection, logger)
         }
+    }
+
+    /// Runs a listing's statements in one snapshot, so that its count, anchors and page agree;
+    /// or, with a lag, each in its own: its kept values may be a lag old anyway, and with them
+    /// kept, a page is one statement, which `BEGIN` and `COMMIT` would make three round trips.
+    private func listing<T: Sendable>(
+        _ body: (PostgresConnection) async throws -> sending T
+    ) async throws(StoreError) -> T {
+        lag > .zero
+            ? try await database.read("listing photos", body) : try await database.snapshot("listing photos", body)
     }
 
     /// The photos of `page`, in its order, with their latest stored image and their sources.
@@ -308,7 +322,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let (logger, name, rankLimit, counts, anchors, sources) = (
             database.logger, database.name, rankLimit, counts, anchors, sources
         )
-        return try await database.snapshot("listing photos") { connection in
+        return try await listing { connection in
             var pages: [OriginalJSONPage] = []
             for query in queries {
                 let total = try await Self.count(query, counts, connection, logger)
