@@ -348,15 +348,15 @@ enum GalleryAnswer {
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
-        json(status, PhotoListingJSON.encode(value))
+        json(status, body: PhotoListingJSON.encode(value))
     }
 
     /// Listed photos, written by ``PhotoListingJSON/encode(_:)-([PhotoListingJSON.Object])``.
     static func json(_ status: HTTPResponse.Status, _ photos: [PhotoListingJSON.Object]) -> Response {
-        json(status, PhotoListingJSON.encode(photos))
+        json(status, body: PhotoListingJSON.encode(photos))
     }
 
-    private static func json(_ status: HTTPResponse.Status, _ body: Data) -> Response {
+    private static func json(_ status: HTTPResponse.Status, body: Data) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))

@@ -2,7 +2,8 @@ import Foundation
 import PhotoStore
 
 /// The JSON object of a listed photo: one line of `photosync list --json`, one element of the
-/// gallery's `/api/photos`. One encoder for both, so the two can never drift apart.
+/// gallery's `/api/photos`, and of `export`'s manifest. One writer for all three, so they can
+/// never drift apart (``encode(_:)-([Object])`` and ``line(_:)``).
 public enum PhotoListingJSON {
     /// `id`, `created_at`, `width`, `height`, `color`, `likes`, `description`,
     /// `alt_description`, `user {username, name}`, `sources` and

@@ -151,7 +151,7 @@ enum ListFormat {
     /// The fields `list --json` prints for a photo: the gallery's `/api/photos` shares them.
     static func jsonObject(_ photo: PhotoSummary) -> JSONValue {
         // The gallery's encoder makes the object; export's manifest nests it in JSON of its own.
-        let encoded = PhotoListingJSON.encode(PhotoListingJSON.object(photo))
+        let encoded = Data(PhotoListingJSON.line(photo).utf8)
         return (try? JSONDecoder().decode(JSONValue.self, from: encoded)) ?? .null
     }
 
