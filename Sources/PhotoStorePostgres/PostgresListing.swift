@@ -80,9 +80,12 @@ struct PostgresListing {
     func page() async throws -> Page? {
         if query.limit == 0 { return nil }
         var sourceID: Int64?
+        var sourceFilter: SourceFilter?
         if let source = query.source {
-            sourceID = try await SourceIndex.kept(in: sources, connection, logger).ids[source]
-            guard sourceID != nil else { return nil }
+            let index = try await SourceIndex.kept(in: sources, connection, logger)
+            guard let id = index.ids[source] else { return nil }
+            sourceID = id
+            sourceFilter = SourceFilter(id: id, heldEveryPhoto: index.holdingEveryPhoto.contains(id))
         }
         var sql = SQL()
         var rows = Rows.photos
@@ -90,14 +93,14 @@ struct PostgresListing {
             rows = filtersPhotos ? .membershipsWithPhotos : .memberships
             sql.conditions.append("photo_source.source_id = \(try sql.bind(sourceID))")
         }
-        try Self.filter(query, sourceID: inSourceOrder ? nil : sourceID, dates: true, into: &sql)
+        try Self.filter(query, source: inSourceOrder ? nil : sourceFilter, dates: true, into: &sql)
         if let text = query.text, query.sort == .relevance {
             return try await rankedPage(rows, text: text, sql)
         }
         return try await orderedPage(rows, sourceID: sourceID, sql)
     }
 
-    /// Whether the query's filters read the photos' own columns (``filter(_:sourceID:dates:into:)``).
+    /// Whether the query's filters read the photos' own columns (``filter(_:source:dates:into:)``).
     private var filtersPhotos: Bool {
         query.text != nil || query.username != nil || query.orientation != nil || query.color != nil
             || query.since != nil || query.until != nil
@@ -118,19 +121,44 @@ struct PostgresListing {
             from: "photo_source JOIN photo ON photo.id = photo_source.photo_id", id: "photo.id")
     }
 
+    /// A listing's source, as a filter of photos in another order than the source's own.
+    struct SourceFilter {
+        var id: Int64
+        /// The source held every photo when last looked (``SourceIndex``).
+        var heldEveryPhoto: Bool
+
+        /// The condition that a photo is in the source.
+        ///
+        /// For a source that held every photo (the feed, usually), the condition asks first, once
+        /// and in the statement's own snapshot, whether it still does (its tally against the
+        /// photos', ``PostgresSchema/version4Tallies``), and checks each photo's membership only
+        /// when it does not: right at any moment, and a deep page skips its thousand photos
+        /// without a lookup each. For any other source, the membership alone, which the server
+        /// may turn into a join from the memberships (a small source's page).
+        func condition(_ sql: inout SQL) throws -> String {
+            let id = try sql.bind(id)
+            let member = """
+                EXISTS (SELECT 1 FROM photo_source AS member
+                        WHERE member.photo_id = photo.id AND member.source_id = \(id))
+                """
+            guard heldEveryPhoto else { return member }
+            return """
+                ((SELECT tally.photos FROM source_tally AS tally WHERE tally.source_id = \(id))
+                     = (SELECT total.photos FROM photo_total AS total)
+                 OR \(member))
+                """
+        }
+    }
+
     /// The conditions of `query`'s filters, in `sql`: the search, the source (by membership,
-    /// when `sourceID` is given), the username, orientation and colour, and the creation dates
+    /// when `source` is given), the username, orientation and colour, and the creation dates
     /// when `dates` is true.
-    static func filter(_ query: PhotoQuery, sourceID: Int64?, dates: Bool, into sql: inout SQL) throws {
+    static func filter(_ query: PhotoQuery, source: SourceFilter?, dates: Bool, into sql: inout SQL) throws {
         if let text = query.text {
             sql.conditions.append("photo.search @@ \(try tsquery(text, &sql))")
         }
-        if let sourceID {
-            sql.conditions.append(
-                """
-                EXISTS (SELECT 1 FROM photo_source AS member
-                        WHERE member.photo_id = photo.id AND member.source_id = \(try sql.bind(sourceID)))
-                """)
+        if let source {
+            sql.conditions.append(try source.condition(&sql))
         }
         if let username = query.username {
             sql.conditions.append("lower(photo.user_username) = lower(\(try sql.bind(username)))")

@@ -127,7 +127,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         var statistics: [SourceStatistics] = []
         let rows = try await connection.guardedQuery(
             """
-            SELECT name, active, (SELECT count(*) FROM photo_source WHERE source_id = source.id),
+            SELECT name, active, coalesce((SELECT photos FROM source_tally WHERE source_id = source.id), 0),
                 (SELECT count(*) FROM photo_source JOIN photo ON photo.id = photo_source.photo_id
                  WHERE photo_source.source_id = source.id AND photo.is_plus),
                 error, error_at, \(unescaped: PostgresSyncLedger.syncStateColumns)
@@ -151,7 +151,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func statistics() async throws(StoreError) -> StoreStatistics {
         let logger = database.logger
         return try await database.snapshot("computing statistics") { connection in
-            let photos = try await connection.integer("SELECT count(*) FROM photo", logger: logger)
+            let photos = try await connection.integer("SELECT photos FROM photo_total", logger: logger)
             var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
             for try await (status, count, bytes) in try await connection.guardedQuery(
                 "SELECT status, count(*), COALESCE(SUM(byte_count), 0)::bigint FROM image GROUP BY status",
@@ -287,25 +287,29 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         _ query: PhotoQuery, _ counts: PostgresChangeCache<Int>, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Int {
         var sql = PostgresListing.SQL()
-        var countQuery = query
-        (countQuery.since, countQuery.until) = (nil, nil)
-        var from = "photo"
-        if let source = query.source {
-            let onlySource =
-                query.text == nil && query.username == nil && query.orientation == nil && query.color == nil
-            let sourceID = "(SELECT id FROM source WHERE name = \(try sql.bind(source)))"
-            if onlySource {
-                // The memberships alone: no photo row is read.
-                from = "photo_source"
-                sql.conditions.append("photo_source.source_id = \(sourceID)")
-            } else {
+        let statement: String
+        if query.text == nil && query.username == nil && query.orientation == nil && query.color == nil {
+            // A tally: one row, where a count would read every photo or membership.
+            statement =
+                if let source = query.source {
+                    """
+                    SELECT coalesce((SELECT photos FROM source_tally
+                                     WHERE source_id = (SELECT id FROM source WHERE name = \(try sql.bind(source)))), 0)
+                    """
+                } else {
+                    "SELECT photos FROM photo_total"
+                }
+        } else {
+            if let source = query.source {
                 sql.conditions.append(
-                    "photo.id IN (SELECT photo_id FROM photo_source WHERE photo_source.source_id = \(sourceID))")
+                    """
+                    photo.id IN (SELECT photo_id FROM photo_source
+                                 WHERE photo_source.source_id = (SELECT id FROM source WHERE name = \(try sql.bind(source))))
+                    """)
             }
-            countQuery.source = nil
+            try PostgresListing.filter(query, source: nil, dates: false, into: &sql)
+            statement = "SELECT count(*) FROM photo \(sql.whereClause())"
         }
-        try PostgresListing.filter(countQuery, sourceID: nil, dates: false, into: &sql)
-        let statement = "SELECT count(*) FROM \(from) \(sql.whereClause())"
         let signature =
             "\(statement) \(query.text ?? "") \(query.source ?? "") \(query.username ?? "") \(query.color?.rawValue ?? "")"
         return try await counts.value(for: signature, connection, logger) {
@@ -448,6 +452,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 struct SourceIndex: Sendable {
     var names: [String] = []
     var ids: [String: Int64] = [:]
+    /// The sources that held every stored photo when the index was read: a hint, which a
+    /// listing's statement checks again in its own snapshot (``PostgresListing/SourceFilter``).
+    var holdingEveryPhoto: Set<Int64> = []
 
     /// The index kept in `cache`, or read and kept.
     static func kept(
@@ -455,11 +462,17 @@ struct SourceIndex: Sendable {
     ) async throws -> SourceIndex {
         try await cache.value(for: "sources", connection, logger) {
             var index = SourceIndex()
-            for try await (name, id) in try await connection.guardedQuery(
-                #"SELECT name, id FROM source ORDER BY name COLLATE "C""#, logger: logger
-            ).decode((String, Int64).self) {
+            for try await (name, id, holdsEveryPhoto) in try await connection.guardedQuery(
+                """
+                SELECT name, id,
+                    coalesce((SELECT photos FROM source_tally WHERE source_id = source.id), 0)
+                        = (SELECT photos FROM photo_total)
+                FROM source ORDER BY name COLLATE "C"
+                """, logger: logger
+            ).decode((String, Int64, Bool).self) {
                 index.names.append(name)
                 index.ids[name] = id
+                if holdsEveryPhoto { index.holdingEveryPhoto.insert(id) }
             }
             return index
         }

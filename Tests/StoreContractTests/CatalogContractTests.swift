@@ -234,6 +234,28 @@ struct CatalogContractTests {
         }
     }
 
+    @Test(
+        "with a lag, a source that held every photo still lists none of another source's that just arrived",
+        arguments: Backend.allCases)
+    func aSourceHoldingEveryPhotoIsNotTakenOnTrust(_ backend: Backend) async throws {
+        try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
+            try await store.ledger.commit([Self.photo("a", created: 100), Self.photo("b", created: 200)])
+            let feed = PhotoQuery(source: "feed")
+            // Each store looks at whether a source holds every photo: SQLite for a search within
+            // it, PostgreSQL for any listing of it in another order than its own.
+            let feedSearch = PhotoQuery(text: "user", source: "feed")
+            #expect(try await Self.ids(reader, feed) == ["b", "a"])
+            #expect(try await Self.ids(reader, feedSearch).sorted() == ["a", "b"])
+
+            try await store.ledger.commit([Self.photo("c", created: 300)], source: "user:ann")
+
+            #expect(try await Self.ids(reader, feed) == ["b", "a"])
+            #expect(try await Self.ids(reader, feedSearch).sorted() == ["a", "b"])
+            #expect(try await store.catalog.count(matching: PhotoQuery()) == 3)
+            #expect(try await store.catalog.count(matching: feed) == 2)
+        }
+    }
+
     @Test("statistics: photos, images by status, sources and their state", arguments: Backend.allCases)
     func statistics(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in

@@ -11,6 +11,12 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
+    /// Takes version 4's tallies out of a database, to make it an older version's.
+    static let withoutVersion4 = """
+        DROP TABLE photo_total, source_tally;
+        DROP FUNCTION photosync_tally_photos, photosync_tally_memberships CASCADE;
+        """
+
     @Test func anEmptyDatabaseIsMigratedAndOpensAgainAsItIs() async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let location = try PostgresLocation(parsing: url)
@@ -66,6 +72,7 @@ struct PostgresSchemaTests {
         try await PostgresTestCluster.shared.execute(
             """
             UPDATE photosync_schema SET version = 1;
+            \(Self.withoutVersion4)
             DROP INDEX photo_user_newest;
             CREATE INDEX photo_username ON photo (lower(user_username));
             CREATE OR REPLACE FUNCTION photosync_index_details() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -82,6 +89,44 @@ struct PostgresSchemaTests {
         #expect(try await migrated.photoDetails.store(Data(details.utf8), photoID: "a", at: Date()))
         #expect(try await migrated.catalog.photos(matching: PhotoQuery(text: "volcano")).map(\.id) == ["a"])
         try await PostgresStore.openExisting(location, password: nil, logger: logger).close()
+    }
+
+    @Test func aVersion3DatabaseIsTalliedWhenMigratedAndItsTalliesFollowEveryChange() async throws {
+        // GIVEN a database as version 3 left it, without tallies, two photos in the feed and one
+        // of them in a user's photos too
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
+        try await store.ledger.commit([Sample.photo("a")], source: "user:ann")
+        try store.close()
+        try await PostgresTestCluster.shared.execute(
+            """
+            UPDATE photosync_schema SET version = 3;
+            \(Self.withoutVersion4)
+            """, in: url)
+
+        // WHEN the writer's open migrates it
+        let migrated = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { try? migrated.close() }
+
+        // THEN the counts the tallies answer are what was there
+        func counts() async throws -> [Int] {
+            var counts: [Int] = []
+            for source in [nil, "feed", "user:ann"] {
+                counts.append(try await migrated.catalog.count(matching: PhotoQuery(source: source)))
+            }
+            let statistics = try await migrated.catalog.statistics()
+            return counts + [Int(statistics.photos)] + statistics.sources.map { Int($0.photos) }
+        }
+        #expect(try await counts() == [2, 2, 1, 2, 2, 1])
+        // AND they follow every change: a new photo, one deleted with its memberships, and all
+        try await migrated.ledger.commit([Sample.photo("c")], source: "user:ann")
+        #expect(try await counts() == [3, 2, 2, 3, 2, 2])
+        try await PostgresTestCluster.shared.execute("DELETE FROM photo WHERE id = 'a'", in: url)
+        #expect(try await counts() == [2, 1, 1, 2, 1, 1])
+        try await PostgresTestCluster.shared.execute("TRUNCATE photo CASCADE", in: url)
+        #expect(try await counts() == [0, 0, 0, 0, 0, 0])
     }
 
     @Test func aDatabaseANewerPhotosyncMigratedIsRefused() async throws {
