@@ -299,7 +299,7 @@ struct PostgresListing {
             ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC,
                 photo.sequence DESC
             """
-        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) {
+        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { [sql] in
             try await ids(ranking, sql.bindings)
         }
         let start = min(max(0, query.offset), ranked.count)

@@ -312,7 +312,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         }
         let signature =
             "\(statement) \(query.text ?? "") \(query.source ?? "") \(query.username ?? "") \(query.color?.rawValue ?? "")"
-        return try await counts.value(for: signature, connection, logger) {
+        return try await counts.value(for: signature, connection, logger) { [sql] in
             Int(
                 try await connection.integer(PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger))
         }
@@ -486,6 +486,14 @@ struct SourceIndex: Sendable {
 /// Nothing is written to know it: no counter row for every writer to wait on. With a `lag`, a
 /// value outlives changes for that long (a server's, under a daemon that commits many times a
 /// second), as SQLite's listings' values do.
+///
+/// A value is made by one request at a time. Others that need it in the same snapshot, or any
+/// snapshot within a `lag`, wait for that one's result instead of making it again, and within a
+/// `lag` they use the value kept before, if any, meanwhile. A count that reads a million photos
+/// (a colour's, 1.3 s) was made by all sixteen of a client's connections at once otherwise,
+/// when it was new and again at each change under a writer: `serve` answered 25 requests a
+/// second instead of 1,500. The making is not cancelled with the request that started it: the
+/// others wait for it.
 final class PostgresChangeCache<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var snapshot: String
@@ -493,44 +501,86 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         var made: ContinuousClock.Instant
     }
 
-    private let lag: Duration
+    /// A value being made, for the snapshot it is made in.
+    private struct Making: Sendable {
+        var id: Int
+        var snapshot: String
+        var task: Task<Value, any Error>
+    }
 
-    init(lag: Duration = .zero) {
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var making: [String: Making] = [:]
+        var next = 0
+    }
+
+    private let lag: Duration
+    /// Called when a request starts waiting for another's value (a test's probe).
+    private let waiting: @Sendable () -> Void
+
+    init(lag: Duration = .zero, waiting: @escaping @Sendable () -> Void = {}) {
         self.lag = lag
+        self.waiting = waiting
     }
 
     /// At most this many values are remembered; all are forgotten when that is reached.
     private static var capacity: Int { 256 }
-    private let entries = Mutex<[String: Entry]>([:])
+    private let state = Mutex(State())
+
+    private enum Next {
+        case kept(Value)
+        case wait(Task<Value, any Error>)
+        case make(Making)
+    }
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
     ///
     /// A value made or found current within the `lag` is used without asking the server for its
     /// snapshot at all: a round trip less for each of a server's requests. One found current
     /// later is renewed for another `lag`.
-    /// - Parameter connection: in the transaction whose snapshot `make` reads.
+    /// - Parameter connection: in the transaction whose snapshot `make` reads. `make` runs in a
+    ///   task of its own that this call awaits, so the connection is this call's until it ends.
     func value(
-        for key: String, _ connection: PostgresConnection, _ logger: Logger, make: () async throws -> Value
+        for key: String, _ connection: PostgresConnection, _ logger: Logger,
+        make: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        if let entry = entries.withLock({ $0[key] }), ContinuousClock.now < entry.made + lag {
+        if let entry = state.withLock({ $0.entries[key] }), ContinuousClock.now < entry.made + lag {
             return entry.value
         }
         let snapshot =
             try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""
         let now = ContinuousClock.now
-        let current = entries.withLock { entries -> Value? in
-            guard let entry = entries[key], entry.snapshot == snapshot else { return nil }
-            entries[key]?.made = now
-            return entry.value
+        let lag = lag
+        let next = state.withLock { state -> Next in
+            if let entry = state.entries[key], entry.snapshot == snapshot {
+                state.entries[key]?.made = now
+                return .kept(entry.value)
+            }
+            if let making = state.making[key], making.snapshot == snapshot || lag > .zero {
+                if lag > .zero, let entry = state.entries[key] { return .kept(entry.value) }
+                return .wait(making.task)
+            }
+            state.next += 1
+            let making = Making(id: state.next, snapshot: snapshot, task: Task { try await make() })
+            state.making[key] = making
+            return .make(making)
         }
-        if let current { return current }
-        let made = now
-        let value = try await make()
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll() }
-            entries[key] = Entry(snapshot: snapshot, value: value, made: made)
+        switch next {
+        case .kept(let value):
+            return value
+        case .wait(let task):
+            waiting()
+            return try await task.value
+        case .make(let making):
+            let result = await making.task.result
+            state.withLock { state in
+                if state.making[key]?.id == making.id { state.making[key] = nil }
+                guard case .success(let value) = result else { return }
+                if state.entries.count >= Self.capacity { state.entries.removeAll() }
+                state.entries[key] = Entry(snapshot: snapshot, value: value, made: now)
+            }
+            return try result.get()
         }
-        return value
     }
 }

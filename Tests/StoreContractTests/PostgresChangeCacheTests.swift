@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import PhotoStorePostgres
+
+/// `serve`'s kept values on PostgreSQL (a count, anchors, a ranking) are made by one request at
+/// a time: the others use the value kept before, within the lag, or wait for that one.
+@Suite("PostgreSQL's kept values", .timeLimit(.minutes(1)))
+struct PostgresChangeCacheTests {
+    let logger = Logger(label: "photosync.contract")
+
+    /// How many times a value was made.
+    final class Makings: Sendable {
+        private let count = Mutex(0)
+        var made: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
+    }
+
+    /// A value whose making waits until it is let go, and says when it has started.
+    final class HeldValue: Sendable {
+        private struct Gate {
+            var open = false
+            var waiting: CheckedContinuation<Void, Never>?
+        }
+
+        private let started: AsyncStream<Void>.Continuation
+        let starts: AsyncStream<Void>
+        private let gate = Mutex(Gate())
+
+        init() {
+            (starts, started) = AsyncStream.makeStream()
+        }
+
+        func make(_ value: Int) async -> Int {
+            started.yield()
+            await withCheckedContinuation { continuation in
+                let open = gate.withLock { gate in
+                    if !gate.open { gate.waiting = continuation }
+                    return gate.open
+                }
+                if open { continuation.resume() }
+            }
+            return value
+        }
+
+        func open() {
+            gate.withLock { gate in
+                gate.open = true
+                return gate.waiting.take()
+            }?.resume()
+        }
+    }
+
+    @Test("while one request makes a value again, the others use the one kept before and make none")
+    func oneRequestMakesAValueAgainWhileTheOthersUseTheKeptOne() async throws {
+        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        let database = try await PostgresDatabase.open(location, password: nil, logger: logger)
+        defer { database.close() }
+        let logger = logger
+        let cache = PostgresChangeCache<Int>(lag: .milliseconds(1))
+        let made = Makings()
+
+        // GIVEN a value kept, and the data changed since
+        let first = try await database.read("a value") { connection in
+            try await cache.value(for: "count", connection, logger) { @Sendable in
+                made.add()
+                return 1
+            }
+        }
+        #expect(first == 1)
+        try await database.read("a change") { connection in
+            try await connection.guardedQuery("SELECT txid_current()", logger: logger)
+        }
+        try await Task.sleep(for: .milliseconds(5))
+
+        // WHEN one request makes it again, held until let go
+        let held = HeldValue()
+        let maker = Task {
+            try await database.read("the new value") { connection in
+                try await cache.value(for: "count", connection, logger) { @Sendable in
+                    made.add()
+                    return await held.make(2)
+                }
+            }
+        }
+        var starts = held.starts.makeAsyncIterator()
+        await starts.next()
+
+        // THEN the others meanwhile use the kept one, and make none
+        for _ in 0..<4 {
+            let other = try await database.read("another request") { connection in
+                try await cache.value(for: "count", connection, logger) { @Sendable in
+                    made.add()
+                    return 3
+                }
+            }
+            #expect(other == 1)
+        }
+        #expect(made.made == 2)
+        held.open()
+        #expect(try await maker.value == 2)
+    }
+
+    @Test("a value not kept yet is made once for every request that needs it meanwhile")
+    func aNewValueIsMadeOnceForAllThatNeedIt() async throws {
+        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        let database = try await PostgresDatabase.open(location, password: nil, logger: logger)
+        defer { database.close() }
+        let logger = logger
+        let (waits, waiting) = AsyncStream<Void>.makeStream()
+        // A server's lag: the snapshot moves with every other test's writes to the cluster.
+        let cache = PostgresChangeCache<Int>(lag: .seconds(3600), waiting: { waiting.yield() })
+        let made = Makings()
+        let held = HeldValue()
+
+        // GIVEN one request making a value, held until let go
+        let maker = Task {
+            try await database.read("a value") { connection in
+                try await cache.value(for: "count", connection, logger) { @Sendable in
+                    made.add()
+                    return await held.make(1)
+                }
+            }
+        }
+        var starts = held.starts.makeAsyncIterator()
+        await starts.next()
+
+        // WHEN others need it before it is made
+        let others = (0..<4).map { index in
+            Task {
+                try await database.read("another request") { connection in
+                    try await cache.value(for: "count", connection, logger) { @Sendable in
+                        made.add()
+                        return 10 + index
+                    }
+                }
+            }
+        }
+        // Each waits for the one being made (were it wrong, it would make its own at once, and
+        // never wait); the maker is let go once they all do.
+        var waited = 0
+        for await _ in waits {
+            waited += 1
+            if waited == others.count { break }
+        }
+        held.open()
+
+        // THEN every one of them has the one value, made once
+        #expect(try await maker.value == 1)
+        for other in others { #expect(try await other.value == 1) }
+        #expect(made.made == 1)
+    }
+}
