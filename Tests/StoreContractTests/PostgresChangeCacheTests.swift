@@ -55,103 +55,83 @@ struct PostgresChangeCacheTests {
         }
     }
 
+    /// Requests for one kept value of `cache`, each on a connection of its own, counting the
+    /// times they made it.
+    struct Requests: Sendable {
+        let database: PhotoStorePostgres.PostgresDatabase
+        let cache: PostgresChangeCache<Int>
+        let made = Makings()
+        let logger: Logger
+
+        func value(_ make: @escaping @Sendable () async -> Int) async throws -> Int {
+            try await database.read("a request") { [made, cache, logger] connection in
+                try await cache.value(for: "count", connection, logger) {
+                    made.add()
+                    return await make()
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with requests to `cache` on a new database.
+    func withRequests(to cache: PostgresChangeCache<Int>, _ body: (Requests) async throws -> Void) async throws {
+        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        let database = try await PhotoStorePostgres.PostgresDatabase.open(location, password: nil, logger: logger)
+        defer { database.close() }
+        try await body(Requests(database: database, cache: cache, logger: logger))
+    }
+
     @Test("while one request makes a value again, the others use the one kept before and make none")
     func oneRequestMakesAValueAgainWhileTheOthersUseTheKeptOne() async throws {
-        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
-        let database = try await PostgresDatabase.open(location, password: nil, logger: logger)
-        defer { database.close() }
-        let logger = logger
-        let cache = PostgresChangeCache<Int>(lag: .milliseconds(1))
-        let made = Makings()
-
-        // GIVEN a value kept, and the data changed since
-        let first = try await database.read("a value") { connection in
-            try await cache.value(for: "count", connection, logger) { @Sendable in
-                made.add()
-                return 1
+        try await withRequests(to: PostgresChangeCache(lag: .milliseconds(1))) { requests in
+            // GIVEN a value kept, and the data changed since
+            #expect(try await requests.value({ 1 }) == 1)
+            try await requests.database.read("a change") { [logger] connection in
+                try await connection.guardedQuery("SELECT txid_current()", logger: logger)
             }
-        }
-        #expect(first == 1)
-        try await database.read("a change") { connection in
-            try await connection.guardedQuery("SELECT txid_current()", logger: logger)
-        }
-        try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))
 
-        // WHEN one request makes it again, held until let go
-        let held = HeldValue()
-        let maker = Task {
-            try await database.read("the new value") { connection in
-                try await cache.value(for: "count", connection, logger) { @Sendable in
-                    made.add()
-                    return await held.make(2)
-                }
-            }
-        }
-        var starts = held.starts.makeAsyncIterator()
-        await starts.next()
+            // WHEN one request makes it again, held until let go
+            let held = HeldValue()
+            let maker = Task { try await requests.value { await held.make(2) } }
+            var starts = held.starts.makeAsyncIterator()
+            await starts.next()
 
-        // THEN the others meanwhile use the kept one, and make none
-        for _ in 0..<4 {
-            let other = try await database.read("another request") { connection in
-                try await cache.value(for: "count", connection, logger) { @Sendable in
-                    made.add()
-                    return 3
-                }
-            }
-            #expect(other == 1)
+            // THEN the others meanwhile use the kept one, and make none
+            for _ in 0..<4 { #expect(try await requests.value({ 3 }) == 1) }
+            #expect(requests.made.made == 2)
+            held.open()
+            #expect(try await maker.value == 2)
         }
-        #expect(made.made == 2)
-        held.open()
-        #expect(try await maker.value == 2)
     }
 
     @Test("a value not kept yet is made once for every request that needs it meanwhile")
     func aNewValueIsMadeOnceForAllThatNeedIt() async throws {
-        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
-        let database = try await PostgresDatabase.open(location, password: nil, logger: logger)
-        defer { database.close() }
-        let logger = logger
         let (waits, waiting) = AsyncStream<Void>.makeStream()
         // A server's lag: the snapshot moves with every other test's writes to the cluster.
         let cache = PostgresChangeCache<Int>(lag: .seconds(3600), waiting: { waiting.yield() })
-        let made = Makings()
-        let held = HeldValue()
+        try await withRequests(to: cache) { (requests: Requests) async throws in
+            // GIVEN one request making a value, held until let go
+            let held = HeldValue()
+            let maker = Task { try await requests.value { await held.make(1) } }
+            var starts = held.starts.makeAsyncIterator()
+            await starts.next()
 
-        // GIVEN one request making a value, held until let go
-        let maker = Task {
-            try await database.read("a value") { connection in
-                try await cache.value(for: "count", connection, logger) { @Sendable in
-                    made.add()
-                    return await held.make(1)
-                }
+            // WHEN others need it before it is made
+            let others = (0..<4).map { index in Task { try await requests.value { 10 + index } } }
+            // Each waits for the one being made (were it wrong, it would make its own at once,
+            // and never wait); the maker is let go once they all do.
+            var waited = 0
+            for await _ in waits {
+                waited += 1
+                if waited == others.count { break }
             }
-        }
-        var starts = held.starts.makeAsyncIterator()
-        await starts.next()
+            held.open()
 
-        // WHEN others need it before it is made
-        let others = (0..<4).map { index in
-            Task {
-                try await database.read("another request") { connection in
-                    try await cache.value(for: "count", connection, logger) { @Sendable in
-                        made.add()
-                        return 10 + index
-                    }
-                }
-            }
+            // THEN every one of them has the one value, made once
+            #expect(try await maker.value == 1)
+            for other in others { #expect(try await other.value == 1) }
+            #expect(requests.made.made == 1)
         }
-        // Each waits for the one being made (were it wrong, it would make its own at once, and
-        // never wait); the maker is let go once they all do.
-        var waited = 0
-        for await _ in waits {
-            waited += 1
-            if waited == others.count { break }
-        }
-        held.open()
-
-        // THEN every one of them has the one value, made once
-        #expect(try await maker.value == 1)
-        for other in others { #expect(try await other.value == 1) }
-        #expect(made.made == 1)
     }
 }
