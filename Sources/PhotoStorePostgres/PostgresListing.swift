@@ -38,11 +38,21 @@ struct PostgresListing {
     struct SQL {
         var conditions: [String] = []
         var bindings = PostgresBindings()
+        var types: [PostgresDataType] = []
+        /// Whether a condition's best plan depends on its value (``PreparableQuery/prepare``).
+        var plannedPerValue = false
 
         /// The placeholder of `value`, bound.
         mutating func bind(_ value: some PostgresEncodable) throws -> String {
             try bindings.append(value)
+            types.append(value.psqlType)
             return "$\(bindings.count)"
+        }
+
+        /// `text`, whose placeholders are these, ready to be sent.
+        func statement(_ text: String) -> PreparableQuery {
+            PreparableQuery(
+                query: PostgresQuery(unsafeSQL: text, binds: bindings), types: types, prepare: !plannedPerValue)
         }
 
         func whereClause(_ extra: [String] = []) -> String {
@@ -59,19 +69,20 @@ struct PostgresListing {
     /// trip to the server, not two.
     struct Page {
         var statement: String
-        var bindings: PostgresBindings
+        /// The values of the statement's placeholders.
+        var sql: SQL
         /// The rows run from the page's last photo to its first (a page before a cursor).
         var reversed: Bool
 
         /// A statement whose rows are `columns` of the page's photos, in the page's order, from
         /// `from`: `unnest(...) WITH ORDINALITY AS page (id, position)`, joined by the caller.
-        func select(_ columns: String, from joins: String) -> PostgresQuery {
-            PostgresQuery(
-                unsafeSQL: """
-                    SELECT \(columns)
-                    FROM unnest(ARRAY(\(statement))) WITH ORDINALITY AS page (id, position) \(joins)
-                    ORDER BY page.position\(reversed ? " DESC" : "")
-                    """, binds: bindings)
+        func select(_ columns: String, from joins: String) -> PreparableQuery {
+            sql.statement(
+                """
+                SELECT \(columns)
+                FROM unnest(ARRAY(\(statement))) WITH ORDINALITY AS page (id, position) \(joins)
+                ORDER BY page.position\(reversed ? " DESC" : "")
+                """)
         }
     }
 
@@ -170,6 +181,7 @@ struct PostgresListing {
         case nil: break
         }
         if let color = query.color {
+            sql.plannedPerValue = true
             sql.conditions.append("\(try sql.bind(color.rawValue)) = ANY (photosync_colors(photo.color))")
         }
         if dates, let since = query.since {
@@ -184,6 +196,7 @@ struct PostgresListing {
     /// - Throws: `StoreError.invalidSearch` when the syntax does not allow it.
     static func tsquery(_ text: String, _ sql: inout SQL) throws -> String {
         guard let search = try? PostgresSearchQuery(parsing: text) else { throw StoreError.invalidSearch(text) }
+        sql.plannedPerValue = true
         return "to_tsquery('simple', photosync_fold(\(try sql.bind(search.tsquery))))"
     }
 
@@ -216,25 +229,29 @@ struct PostgresListing {
         }
         if let (cursor, inclusive) = start {
             let cursorKey: String
-            let exists: PostgresQuery
+            var check = SQL()
+            let exists: String
             if inSourceOrder, let sourceID {
                 cursorKey = """
                     (SELECT cursor.position FROM photo_source AS cursor
                      WHERE cursor.source_id = \(try sql.bind(sourceID)) AND cursor.photo_id = \(try sql.bind(cursor)))
                     """
-                exists =
-                    "SELECT EXISTS (SELECT 1 FROM photo_source WHERE source_id = \(sourceID) AND photo_id = \(cursor))"
+                exists = """
+                    SELECT EXISTS (SELECT 1 FROM photo_source
+                                   WHERE source_id = \(try check.bind(sourceID)) AND photo_id = \(try check.bind(cursor)))
+                    """
             } else {
                 let cursorKeys = keys.map { $0.replacingOccurrences(of: "photo.", with: "cursor.") }
                 cursorKey = """
                     (SELECT \(cursorKeys.joined(separator: ", ")) FROM photo AS cursor
                      WHERE cursor.id = \(try sql.bind(cursor)))
                     """
-                exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
+                exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(try check.bind(cursor)))"
             }
             // An anchor is a photo of this snapshot; a client's cursor may name none.
             if !inclusive,
-                try await connection.guardedQuery(exists, logger: logger).collect().first?.decode(Bool.self) != true
+                try await connection.preparedRows(check.statement(exists), logger: logger).first?.decode(Bool.self)
+                    != true
             {
                 throw StoreError.unknownPhoto(path: name, photoID: cursor)
             }
@@ -248,7 +265,7 @@ struct PostgresListing {
             ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
             LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(offset))
             """
-        return Page(statement: statement, bindings: sql.bindings, reversed: reversed)
+        return Page(statement: statement, sql: sql, reversed: reversed)
     }
 
     /// The ids of the listing's 1st, (``anchorInterval`` + 1)th... photos, in its order: one
@@ -292,7 +309,7 @@ struct PostgresListing {
                 ORDER BY photo.sequence DESC
                 LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
                 """
-            return Page(statement: statement, bindings: sql.bindings, reversed: false)
+            return Page(statement: statement, sql: sql, reversed: false)
         }
         let ranking = """
             SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
@@ -309,7 +326,7 @@ struct PostgresListing {
             SELECT id FROM unnest(\(try page.bind(Array(ranked[start..<end])))::text[]) WITH ORDINALITY AS ranked (id, n)
             ORDER BY n
             """
-        return Page(statement: statement, bindings: page.bindings, reversed: false)
+        return Page(statement: statement, sql: page, reversed: false)
     }
 
     /// The values of the query's filters but the search's text, for a kept value's key.

@@ -224,7 +224,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     private static func summaries(
         _ page: PostgresListing.Page, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PhotoSummary] {
-        let rows = try await connection.guardedQuery(
+        let rows = try await connection.preparedRows(
             page.select(
                 """
                 photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
@@ -240,8 +240,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                         WHERE image.photo_id = photo.id AND image.status = 'stored'
                         ORDER BY image.fetched_at DESC, image.variant LIMIT 1
                     ) AS image ON true
-                    """), logger: logger
-        ).collect()
+                    """), logger: logger)
         return try rows.map { row in
             let cells = Array(row)
             let image =
@@ -349,13 +348,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         _ page: PostgresListing.Page?, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [OriginalJSONPage.Photo] {
         guard let page else { return [] }
-        var photos: [OriginalJSONPage.Photo] = []
-        for try await (id, json) in try await connection.guardedQuery(
+        return try await connection.preparedRows(
             page.select("photo.id, photo.json", from: "JOIN photo ON photo.id = page.id"), logger: logger
-        ).decode((String, String).self) {
-            photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
+        ).map { row in
+            let (id, json) = try row.decode((String, String).self)
+            return OriginalJSONPage.Photo(id: id, json: Data(json.utf8))
         }
-        return photos
     }
 
     func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
