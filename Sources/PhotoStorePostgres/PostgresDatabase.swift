@@ -77,7 +77,7 @@ final class PostgresDatabase: Sendable {
                 unixSocketPath: path, username: location.user, password: password, database: location.database)
         }
         configuration.options.connectTimeout = .seconds(10)
-        configuration.options.maximumConnections = 8
+        configuration.options.maximumConnections = location.connections
         // Commits as SQLite's are in WAL mode (synchronous=NORMAL): consistent after a crash,
         // without waiting for the disk at each one; a crash of the server can lose the last
         // fraction of a second of commits, which the next run fetches again.

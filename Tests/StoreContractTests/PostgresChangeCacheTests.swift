@@ -75,7 +75,9 @@ struct PostgresChangeCacheTests {
 
     /// Runs `body` with requests to `cache` on a new database.
     func withRequests(to cache: PostgresChangeCache<Int>, _ body: (Requests) async throws -> Void) async throws {
-        let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        var location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        // A connection for each of the tests' five requests at once.
+        location.connections = 8
         let database = try await PhotoStorePostgres.PostgresDatabase.open(location, password: nil, logger: logger)
         defer { database.close() }
         try await body(Requests(database: database, cache: cache, logger: logger))
@@ -86,7 +88,7 @@ struct PostgresChangeCacheTests {
         try await withRequests(to: PostgresChangeCache(lag: .milliseconds(1))) { requests in
             // GIVEN a value kept, and the data changed since
             #expect(try await requests.value({ 1 }) == 1)
-            try await requests.database.read("a change") { [logger] connection in
+            _ = try await requests.database.read("a change") { [logger] connection in
                 try await connection.guardedQuery("SELECT txid_current()", logger: logger)
             }
             try await Task.sleep(for: .milliseconds(5))

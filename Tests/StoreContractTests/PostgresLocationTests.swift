@@ -17,6 +17,18 @@ struct PostgresLocationTests {
         #expect(location.description == "postgres://postgres@/photos?host=/run/postgresql")
     }
 
+    @Test func aPoolSizeIsFourUnlessTheURLAsksForMoreAndNeverFewer() throws {
+        #expect(try PostgresLocation(parsing: "postgres://sync@db/mirror").connections == 4)
+        let location = try PostgresLocation(parsing: "postgres://sync@db/mirror?pool_max_conns=16&sslmode=require")
+        #expect(location.connections == 16)
+        #expect(location.description == "postgres://sync@db/mirror?sslmode=require&pool_max_conns=16")
+        for count in ["3", "101", "x", ""] {
+            #expect(throws: PostgresLocationError.self, "\(count)") {
+                try PostgresLocation(parsing: "postgres://sync@db/mirror?pool_max_conns=\(count)")
+            }
+        }
+    }
+
     @Test func aPasswordInTheURLIsRefusedSayingWhereItGoes() {
         #expect(throws: PostgresLocationError.passwordInURL) {
             try PostgresLocation(parsing: "postgres://sync:hunter2@db/mirror")
