@@ -88,13 +88,13 @@ struct PostgresImageArchive: ImageArchive {
         let ids = Array(Set(photoIDs))
         return try await database.read("reading stored images") { connection in
             var images: [String: [StoredImage]] = [:]
-            let rows = try await connection.guardedQuery(
+            let rows = try await connection.preparedRows(
                 """
                 SELECT photo_id, id, variant, content_type, byte_count, sha256, fetched_at FROM image
                 WHERE photo_id = ANY(\(ids)) AND status = 'stored'
                 ORDER BY byte_count, variant
                 """, logger: logger)
-            for try await row in rows {
+            for row in rows {
                 let photoID = try Array(row)[0].decode(String.self)
                 if let found = try Self.storedRow(row, column: 1) { images[photoID, default: []].append(found.image) }
             }
@@ -246,15 +246,14 @@ struct PostgresImageArchive: ImageArchive {
         photoID: String, variant: ImageVariant?, status: ImageStatus, _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws -> Row? {
-        let rows = try await connection.guardedQuery(
+        let rows = try await connection.preparedRows(
             """
             SELECT id, variant, content_type, byte_count, sha256, fetched_at FROM image
             WHERE photo_id = \(photoID) AND status = \(status.rawValue)
               AND (\(variant?.rawValue)::text IS NULL OR variant = \(variant?.rawValue))
             ORDER BY fetched_at DESC, variant
             LIMIT 1
-            """, logger: logger
-        ).collect()
+            """, logger: logger)
         return try rows.first.flatMap { try storedRow($0, column: 0) }
     }
 

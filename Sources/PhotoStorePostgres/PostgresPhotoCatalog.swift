@@ -38,7 +38,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
         let logger = database.logger
         return try await database.read("reading photo \(id)") { connection in
-            let rows = try await connection.guardedQuery(
+            let rows = try await connection.preparedRows(
                 """
                 SELECT photo.id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                     alt_description, user_username, user_name, likes, is_sponsored, download_location,
@@ -51,8 +51,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     ORDER BY image.fetched_at DESC, image.variant LIMIT 1
                 ) AS image ON true
                 WHERE photo.id = \(id)
-                """, logger: logger
-            ).collect()
+                """, logger: logger)
             guard let row = rows.first else { return nil }
             let image =
                 try Array(row)[20].decode(Int64?.self) == nil
@@ -100,11 +99,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
         let logger = database.logger
         return try await database.read("listing the sources of photo \(id)") { connection in
-            try await connection.strings(
+            try await connection.preparedRows(
                 """
                 SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
                 WHERE photo_source.photo_id = \(id) ORDER BY source.name COLLATE "C"
-                """, logger: logger)
+                """, logger: logger
+            ).map { try $0.decode(String.self) }
         }
     }
 
@@ -264,9 +264,10 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         let logger = database.logger
         return try await database.read("reading the JSON of \(ids.count) photos") { connection in
             var json: [String: Data] = [:]
-            for try await (id, text) in try await connection.guardedQuery(
-                "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
-            ).decode((String, String).self) {
+            for row in try await connection.preparedRows(
+                "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger)
+            {
+                let (id, text) = try row.decode((String, String).self)
                 json[id] = Data(text.utf8)
             }
             return json
@@ -378,15 +379,16 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             while photos.count < count {
                 let draws = (photos.count..<count).map { _ in Int64.random(in: lowest...highest) }
                 var found = false
-                for try await (id, json) in try await connection.guardedQuery(
+                for row in try await connection.preparedRows(
                     """
                     SELECT photo.id, photo.json FROM unnest(\(draws)::bigint[]) WITH ORDINALITY AS draw (at, n)
                     CROSS JOIN LATERAL (
                         SELECT id, json FROM photo WHERE sequence >= draw.at ORDER BY sequence LIMIT 1
                     ) AS photo
                     ORDER BY draw.n
-                    """, logger: logger
-                ).decode((String, String).self) {
+                    """, logger: logger)
+                {
+                    let (id, json) = try row.decode((String, String).self)
                     found = true
                     if drawn.insert(id).inserted || drawn.count >= stored || misses > 100 * count {
                         photos.append(OriginalJSONPage.Photo(id: id, json: Data(json.utf8)))
@@ -411,7 +413,8 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func hasPhoto(id: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("looking up photo \(id)") { connection in
-            try await connection.boolean("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
+            try await connection.preparedRows("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
+                .first?.decode(Bool.self) == true
         }
     }
 

@@ -55,12 +55,13 @@ struct PostgresPhotoDetailsStore: PhotoDetailsStore {
         let logger = database.logger
         return try await database.read("reading the details of \(photoIDs.count) photos") { connection in
             var found: [String: StoredPhotoDetails] = [:]
-            for try await (id, json, fetchedAt) in try await connection.guardedQuery(
+            for row in try await connection.preparedRows(
                 """
                 SELECT photo_id, json, fetched_at FROM photo_details
                 WHERE json IS NOT NULL AND photo_id = ANY (\(photoIDs)::text[])
-                """, logger: logger
-            ).decode((String, String, Date?).self) {
+                """, logger: logger)
+            {
+                let (id, json, fetchedAt) = try row.decode((String, String, Date?).self)
                 found[id] = StoredPhotoDetails(json: Data(json.utf8), fetchedAt: fetchedAt)
             }
             return found

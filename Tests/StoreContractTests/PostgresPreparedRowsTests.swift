@@ -54,6 +54,23 @@ struct PostgresPreparedRowsTests {
         }
     }
 
+    @Test("a statement written with interpolations binds each value with its type, nil as NULL of its type")
+    func anInterpolatedStatementBindsItsValuesWithTheirTypes() async throws {
+        try await withConnection { connection, logger in
+            // GIVEN a statement of a number, a missing text and a list of texts
+            let (number, missing, names): (Int64, String?, [String]) = (2, nil, ["a", "b"])
+            let statement: PreparableQuery = "SELECT \(number) * 21, \(missing) IS NULL, \(names)"
+            #expect(statement.types == [.int8, .text, .textArray])
+
+            // WHEN it is sent, prepared
+            let row = try #require(try await connection.preparedRows(statement, logger: logger).first)
+
+            // THEN the server had each value as it is
+            let (product, isNull, list) = try row.decode((Int64, Bool, [String]).self)
+            #expect(product == 42 && isNull && list == names)
+        }
+    }
+
     @Test("a statement whose plan depends on its values is planned for each, unprepared")
     func aStatementPlannedPerValueIsNotPrepared() async throws {
         try await withConnection { connection, logger in

@@ -1,0 +1,133 @@
+import Logging
+import PostgresNIO
+import Synchronization
+
+extension PostgresConnection {
+    /// The rows of `statement`, prepared on this connection the first time it is sent here:
+    /// the server parses and plans its text once per connection instead of at every request
+    /// (about a quarter of its time for a listing's page), and locks only the relations the
+    /// plan reads, not every index the planner looks at. A statement whose text is new once
+    /// ``PreparedShapes/limit`` texts are prepared is sent unprepared, as ``guardedQuery(_:logger:)`` does.
+    func preparedRows(_ statement: PreparableQuery, logger: Logger) async throws -> [PostgresRow] {
+        guard statement.prepare, let shape = PreparedShapes.shared.shape(of: statement) else {
+            return try await guardedQuery(statement.query, logger: logger).collect()
+        }
+        let bindings = statement.query.binds
+        return try await guarded {
+            try await TextStatement.$shape.withValue(shape) {
+                var rows: [PostgresRow] = []
+                for try await row in try await self.execute(TextStatement(bindings: bindings), logger: logger) {
+                    rows.append(row)
+                }
+                return rows
+            }
+        }
+    }
+}
+
+/// A statement whose placeholders' types are known, so that it can be prepared
+/// (``PostgresConnection/preparedRows(_:logger:)``): the server takes a placeholder's type from
+/// the statement's text when it is prepared, and would refuse a value bound later in another.
+struct PreparableQuery: Sendable {
+    var query: PostgresQuery
+    var types: [PostgresDataType]
+    /// False for a statement whose best plan depends on its values (a search's words, a colour
+    /// that few or most photos have): it is planned for each request's values, unprepared. A
+    /// prepared statement's plan may be a generic one, made once for any value.
+    var prepare = true
+}
+
+/// A statement written as `PostgresQuery` is, each interpolated value a placeholder bound to it,
+/// and its type recorded.
+extension PreparableQuery: ExpressibleByStringInterpolation {
+    struct StringInterpolation: StringInterpolationProtocol {
+        var query: PostgresQuery.StringInterpolation
+        var types: [PostgresDataType] = []
+
+        init(literalCapacity: Int, interpolationCount: Int) {
+            query = .init(literalCapacity: literalCapacity, interpolationCount: interpolationCount)
+        }
+
+        mutating func appendLiteral(_ literal: String) { query.appendLiteral(literal) }
+
+        mutating func appendInterpolation<Value: PostgresNonThrowingEncodable>(_ value: Value) {
+            query.appendInterpolation(value)
+            types.append(Value.psqlType)
+        }
+
+        /// NULL for nil, of the type a value would have.
+        mutating func appendInterpolation<Value: PostgresNonThrowingEncodable>(_ value: Value?) {
+            query.appendInterpolation(value)
+            types.append(Value.psqlType)
+        }
+
+        mutating func appendInterpolation(unescaped text: String) { query.appendInterpolation(unescaped: text) }
+    }
+
+    init(stringInterpolation: StringInterpolation) {
+        self.init(
+            query: PostgresQuery(stringInterpolation: stringInterpolation.query), types: stringInterpolation.types)
+    }
+
+    init(stringLiteral text: String) {
+        self.init(query: PostgresQuery(unsafeSQL: text), types: [])
+    }
+}
+
+/// A prepared statement whose name and text are those of the one call that sends it.
+///
+/// postgres-nio (1.33.2) prepares a statement once per connection, by a name and a text that are
+/// static properties of its type, as for statements written in the source; a listing's text is
+/// built for its filters and order. So this type's static properties read a task-local
+/// ``shape``, set for the one call to `execute(_:logger:)` (which reads them before it returns),
+/// and every text gets a name of its own from ``PreparedShapes``.
+private struct TextStatement: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    @TaskLocal static var shape = PreparedShapes.Shape(name: "", sql: "", types: [])
+    static var name: String { shape.name }
+    static var sql: String { shape.sql }
+    static var bindingDataTypes: [PostgresDataType] { shape.types }
+
+    let bindings: PostgresBindings
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+/// The name of each statement text this process prepares, the same on every connection.
+///
+/// There is a text for each combination of a listing's filters and order that clients have asked
+/// for, a few dozen in practice; each costs a prepared statement on every connection of the
+/// pool, in the server's memory. So past ``limit`` texts, a new one is not prepared.
+final class PreparedShapes: Sendable {
+    static let shared = PreparedShapes(limit: 200)
+    /// How many texts are prepared at most.
+    let limit: Int
+
+    struct Shape: Sendable {
+        var name: String
+        var sql: String
+        var types: [PostgresDataType]
+    }
+
+    private struct Key: Hashable {
+        var sql: String
+        var types: [UInt32]
+    }
+
+    private let shapes = Mutex([Key: Shape]())
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The shape `statement` is prepared as, or nil when it is not prepared.
+    func shape(of statement: PreparableQuery) -> Shape? {
+        let key = Key(sql: statement.query.sql, types: statement.types.map(\.rawValue))
+        return shapes.withLock { shapes in
+            if let shape = shapes[key] { return shape }
+            guard shapes.count < limit else { return nil }
+            let shape = Shape(name: "photosync_\(shapes.count + 1)", sql: key.sql, types: statement.types)
+            shapes[key] = shape
+            return shape
+        }
+    }
+}
