@@ -12,7 +12,8 @@ extension PostgresConnection {
     /// forever. So the query runs in a task of its own while the caller waits on a continuation
     /// that ``UnansweredQueries`` fails with ``PostgresConnectionLost`` once the connection has
     /// been closed for a while (the handler fails what it still holds at once, so this is only
-    /// for the dropped ones). Every statement of the store goes through here.
+    /// for the dropped ones). Every statement of the store goes through here or through
+    /// ``preparedRows(_:logger:)``, which waits the same way (``guarded(_:)``).
     @discardableResult
     func guardedQuery(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         try await guarded { try await self.query(query, logger: logger) }
