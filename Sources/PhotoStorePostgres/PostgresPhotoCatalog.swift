@@ -214,10 +214,10 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// or, with a lag, each in its own: its kept values may be a lag old anyway, and with them
     /// kept, a page is one statement, which `BEGIN` and `COMMIT` would make three round trips.
     private func listing<T: Sendable>(
+        _ operation: @autoclosure () -> String = "listing photos",
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        lag > .zero
-            ? try await database.read("listing photos", body) : try await database.snapshot("listing photos", body)
+        lag > .zero ? try await database.read(operation(), body) : try await database.snapshot(operation(), body)
     }
 
     /// The photos of `page`, in its order, with their latest stored image and their sources.
@@ -359,11 +359,14 @@ struct PostgresPhotoCatalog: PhotoCatalog {
 
     func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
         let (logger, counts) = (database.logger, counts)
-        return try await database.snapshot("drawing \(count) photos") { connection in
+        // Under a lag, the bounds and the draws are read each in its own snapshot, as a
+        // listing's statements are: a draw is the first photo at or after its number, whatever
+        // was stored between the two.
+        return try await listing("drawing \(count) photos") { connection in
             guard count > 0,
-                let bounds = try await connection.guardedQuery(
+                let bounds = try await connection.preparedRows(
                     "SELECT min(sequence), max(sequence) FROM photo", logger: logger
-                ).collect().first,
+                ).first,
                 case (let lowest?, let highest?) = try bounds.decode((Int64?, Int64?).self)
             else { return [] }
             let stored = try await counts.value(for: "every photo", connection, logger) {
