@@ -33,8 +33,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// 50-125 ms where 4 had 13-18 ms at the same throughput, and the sync took the same time.
     public var connections: Int
 
-    /// ``connections`` unless the URL says otherwise; the sync needs four at once (its pages,
-    /// its images, its writer lease and a read), so fewer are refused.
+    /// ``connections`` unless the URL says otherwise. The sync may use four at once (a page's
+    /// commit, an image batch, its writer lease's renewal and a read), so fewer are refused.
     public static let defaultConnections = 4
     public static let connectionRange = defaultConnections...100
 
