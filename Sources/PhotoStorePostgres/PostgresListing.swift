@@ -229,29 +229,25 @@ struct PostgresListing {
         }
         if let (cursor, inclusive) = start {
             let cursorKey: String
-            var check = SQL()
-            let exists: String
+            let exists: PreparableQuery
             if inSourceOrder, let sourceID {
                 cursorKey = """
                     (SELECT cursor.position FROM photo_source AS cursor
                      WHERE cursor.source_id = \(try sql.bind(sourceID)) AND cursor.photo_id = \(try sql.bind(cursor)))
                     """
-                exists = """
-                    SELECT EXISTS (SELECT 1 FROM photo_source
-                                   WHERE source_id = \(try check.bind(sourceID)) AND photo_id = \(try check.bind(cursor)))
-                    """
+                exists =
+                    "SELECT EXISTS (SELECT 1 FROM photo_source WHERE source_id = \(sourceID) AND photo_id = \(cursor))"
             } else {
                 let cursorKeys = keys.map { $0.replacingOccurrences(of: "photo.", with: "cursor.") }
                 cursorKey = """
                     (SELECT \(cursorKeys.joined(separator: ", ")) FROM photo AS cursor
                      WHERE cursor.id = \(try sql.bind(cursor)))
                     """
-                exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(try check.bind(cursor)))"
+                exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
             }
             // An anchor is a photo of this snapshot; a client's cursor may name none.
             if !inclusive,
-                try await connection.preparedRows(check.statement(exists), logger: logger).first?.decode(Bool.self)
-                    != true
+                try await connection.preparedRows(exists, logger: logger).first?.decode(Bool.self) != true
             {
                 throw StoreError.unknownPhoto(path: name, photoID: cursor)
             }

@@ -133,14 +133,18 @@ public enum PostgresLocationError: Error, Sendable, Equatable, CustomStringConve
     /// Anything else, said as the rest of a sentence that starts with the URL.
     case malformed(String)
 
-    public var description: String {
+    public var description: String { "the database URL \(problem)" }
+
+    /// What is wrong, said of the URL: the rest of a sentence that starts with it (as a setting's
+    /// problem follows the setting's name).
+    public var problem: String {
         switch self {
         case .passwordInURL:
-            "the database URL holds a password, which ps and logs would show: remove it, and give it in "
+            "holds a password, which ps and logs would show: remove it, and give it in "
                 + "PGPASSWORD, the systemd credential database-password, or a password file (~/.pgpass, "
                 + "or the file PGPASSFILE names)"
         case .malformed(let problem):
-            "the database URL \(problem)"
+            problem
         }
     }
 }

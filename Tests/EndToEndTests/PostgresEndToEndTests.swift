@@ -122,7 +122,8 @@ extension EndToEnd {
                 let withPassword = database.replacingOccurrences(of: "@", with: ":\(secret)@")
                 let flag = try await run(withPassword)
                 #expect(flag.status == 64, "\(flag.stderr)")
-                #expect(flag.stderr.contains("holds a password") && flag.stderr.contains("PGPASSWORD"))
+                #expect(flag.stderr.contains("--database: database holds a password"), "\(flag.stderr)")
+                #expect(flag.stderr.contains("PGPASSWORD"))
                 #expect(!flag.stderr.contains(secret))
                 let variable = try await PhotosyncProcess.run(
                     ["status", "--config", world.config], environment: ["PHOTOSYNC_DATABASE": withPassword])

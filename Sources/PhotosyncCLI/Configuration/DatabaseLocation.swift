@@ -20,7 +20,8 @@ enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         do {
             self = .postgres(try PostgresLocation(parsing: text))
         } catch {
-            throw SettingProblem(error.description)
+            // Said after the setting's name: "database has an sslmode other than ...".
+            throw SettingProblem(error.problem)
         }
     }
 
