@@ -181,8 +181,8 @@ struct PostgresListing {
         case nil: break
         }
         if let color = query.color {
-            sql.plannedPerValue = true
-            sql.conditions.append("\(try sql.bind(color.rawValue)) = ANY (photosync_colors(photo.color))")
+            // The colour is in the text, not bound: its index serves only a condition it can see.
+            sql.conditions.append(PostgresSchema.colorCondition(color))
         }
         if dates, let since = query.since {
             sql.conditions.append("photo.created_at >= \(try sql.bind(since))")

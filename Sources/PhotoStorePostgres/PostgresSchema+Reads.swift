@@ -1,3 +1,5 @@
+import PhotoStore
+
 /// The parts of the schema that the read side stands on: search, the listings' orders, colours,
 /// and the counter that tells a cache that the data changed.
 extension PostgresSchema {
@@ -149,6 +151,26 @@ extension PostgresSchema {
         """,
         "DROP INDEX photo_username",
     ]
+
+    /// Version 5: the photos of each colour, newest stored first (`photo_color_blue`, ...).
+    ///
+    /// A search by colour over many matches lists them most recently stored first
+    /// (``PostgresListing``), and judged each photo's colour with `photosync_colors` until the page
+    /// was full: about 200 calls for a page of blue photos, 0.44 ms of the server's time (at a
+    /// million photos, against 0.05 ms with the index). A partial index for each colour holds its
+    /// photos' judgement: the page is its first rows, each checked against the search's words.
+    /// Its condition is ``colorCondition(_:)``, which the listing writes word for word, with the
+    /// colour's name as a literal: the server proves that a statement's condition implies an
+    /// index's only for a value it can see. A new photo costs a call for each colour, about 25 µs.
+    static let version5Colors: [String] = PhotoColor.allCases.map { color in
+        "CREATE INDEX photo_color_\(color.rawValue) ON photo (sequence) WHERE \(colorCondition(color))"
+    }
+
+    /// The condition that a photo has `color`, as the partial index of `color` states it
+    /// (``version5Colors``). The name is one of ``PhotoColor``'s, never a client's text.
+    static func colorCondition(_ color: PhotoColor) -> String {
+        "'\(color.rawValue)' = ANY (photosync_colors(photo.color))"
+    }
 
     /// Version 4: how many photos the store holds, and each source, kept by triggers in the
     /// statement that adds or removes the rows (`photo_total`, `source_tally`).

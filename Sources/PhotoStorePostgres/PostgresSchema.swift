@@ -19,7 +19,7 @@ enum PostgresSchema {
     /// database is the number it has applied.
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
-        version4Tallies,
+        version4Tallies, version5Colors,
     ]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.

@@ -32,9 +32,9 @@ extension PostgresConnection {
 struct PreparableQuery: Sendable {
     var query: PostgresQuery
     var types: [PostgresDataType]
-    /// False for a statement whose best plan depends on its values (a search's words, a colour
-    /// that few or most photos have): it is planned for each request's values, unprepared. A
-    /// prepared statement's plan may be a generic one, made once for any value.
+    /// False for a statement whose best plan depends on its values (a search's words, common or
+    /// rare): it is planned for each request's values, unprepared. A prepared statement's plan
+    /// may be a generic one, made once for any value. (A colour is written into the text.)
     var prepare = true
 }
 

@@ -74,7 +74,7 @@ struct PostgresPreparedRowsTests {
     @Test("a statement whose plan depends on its values is planned for each, unprepared")
     func aStatementPlannedPerValueIsNotPrepared() async throws {
         try await withConnection { connection, logger in
-            // GIVEN a statement with a search's or a colour's condition
+            // GIVEN a statement with a search's condition
             let text = "SELECT $1 - 1"
 
             // WHEN it is sent twice

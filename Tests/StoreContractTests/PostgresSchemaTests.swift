@@ -11,8 +11,12 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
-    /// Takes version 4's tallies out of a database, to make it an older version's.
+    /// Takes version 5's colour indexes out of a database, to make it an older version's.
+    static let withoutVersion5 = "DROP INDEX " + PhotoColor.allCases.map { "photo_color_\($0.rawValue)" }.joined(separator: ", ")
+
+    /// Takes version 4's tallies and what came after them out of a database.
     static let withoutVersion4 = """
+        \(withoutVersion5);
         DROP TABLE photo_total, source_tally;
         DROP FUNCTION photosync_tally_photos, photosync_tally_memberships CASCADE;
         """
