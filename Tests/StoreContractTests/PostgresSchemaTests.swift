@@ -12,7 +12,10 @@ struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
     /// Takes version 5's colour indexes out of a database, to make it an older version's.
-    static let withoutVersion5 = "DROP INDEX " + PhotoColor.allCases.map { "photo_color_\($0.rawValue)" }.joined(separator: ", ")
+    static let withoutVersion5 = "DROP INDEX " + colorIndexes.joined(separator: ", ")
+
+    /// Version 5's index of each colour.
+    static let colorIndexes = PhotoColor.allCases.map { "photo_color_\($0.rawValue)" }
 
     /// Takes version 4's tallies and what came after them out of a database.
     static let withoutVersion4 = """
