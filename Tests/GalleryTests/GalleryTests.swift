@@ -45,10 +45,14 @@ import Testing
         try await fixture.commit([
             Sample.photo(
                 "evil", day: 1, description: "<script>alert(\"x\")</script> & 'quotes'",
-                name: "<img src=x onerror=alert(1)>",
-                color: "red; background-image: url(https://evil.example/)")
+                name: "<img src=x onerror=alert(1)>", color: "red; background-image: url(https://evil.example/)",
+                altDescription: "a\"\u{301} onfocus=alert(2) autofocus \"")
         ])
+        // An image, so that the pages show the alternative text in an attribute.
+        try await fixture.storeImage("evil", bytes: Sample.bytes(900))
 
+        // (Literals outside `#expect`, whose expansion cannot quote a quote with a mark after it.)
+        let (unescaped, escaped) = ("\"\u{301} onfocus", "alt=\"a&quot;\u{301} onfocus=alert(2) autofocus &quot;\"")
         try await fixture.serve { client in
             for uri in ["/", "/photos/evil", "/?q=script"] {
                 let page = try await client.execute(uri: uri, method: .get).text
@@ -56,6 +60,9 @@ import Testing
                 #expect(!page.contains("<img src=x"), "\(uri)")
                 #expect(!page.contains("evil.example"), "\(uri): the colour never reaches a style attribute")
                 #expect(page.contains("&lt;img src=x onerror=alert(1)&gt;"), "\(uri)")
+                // A quote with a combining mark after it still ends no attribute.
+                #expect(!page.contains(unescaped), "\(uri)")
+                #expect(page.contains(escaped), "\(uri)")
             }
             let photo = try await client.execute(uri: "/photos/evil", method: .get).text
             #expect(photo.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;"))

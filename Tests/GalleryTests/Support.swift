@@ -65,7 +65,7 @@ enum Sample {
     /// A photo `id` created `day` days after 2024-01-01, with its `regular` and `small` URLs.
     static func photo(
         _ id: String, day: Int, description: String? = nil, username: String = "ann", name: String = "Ann Example",
-        color: String = "#0c2626", json extra: String = ""
+        color: String = "#0c2626", altDescription: String? = nil, json extra: String = ""
     ) -> PhotoRecord {
         let json = """
             {"id": "\(id)", "urls": {"regular": "https://images.example.com/\(id)?w=1080", "small": "https://images.example.com/\(id)?w=400"},
@@ -73,9 +73,8 @@ enum Sample {
             """
         return PhotoRecord(
             id: id, createdAt: Date(timeIntervalSince1970: 1_704_067_200 + Double(day) * 86_400), width: 4000,
-            height: 3000,
-            color: color, description: description, altDescription: "alt text of \(id)", userUsername: username,
-            userName: name,
+            height: 3000, color: color, description: description,
+            altDescription: altDescription ?? "alt text of \(id)", userUsername: username, userName: name,
             likes: day, imageURL: "https://images.example.com/\(id)", json: Data(json.utf8))
     }
 
