@@ -124,11 +124,15 @@ enum GalleryLinks {
     /// `color` when it is a CSS hex colour (`#rgb` to `#rrggbbaa`), which is all Unsplash sends;
     /// anything else could carry more CSS into a `style` attribute, so it becomes grey.
     static func cssColor(_ color: String?) -> String? {
-        let hex = Set("0123456789abcdefABCDEF")
-        guard let color, color.hasPrefix("#"), [4, 5, 7, 9].contains(color.count),
-            color.dropFirst().allSatisfy(hex.contains)
+        guard let color, color.utf8.first == UInt8(ascii: "#"), [4, 5, 7, 9].contains(color.utf8.count),
+            color.utf8.dropFirst().allSatisfy(isHexDigit)
         else { return nil }
         return color
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     static let placeholderColor = "#d8d8d8"
