@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// photosync's search syntax (README's `photosync search`: plain words that must all match,
@@ -135,7 +136,7 @@ struct PostgresSearchQuery: Equatable {
 
         /// `text` quoted as one `tsquery` operand: a quote doubled, a backslash escaped.
         static func lexeme(_ text: String) -> String {
-            "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+            "'" + text.replacingEach("\\", with: "\\\\").replacingEach("'", with: "''") + "'"
         }
     }
 }

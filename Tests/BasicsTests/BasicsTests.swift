@@ -1,4 +1,5 @@
 import Basics
+import Foundation
 import Testing
 
 @Suite struct HexTests {
@@ -6,6 +7,18 @@ import Testing
         #expect(Hex.string([]) == "")
         #expect(Hex.string([0x00, 0x0f, 0xa0, 0xff]) == "000fa0ff")
         #expect(Hex.string(0...255).count == 512)
+    }
+}
+
+@Suite struct ScalarEscapingTests {
+    @Test func everyScalarIsReplacedAlsoWhereACombiningMarkFollowsIt() {
+        // A quote and an accent are one `Character`, which Foundation's replacing leaves as it is.
+        let text = "a\"\u{301}b\"c"
+        #expect(text.replacingOccurrences(of: "\"", with: "\"\"") == "a\"\u{301}b\"\"c")
+        let doubled = text.replacingEach("\"", with: "\"\"")
+        #expect(doubled.unicodeScalars.elementsEqual("a\"\"\u{301}b\"\"c".unicodeScalars))
+        #expect("no quote".replacingEach("\"", with: "\"\"") == "no quote")
+        #expect("👩‍👩‍👧 '".replacingEach("'", with: "''") == "👩‍👩‍👧 ''")
     }
 }
 

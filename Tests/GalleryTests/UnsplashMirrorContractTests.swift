@@ -101,7 +101,8 @@ import Testing
         try await fixture.commit([Sample.photo("lake", day: 1, description: "A quiet lake")], source: "feed")
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
-            for query in ["%22lake", "lake%20OR", "NEAR(lake", "lake*%22%22", "-lake"] {
+            // The last: a quote with a combining mark after it, one `Character` but two code points.
+            for query in ["%22lake", "lake%20OR", "NEAR(lake", "lake*%22%22", "-lake", "lake%22%CC%81"] {
                 let response = try await client.get("/unsplash/search/photos?query=\(query)")
                 #expect(response.status == .ok, "\(query)")
             }

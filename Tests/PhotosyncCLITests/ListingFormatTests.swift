@@ -24,6 +24,13 @@ import Testing
         #expect(line.hasPrefix("-R6xwObznIX,2024-01-01T00:00:00Z,4000,3000,#0c2626,7,"))
     }
 
+    @Test func csvQuotesACommaOrAQuoteThatACombiningMarkFollows() {
+        // One `Character` each, not "," or "\"": a reader of code points splits or ends a field there.
+        let (comma, quote) = (",\u{301}", "x\"\u{301}y")
+        #expect(ListFormat.csvField(comma).unicodeScalars.elementsEqual("\",\u{301}\"".unicodeScalars))
+        #expect(ListFormat.csvField(quote).unicodeScalars.elementsEqual("\"x\"\"\u{301}y\"".unicodeScalars))
+    }
+
     @Test func jsonLinesAreOneLineWithNullForWhatIsMissing() throws {
         let line = ListFormat.jsonLine(Self.photo)
         #expect(!line.contains("\n"))

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Hummingbird
 import Logging
@@ -320,7 +321,7 @@ public struct UnsplashMirror: Sendable {
     /// so FTS5's operators and quotes must not reach its parser.
     static func searchText(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace)
-            .map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            .map { "\"" + String($0).replacingEach("\"", with: "\"\"") + "\"" }
             .joined(separator: " ")
     }
 

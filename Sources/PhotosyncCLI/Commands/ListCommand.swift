@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Foundation
 import Gallery
 import PhotoStore
@@ -171,8 +172,11 @@ enum ListFormat {
 
     /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // By scalars: a comma or a quote with a combining mark after it is one `Character`.
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || Character($0).isNewline }) else {
+            return text
+        }
+        return "\"" + text.replacingEach("\"", with: "\"\"") + "\""
     }
 
     /// Id, date, photographer, size, likes and as much of the description as `width` leaves.
