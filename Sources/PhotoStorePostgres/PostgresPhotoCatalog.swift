@@ -224,23 +224,22 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     private static func summaries(
         _ page: PostgresListing.Page, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PhotoSummary] {
-        let rows = try await connection.preparedRows(
-            page.select(
-                """
-                photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
-                    photo.description, photo.alt_description, photo.user_username, photo.user_name,
-                    ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
-                          WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
-                    image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
-                """,
-                from: """
-                    JOIN photo ON photo.id = page.id
-                    LEFT JOIN LATERAL (
-                        SELECT \(imageColumns) FROM image
-                        WHERE image.photo_id = photo.id AND image.status = 'stored'
-                        ORDER BY image.fetched_at DESC, image.variant LIMIT 1
-                    ) AS image ON true
-                    """), logger: logger)
+        let rows = try await page.rows(
+            """
+            photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
+                photo.description, photo.alt_description, photo.user_username, photo.user_name,
+                ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
+                      WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
+                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+            """,
+            from: """
+                JOIN photo ON photo.id = page.id
+                LEFT JOIN LATERAL (
+                    SELECT \(imageColumns) FROM image
+                    WHERE image.photo_id = photo.id AND image.status = 'stored'
+                    ORDER BY image.fetched_at DESC, image.variant LIMIT 1
+                ) AS image ON true
+                """, connection, logger)
         return try rows.map { row in
             let cells = Array(row)
             let image =
@@ -349,12 +348,11 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         _ page: PostgresListing.Page?, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [OriginalJSONPage.Photo] {
         guard let page else { return [] }
-        return try await connection.preparedRows(
-            page.select("photo.id, photo.json", from: "JOIN photo ON photo.id = page.id"), logger: logger
-        ).map { row in
-            let (id, json) = try row.decode((String, String).self)
-            return OriginalJSONPage.Photo(id: id, json: Data(json.utf8))
-        }
+        return try await page.rows("photo.id, photo.json", from: "JOIN photo ON photo.id = page.id", connection, logger)
+            .map { row in
+                let (id, json) = try row.decode((String, String).self)
+                return OriginalJSONPage.Photo(id: id, json: Data(json.utf8))
+            }
     }
 
     func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {

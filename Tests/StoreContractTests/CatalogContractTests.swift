@@ -214,6 +214,11 @@ struct CatalogContractTests {
             #expect(
                 try await store.catalog.photos(matching: search).map(\.id) == ["m999"],
                 "the most recently stored first: the count of matches was made again")
+            var page = search
+            (page.limit, page.offset) = (3, 1)
+            #expect(try await store.catalog.photos(matching: page).map(\.id) == ["m998", "m997", "m996"])
+            let json = try await store.catalog.originalJSONPages(matching: [page]).first?.photos.map(\.id)
+            #expect(json == ["m998", "m997", "m996"], "the pages of the Unsplash-shaped search")
         }
     }
 
