@@ -152,26 +152,6 @@ extension PostgresSchema {
         "DROP INDEX photo_username",
     ]
 
-    /// Version 5: the photos of each colour, newest stored first (`photo_color_blue`, ...).
-    ///
-    /// A search by colour over many matches lists them most recently stored first
-    /// (``PostgresListing``), and judged each photo's colour with `photosync_colors` until the page
-    /// was full: about 200 calls for a page of blue photos, 0.44 ms of the server's time (at a
-    /// million photos, against 0.05 ms with the index). A partial index for each colour holds its
-    /// photos' judgement: the page is its first rows, each checked against the search's words.
-    /// Its condition is ``colorCondition(_:)``, which the listing writes word for word, with the
-    /// colour's name as a literal: the server proves that a statement's condition implies an
-    /// index's only for a value it can see. A new photo costs a call for each colour, about 25 µs.
-    static let version5Colors: [String] = PhotoColor.allCases.map { color in
-        "CREATE INDEX photo_color_\(color.rawValue) ON photo (sequence) WHERE \(colorCondition(color))"
-    }
-
-    /// The condition that a photo has `color`, as the partial index of `color` states it
-    /// (``version5Colors``). The name is one of ``PhotoColor``'s, never a client's text.
-    static func colorCondition(_ color: PhotoColor) -> String {
-        "'\(color.rawValue)' = ANY (photosync_colors(photo.color))"
-    }
-
     /// Version 4: how many photos the store holds, and each source, kept by triggers in the
     /// statement that adds or removes the rows (`photo_total`, `source_tally`).
     ///
@@ -266,6 +246,28 @@ extension PostgresSchema {
         "INSERT INTO photo_total (photos) SELECT count(*) FROM photo",
         "INSERT INTO source_tally (source_id, photos) SELECT source_id, count(*) FROM photo_source GROUP BY source_id",
     ]
+
+    /// Version 5: the photos of each colour, newest stored first (`photo_color_blue`, ...).
+    ///
+    /// A search by colour over many matches lists them most recently stored first
+    /// (``PostgresListing``), and judged each photo's colour with `photosync_colors` until the page
+    /// was full: about 200 calls for a page of blue photos, 0.44 ms of the server's time (at a
+    /// million photos, against 0.05 ms with the index). A partial index for each colour holds its
+    /// photos' judgement: the page is its first rows, each checked against the search's words.
+    /// Its condition is ``colorCondition(_:)``, which the listing writes word for word, with the
+    /// colour's name as a literal: the server proves that a statement's condition implies an
+    /// index's only for a value it can see. A new photo costs a call for each colour, about 25 µs.
+    /// The indexes hold the function's answers: a migration that changes `photosync_colors` must
+    /// rebuild them (`REINDEX`) in the same transaction.
+    static let version5Colors: [String] = PhotoColor.allCases.map { color in
+        "CREATE INDEX photo_color_\(color.rawValue) ON photo (sequence) WHERE \(colorCondition(color))"
+    }
+
+    /// The condition that a photo has `color`, as the partial index of `color` states it
+    /// (``version5Colors``). The name is one of ``PhotoColor``'s, never a client's text.
+    static func colorCondition(_ color: PhotoColor) -> String {
+        "'\(color.rawValue)' = ANY (photosync_colors(photo.color))"
+    }
 
     /// The listings' orders, each an index whose keys are never NULL, so that one row
     /// comparison says where a page continues: a photo without a creation date sorts as the
