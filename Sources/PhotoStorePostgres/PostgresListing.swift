@@ -287,7 +287,7 @@ struct PostgresListing {
         let statement = """
             SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause(extra))
             ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))
-            LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(offset))
+            \(try pageClause(offset: offset, &sql))
             """
         return Page(statement: statement, sql: sql, reversed: reversed)
     }
@@ -331,7 +331,7 @@ struct PostgresListing {
             let statement = """
                 SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
                 ORDER BY photo.sequence DESC
-                LIMIT \(try limit(&sql)) OFFSET \(try sql.bind(max(0, query.offset)))
+                \(try pageClause(offset: max(0, query.offset), &sql))
                 """
             return Page(statement: statement, sql: sql, reversed: false)
         }
@@ -361,10 +361,21 @@ struct PostgresListing {
         return filters
     }
 
-    /// The page's size as a placeholder, or `ALL`.
-    private func limit(_ sql: inout SQL) throws -> String {
-        guard let limit = query.limit, limit >= 0 else { return "ALL" }
-        return try sql.bind(limit)
+    /// The page's `LIMIT` and `OFFSET`: placeholders at an offset; on a page that starts where
+    /// its statement does (a first page, a page after a cursor or an anchor), the size written
+    /// into the text, and no offset.
+    ///
+    /// The server plans a prepared statement once, for any value of its placeholders, only when
+    /// that plan is not dearer than the plans for each request's values, and with a placeholder
+    /// in either clause it takes a tenth of the rows to be wanted: it planned every page again
+    /// (0.17 ms of a first page's 0.4 ms of the server's time, against 0.004 ms). A text for each
+    /// page size clients ask for; past ``PreparedShapes/limit`` texts, new ones go unprepared.
+    private func pageClause(offset: Int, _ sql: inout SQL) throws -> String {
+        guard let limit = query.limit, limit >= 0 else {
+            return offset > 0 ? "OFFSET \(try sql.bind(offset))" : ""
+        }
+        guard offset > 0 else { return "LIMIT \(limit)" }
+        return "LIMIT \(try sql.bind(limit)) OFFSET \(try sql.bind(offset))"
     }
 
     private func ids(_ statement: String, _ bindings: PostgresBindings) async throws -> [String] {

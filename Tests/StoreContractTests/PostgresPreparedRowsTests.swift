@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PhotoStore
 import PostgresNIO
 import TestSupport
 import Testing
@@ -86,6 +87,45 @@ struct PostgresPreparedRowsTests {
 
             // THEN it answered, and nothing was prepared for it
             #expect(try await Self.prepared(text, connection, logger) == 0)
+        }
+    }
+
+    @Test("a listing's first page is planned once on a connection; a page at an offset, for each request")
+    func aFirstPageIsPlannedOnce() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        // Enough photos that a tenth of them is more than a page: the server's guess for a
+        // placeholder in `LIMIT` or `OFFSET`.
+        for batch in 0..<4 {
+            try await store.ledger.commit((0..<500).map { Sample.photo("p\(batch)-\($0)") })
+        }
+        try store.close()
+        let database = try await PhotoStorePostgres.PostgresDatabase.open(location, password: nil, logger: logger)
+        defer { database.close() }
+        try await database.read("a test") { [logger] connection in
+            // GIVEN a listing's first page and a page at an offset, each read seven times on one
+            // connection (the server plans the first five for their values whatever happens)
+            for offset in [0, 30] {
+                for _ in 0..<7 {
+                    let listing = PostgresListing(
+                        query: PhotoQuery(limit: 10, offset: offset), rankLimit: 1_000, anchors: .init(),
+                        matches: .init(), sources: .init(), connection: connection, logger: logger, name: "test")
+                    let page = try #require(try await listing.page())
+                    let ids = try await page.rows(
+                        "photo.id", from: "JOIN photo ON photo.id = page.id", connection, logger)
+                    #expect(ids.count == 10)
+                }
+            }
+
+            // THEN the first page's statement was then planned once, the other's never
+            let plans = try await connection.guardedQuery(
+                "SELECT generic_plans, statement LIKE '%OFFSET%' FROM pg_prepared_statements ORDER BY 2",
+                logger: logger
+            ).collect().map { try $0.decode((Int64, Bool).self) }
+            #expect(plans.count == 2)
+            #expect(plans.first.map { $0.0 > 0 && !$0.1 } == true, "\(plans)")
+            #expect(plans.last.map { $0.0 == 0 && $0.1 } == true, "\(plans)")
         }
     }
 
