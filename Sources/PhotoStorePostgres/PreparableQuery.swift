@@ -5,8 +5,9 @@ import Synchronization
 extension PostgresConnection {
     /// The rows of `statement`, prepared on this connection the first time it is sent here: the
     /// server parses its text once per connection instead of at every request, and plans it once
-    /// where a plan for any value is as good as one for the request's (a lookup by photo; a
-    /// listing's page, whose `LIMIT` and `OFFSET` are placeholders, is still planned for each).
+    /// where a plan for any value is as good as one for the request's (a lookup by photo, a
+    /// listing's first page; a page at an offset, whose `LIMIT` and `OFFSET` are placeholders, is
+    /// still planned for each).
     /// A statement whose text is new once ``PreparedShapes/limit`` texts are prepared is sent
     /// unprepared, as ``guardedQuery(_:logger:)`` does.
     func preparedRows(_ statement: PreparableQuery, logger: Logger) async throws -> [PostgresRow] {
