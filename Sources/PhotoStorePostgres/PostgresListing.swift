@@ -76,7 +76,7 @@ struct PostgresListing {
 
         /// A statement whose rows are `columns` of the page's photos, in the page's order, from
         /// `from`: `unnest(...) WITH ORDINALITY AS page (id, position)`, joined by the caller.
-        func select(_ columns: String, from joins: String) -> PreparableQuery {
+        private func select(_ columns: String, from joins: String) -> PreparableQuery {
             sql.statement(
                 """
                 SELECT \(columns)
@@ -274,9 +274,7 @@ struct PostgresListing {
                 exists = "SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(cursor))"
             }
             // An anchor is a photo of this snapshot; a client's cursor may name none.
-            if !inclusive,
-                try await connection.preparedRows(exists, logger: logger).first?.decode(Bool.self) != true
-            {
+            if !inclusive, try await !connection.preparedBoolean(exists, logger: logger) {
                 throw StoreError.unknownPhoto(path: name, photoID: cursor)
             }
             let comparison = (descending != reversed ? "<" : ">") + (inclusive ? "=" : "")

@@ -414,8 +414,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     func hasPhoto(id: String) async throws(StoreError) -> Bool {
         let logger = database.logger
         return try await database.read("looking up photo \(id)") { connection in
-            try await connection.preparedRows("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
-                .first?.decode(Bool.self) == true
+            try await connection.preparedBoolean("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
         }
     }
 

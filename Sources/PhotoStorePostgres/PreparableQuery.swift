@@ -25,6 +25,11 @@ extension PostgresConnection {
             }
         }
     }
+    /// The first column of the first row of `statement`, a Boolean, as ``preparedRows(_:logger:)``
+    /// reads it; false when there is no row (``boolean(_:logger:)``, prepared).
+    func preparedBoolean(_ statement: PreparableQuery, logger: Logger) async throws -> Bool {
+        try await preparedRows(statement, logger: logger).first?.decode(Bool.self) ?? false
+    }
 }
 
 /// A statement whose placeholders' types are known, so that it can be prepared

@@ -1,5 +1,4 @@
 import Basics
-import Foundation
 import Testing
 
 @Suite struct HexTests {
@@ -12,9 +11,9 @@ import Testing
 
 @Suite struct ScalarEscapingTests {
     @Test func everyScalarIsReplacedAlsoWhereACombiningMarkFollowsIt() {
-        // A quote and an accent are one `Character`, which Foundation's replacing leaves as it is.
+        // A quote and an accent are one `Character`, which `replacingOccurrences(of:with:)` leaves
+        // as it is (Swift 6.3's Foundation on Linux).
         let text = "a\"\u{301}b\"c"
-        #expect(text.replacingOccurrences(of: "\"", with: "\"\"") == "a\"\u{301}b\"\"c")
         let doubled = text.replacingEach("\"", with: "\"\"")
         #expect(doubled.unicodeScalars.elementsEqual("a\"\"\u{301}b\"\"c".unicodeScalars))
         #expect("no quote".replacingEach("\"", with: "\"\"") == "no quote")
