@@ -42,8 +42,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 """
                 SELECT photo.id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                     alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    download_tracked_at, json, first_seen_at, last_seen_at, is_plus, image.*
+                    tracking.tracked_at, json, first_seen_at, last_seen_at, is_plus, image.*
                 FROM photo
+                LEFT JOIN download_tracking AS tracking ON tracking.photo_id = photo.id
                 LEFT JOIN LATERAL (
                     SELECT \(unescaped: Self.imageColumns) FROM image
                     WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.rawValue)

@@ -257,8 +257,7 @@ extension PostgresSchema {
     /// Its condition is ``colorCondition(_:)``, which the listing writes word for word, with the
     /// colour's name as a literal: the server proves that a statement's condition implies an
     /// index's only for a value it can see. A new photo costs a call for each colour, about 25 µs,
-    /// and so does a tracking mark (it updates the photo's row, which a partial index of its own
-    /// keeps from being a HOT update).
+    /// and so did a tracking mark until version 6 moved the marks out of the photo's row.
     /// The indexes hold the function's answers: a migration that changes `photosync_colors` must
     /// rebuild them (`REINDEX`) in the same transaction.
     static let version5Colors: [String] = PhotoColor.allCases.map { color in

@@ -19,7 +19,7 @@ enum PostgresSchema {
     /// database is the number it has applied.
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
-        version4Tallies, version5Colors,
+        version4Tallies, version5Colors, version6Tracking,
     ]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.
@@ -140,6 +140,30 @@ enum PostgresSchema {
                 photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
                 requested_at timestamptz NOT NULL
             );
+            """)
+
+    /// Version 6: the tracking marks beside the photos (`download_tracking`), not in their rows.
+    ///
+    /// A mark set `photo.download_tracked_at`, and the partial index of untracked photos made
+    /// that update touch every index of `photo`: the search's GIN, the eleven colour judgements
+    /// (a call of `photosync_colors` each), the listings' orders. It cost the sync about as much
+    /// as storing the photo again. Now each photo with a download location has a narrow row here
+    /// from its first page on (the page's upsert adds it), and a mark updates that row alone. The
+    /// untracked rows are indexed in the photos' order, as the column was.
+    static let version6Tracking = statements(
+        of: """
+            CREATE TABLE download_tracking (
+                photo_id text PRIMARY KEY REFERENCES photo (id) ON DELETE CASCADE,
+                -- The photo's sequence, which never changes: marks are due in the photos' order.
+                photo_sequence bigint NOT NULL,
+                tracked_at timestamptz
+            );
+            INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
+                SELECT id, sequence, download_tracked_at FROM photo
+                WHERE download_location IS NOT NULL OR download_tracked_at IS NOT NULL;
+            CREATE INDEX download_untracked ON download_tracking (photo_sequence) WHERE tracked_at IS NULL;
+            DROP INDEX photo_download_untracked;
+            ALTER TABLE photo DROP COLUMN download_tracked_at
             """)
 
     /// Brings the database to the newest version, in one transaction, after checking that it is

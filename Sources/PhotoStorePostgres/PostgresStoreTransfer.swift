@@ -100,21 +100,29 @@ struct PostgresStoreTransfer: StoreTransfer {
                 ORDER BY row.n
                 """, logger: logger)
         case .photos(let photos):
+            // The tracking marks go beside the photos, as a page's upsert leaves them (schema 6).
             try await connection.guardedQuery(
                 """
-                INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-                    alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    download_tracked_at, is_plus, json, first_seen_at, last_seen_at)
-                SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color,
-                    blur_hash, description, alt_description, user_username, user_name, likes, is_sponsored,
-                    download_location, to_timestamp(download_tracked_at), is_plus, json, to_timestamp(first_seen_at),
-                    to_timestamp(last_seen_at)
-                FROM jsonb_to_recordset(\(try document(photos.map(\.values)))::jsonb) AS row (id text, sequence bigint,
-                    created_at double precision, updated_at double precision, width integer, height integer,
-                    color text, blur_hash text, description text, alt_description text, user_username text,
-                    user_name text, likes integer, is_sponsored boolean, download_location text,
-                    download_tracked_at double precision, is_plus boolean, json text, first_seen_at double precision,
-                    last_seen_at double precision)
+                WITH row AS (
+                    SELECT * FROM jsonb_to_recordset(\(try document(photos.map(\.values)))::jsonb) AS row (id text,
+                        sequence bigint, created_at double precision, updated_at double precision, width integer,
+                        height integer, color text, blur_hash text, description text, alt_description text,
+                        user_username text, user_name text, likes integer, is_sponsored boolean,
+                        download_location text, download_tracked_at double precision, is_plus boolean, json text,
+                        first_seen_at double precision, last_seen_at double precision)
+                ),
+                inserted AS (
+                    INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash,
+                        description, alt_description, user_username, user_name, likes, is_sponsored,
+                        download_location, is_plus, json, first_seen_at, last_seen_at)
+                    SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color,
+                        blur_hash, description, alt_description, user_username, user_name, likes, is_sponsored,
+                        download_location, is_plus, json, to_timestamp(first_seen_at), to_timestamp(last_seen_at)
+                    FROM row
+                )
+                INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
+                SELECT id, sequence, to_timestamp(download_tracked_at) FROM row
+                WHERE download_location IS NOT NULL OR download_tracked_at IS NOT NULL
                 """, logger: logger)
         case .photoDetails(let details):
             try await connection.guardedQuery(
@@ -266,8 +274,9 @@ private struct PostgresMirrorReader: MirrorReader {
                     """
                     SELECT id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
                         alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                        download_tracked_at, is_plus, json, first_seen_at, last_seen_at
-                    FROM photo WHERE sequence > \(integer) ORDER BY sequence LIMIT \(limit)
+                        tracking.tracked_at AS download_tracked_at, is_plus, json, first_seen_at, last_seen_at
+                    FROM photo LEFT JOIN download_tracking AS tracking ON tracking.photo_id = photo.id
+                    WHERE sequence > \(integer) ORDER BY sequence LIMIT \(limit)
                     """
                 ) { row in
                     MirrorPhoto(

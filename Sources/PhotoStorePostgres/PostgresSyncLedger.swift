@@ -189,11 +189,12 @@ struct PostgresSyncLedger: SyncLedger {
             var jobs: [DownloadTrackingJob] = []
             let rows = try await connection.guardedQuery(
                 """
-                SELECT id, download_location FROM photo
-                WHERE download_tracked_at IS NULL AND download_location IS NOT NULL
+                SELECT photo.id, photo.download_location
+                FROM download_tracking AS tracking JOIN photo ON photo.id = tracking.photo_id
+                WHERE tracking.tracked_at IS NULL AND photo.download_location IS NOT NULL
                   AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.status = 'stored')
                        OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id))
-                ORDER BY sequence
+                ORDER BY tracking.photo_sequence
                 LIMIT \(limit)
                 """, logger: logger)
             for try await (id, location) in rows.decode((String, String).self) {
@@ -208,6 +209,8 @@ struct PostgresSyncLedger: SyncLedger {
         let (logger, name) = (database.logger, database.name)
         // One statement, fenced in itself: the marks are most of a sync's write transactions
         // (a few photos each), and `write`'s four round trips each cost more than the update.
+        // A mark is a narrow row of its own (schema version 6), written in place if the page left
+        // one, so the photo's row and its many indexes stay as they are.
         try await database.writeStatement("marking \(photoIDs.count) downloads tracked") { connection, token in
             let (held, marked) = try await connection.guardedQuery(
                 """
@@ -219,10 +222,14 @@ struct PostgresSyncLedger: SyncLedger {
                 ),
                 held AS (SELECT NOT \(token != nil) OR EXISTS (SELECT FROM fence) AS held),
                 marked AS (
-                    UPDATE photo SET download_tracked_at = COALESCE(download_tracked_at, \(date))
-                    WHERE id = ANY (\(photoIDs)::text[]) AND (SELECT held FROM held) RETURNING id
+                    INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
+                    SELECT id, sequence, \(date) FROM photo
+                    WHERE id = ANY (\(photoIDs)::text[]) AND (SELECT held FROM held)
+                    ON CONFLICT (photo_id) DO UPDATE
+                    SET tracked_at = COALESCE(download_tracking.tracked_at, excluded.tracked_at)
+                    RETURNING photo_id
                 )
-                SELECT (SELECT held FROM held), ARRAY(SELECT id FROM marked)
+                SELECT (SELECT held FROM held), ARRAY(SELECT photo_id FROM marked)
                 """, logger: logger
             ).collect()[0].decode((Bool, [String]).self)
             guard held else { throw WriterFence.Refused() }
@@ -288,6 +295,8 @@ struct PostgresSyncLedger: SyncLedger {
     /// Inserts the photos of `page` (each once) with their `sequences`, or updates the API's
     /// columns of those stored already (the sequence, the first sighting and the tracking stay):
     /// one statement for the page, its columns one JSON array and its original JSON one `text[]`.
+    /// A photo with a download location gets its untracked row in `download_tracking` in the
+    /// same statement, where a mark will find it.
     static func upsert(
         _ page: [PhotoRecord], sequences: [String: Int64], seenAt now: Date, _ connection: PostgresConnection,
         _ logger: Logger
@@ -312,25 +321,31 @@ struct PostgresSyncLedger: SyncLedger {
         let originals = page.map { String(decoding: $0.json, as: UTF8.self) }
         try await connection.guardedQuery(
             """
-            INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-                alt_description, user_username, user_name, likes, is_sponsored, download_location, is_plus, json,
-                first_seen_at, last_seen_at)
-            SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color, blur_hash,
-                description, alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                is_plus, original.json, \(now), \(now)
-            FROM jsonb_to_recordset(\(document)::jsonb) AS page (n bigint, id text, sequence bigint,
-                created_at double precision, updated_at double precision, width integer, height integer, color text,
-                blur_hash text, description text, alt_description text, user_username text, user_name text,
-                likes integer, is_sponsored boolean, download_location text, is_plus boolean)
-            JOIN unnest(\(originals)::text[]) WITH ORDINALITY AS original (json, n) USING (n)
-            ORDER BY n
-            ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, updated_at = excluded.updated_at,
-                width = excluded.width, height = excluded.height, color = excluded.color,
-                blur_hash = excluded.blur_hash, description = excluded.description,
-                alt_description = excluded.alt_description, user_username = excluded.user_username,
-                user_name = excluded.user_name, likes = excluded.likes, is_sponsored = excluded.is_sponsored,
-                download_location = excluded.download_location, is_plus = excluded.is_plus, json = excluded.json,
-                last_seen_at = excluded.last_seen_at
+            WITH upserted AS (
+                INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
+                    alt_description, user_username, user_name, likes, is_sponsored, download_location, is_plus, json,
+                    first_seen_at, last_seen_at)
+                SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color, blur_hash,
+                    description, alt_description, user_username, user_name, likes, is_sponsored, download_location,
+                    is_plus, original.json, \(now), \(now)
+                FROM jsonb_to_recordset(\(document)::jsonb) AS page (n bigint, id text, sequence bigint,
+                    created_at double precision, updated_at double precision, width integer, height integer, color text,
+                    blur_hash text, description text, alt_description text, user_username text, user_name text,
+                    likes integer, is_sponsored boolean, download_location text, is_plus boolean)
+                JOIN unnest(\(originals)::text[]) WITH ORDINALITY AS original (json, n) USING (n)
+                ORDER BY n
+                ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, updated_at = excluded.updated_at,
+                    width = excluded.width, height = excluded.height, color = excluded.color,
+                    blur_hash = excluded.blur_hash, description = excluded.description,
+                    alt_description = excluded.alt_description, user_username = excluded.user_username,
+                    user_name = excluded.user_name, likes = excluded.likes, is_sponsored = excluded.is_sponsored,
+                    download_location = excluded.download_location, is_plus = excluded.is_plus, json = excluded.json,
+                    last_seen_at = excluded.last_seen_at
+                RETURNING id, sequence, download_location
+            )
+            INSERT INTO download_tracking (photo_id, photo_sequence)
+            SELECT id, sequence FROM upserted WHERE download_location IS NOT NULL
+            ON CONFLICT (photo_id) DO NOTHING
             """, logger: logger)
     }
 

@@ -93,7 +93,7 @@ extension EndToEnd {
 
                     let store = try await world.store()
                     let tracked = try await PostgresTestCluster.shared.query(
-                        "SELECT id FROM photo WHERE download_tracked_at IS NOT NULL", in: world.database)
+                        "SELECT photo_id FROM download_tracking WHERE tracked_at IS NOT NULL", in: world.database)
                     await kept.note(
                         stored: try await store.catalog.photoIDs(withStoredImage: true),
                         tracked: tracked.split(separator: "\n").map(String.init), stub: stub)

@@ -11,8 +11,18 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
-    /// Takes version 5's colour indexes out of a database, to make it an older version's.
-    static let withoutVersion5 = "DROP INDEX " + colorIndexes.joined(separator: ", ")
+    /// Puts the tracking marks back in the photos' rows, as version 5 kept them.
+    static let withoutVersion6 = """
+        ALTER TABLE photo ADD COLUMN download_tracked_at timestamptz;
+        UPDATE photo SET download_tracked_at = tracking.tracked_at
+            FROM download_tracking AS tracking WHERE tracking.photo_id = photo.id;
+        CREATE INDEX photo_download_untracked ON photo (sequence)
+            WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
+        DROP TABLE download_tracking;
+        """
+
+    /// Takes version 5's colour indexes and what came after them out of a database.
+    static let withoutVersion5 = withoutVersion6 + "DROP INDEX " + colorIndexes.joined(separator: ", ")
 
     /// Version 5's index of each colour.
     static let colorIndexes = PhotoColor.allCases.map { "photo_color_\($0.rawValue)" }

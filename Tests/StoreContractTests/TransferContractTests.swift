@@ -103,10 +103,13 @@ struct TransferContractTests {
             try await Self.fill(original)
             let rows = try await Self.rows(of: original)
             #expect(rows[.images]?.imageBytes == Int64(5 << 19) + 1_000)
+            let due = try await original.ledger.pendingDownloadTracking(limit: 10).map(\.photoID)
+            #expect(due.contains("f2"), "f2's image is stored and its download not tracked yet")
             try await backend.withPhotoStore { middle in
                 let there = try await MirrorCopy(from: original, to: middle, origin: "original").run()
                 #expect(there.rows[.photos] == 6 && there.rows[.sources] == 2 && !there.resumed)
                 Self.expectSame(try await Self.rows(of: middle), rows)
+                #expect(try await middle.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == due)
                 #expect(try await middle.archive.verify().isClean)
                 #expect(try await middle.archive.storedBytes() == Int64(5 << 19) + 1_000)
                 let found = try await middle.catalog.photos(matching: PhotoQuery(text: "Oslo", sort: .relevance))
