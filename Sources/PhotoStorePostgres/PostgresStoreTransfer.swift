@@ -100,7 +100,8 @@ struct PostgresStoreTransfer: StoreTransfer {
                 ORDER BY row.n
                 """, logger: logger)
         case .photos(let photos):
-            // The tracking marks go beside the photos, as a page's upsert leaves them (schema 6).
+            // The tracking marks go beside the photos (schema 6); a download not tracked yet is
+            // made due by its image's copy, or its request's, as by the sync.
             try await connection.guardedQuery(
                 """
                 WITH row AS (
@@ -122,7 +123,7 @@ struct PostgresStoreTransfer: StoreTransfer {
                 )
                 INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
                 SELECT id, sequence, to_timestamp(download_tracked_at) FROM row
-                WHERE download_location IS NOT NULL OR download_tracked_at IS NOT NULL
+                WHERE download_tracked_at IS NOT NULL
                 """, logger: logger)
         case .photoDetails(let details):
             try await connection.guardedQuery(

@@ -209,8 +209,8 @@ struct PostgresSyncLedger: SyncLedger {
         let (logger, name) = (database.logger, database.name)
         // One statement, fenced in itself: the marks are most of a sync's write transactions
         // (a few photos each), and `write`'s four round trips each cost more than the update.
-        // A mark is a narrow row of its own (schema version 6), written in place if the page left
-        // one, so the photo's row and its many indexes stay as they are.
+        // A mark is a narrow row of its own (schema version 6), there already when the download
+        // was due, so the photo's row and its many indexes stay as they are.
         try await database.writeStatement("marking \(photoIDs.count) downloads tracked") { connection, token in
             let (held, marked) = try await connection.guardedQuery(
                 """
@@ -295,8 +295,6 @@ struct PostgresSyncLedger: SyncLedger {
     /// Inserts the photos of `page` (each once) with their `sequences`, or updates the API's
     /// columns of those stored already (the sequence, the first sighting and the tracking stay):
     /// one statement for the page, its columns one JSON array and its original JSON one `text[]`.
-    /// A photo with a download location gets its untracked row in `download_tracking` in the
-    /// same statement, where a mark will find it.
     static func upsert(
         _ page: [PhotoRecord], sequences: [String: Int64], seenAt now: Date, _ connection: PostgresConnection,
         _ logger: Logger
@@ -321,31 +319,25 @@ struct PostgresSyncLedger: SyncLedger {
         let originals = page.map { String(decoding: $0.json, as: UTF8.self) }
         try await connection.guardedQuery(
             """
-            WITH upserted AS (
-                INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-                    alt_description, user_username, user_name, likes, is_sponsored, download_location, is_plus, json,
-                    first_seen_at, last_seen_at)
-                SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color, blur_hash,
-                    description, alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    is_plus, original.json, \(now), \(now)
-                FROM jsonb_to_recordset(\(document)::jsonb) AS page (n bigint, id text, sequence bigint,
-                    created_at double precision, updated_at double precision, width integer, height integer, color text,
-                    blur_hash text, description text, alt_description text, user_username text, user_name text,
-                    likes integer, is_sponsored boolean, download_location text, is_plus boolean)
-                JOIN unnest(\(originals)::text[]) WITH ORDINALITY AS original (json, n) USING (n)
-                ORDER BY n
-                ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, updated_at = excluded.updated_at,
-                    width = excluded.width, height = excluded.height, color = excluded.color,
-                    blur_hash = excluded.blur_hash, description = excluded.description,
-                    alt_description = excluded.alt_description, user_username = excluded.user_username,
-                    user_name = excluded.user_name, likes = excluded.likes, is_sponsored = excluded.is_sponsored,
-                    download_location = excluded.download_location, is_plus = excluded.is_plus, json = excluded.json,
-                    last_seen_at = excluded.last_seen_at
-                RETURNING id, sequence, download_location
-            )
-            INSERT INTO download_tracking (photo_id, photo_sequence)
-            SELECT id, sequence FROM upserted WHERE download_location IS NOT NULL
-            ON CONFLICT (photo_id) DO NOTHING
+            INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
+                alt_description, user_username, user_name, likes, is_sponsored, download_location, is_plus, json,
+                first_seen_at, last_seen_at)
+            SELECT id, sequence, to_timestamp(created_at), to_timestamp(updated_at), width, height, color, blur_hash,
+                description, alt_description, user_username, user_name, likes, is_sponsored, download_location,
+                is_plus, original.json, \(now), \(now)
+            FROM jsonb_to_recordset(\(document)::jsonb) AS page (n bigint, id text, sequence bigint,
+                created_at double precision, updated_at double precision, width integer, height integer, color text,
+                blur_hash text, description text, alt_description text, user_username text, user_name text,
+                likes integer, is_sponsored boolean, download_location text, is_plus boolean)
+            JOIN unnest(\(originals)::text[]) WITH ORDINALITY AS original (json, n) USING (n)
+            ORDER BY n
+            ON CONFLICT (id) DO UPDATE SET created_at = excluded.created_at, updated_at = excluded.updated_at,
+                width = excluded.width, height = excluded.height, color = excluded.color,
+                blur_hash = excluded.blur_hash, description = excluded.description,
+                alt_description = excluded.alt_description, user_username = excluded.user_username,
+                user_name = excluded.user_name, likes = excluded.likes, is_sponsored = excluded.is_sponsored,
+                download_location = excluded.download_location, is_plus = excluded.is_plus, json = excluded.json,
+                last_seen_at = excluded.last_seen_at
             """, logger: logger)
     }
 

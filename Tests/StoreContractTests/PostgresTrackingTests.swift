@@ -31,6 +31,31 @@ struct PostgresTrackingTests {
         #expect(try await store.ledger.pendingDownloadTracking(limit: 10).isEmpty)
     }
 
+    @Test func aDownloadIsDueOnceItsImageIsStoredOrAClientAsksAndThePhotoHasALocation() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let store = try await PostgresStore.open(try PostgresLocation(parsing: url), password: nil, logger: logger)
+        defer { try? store.close() }
+        var unlocated = Sample.photo("b")
+        unlocated.downloadLocation = nil
+        try await store.ledger.commit([Sample.photo("a"), unlocated, Sample.photo("c")])
+        // Listed is not due: only the downloads due have rows, so finding them reads no others.
+        let rows = "SELECT count(*) FROM download_tracking"
+        #expect(try await PostgresTestCluster.shared.query(rows, in: url) == "0")
+
+        try await store.archive.storeImages([
+            ArchiveContractTests.image("a", Data([1])), ArchiveContractTests.image("b", Data([2])),
+        ])
+        let requests = try store.storage.openDownloadRequests()
+        _ = try await requests.record(photoID: "c", at: Instant.t(5))
+        try requests.close()
+        #expect(try await store.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == ["a", "c"])
+
+        // A photo whose listing gains a download location after its image was stored is due then.
+        try await store.ledger.commit([Sample.photo("b")])
+        #expect(try await store.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == ["a", "b", "c"])
+        #expect(try await PostgresTestCluster.shared.query(rows, in: url) == "3")
+    }
+
     @Test func aVersion5DatabaseKeepsItsMarksWhenMigrated() async throws {
         // GIVEN a database as version 5 left it: a photo tracked, one with its image stored and
         // not tracked yet, and one with no image
@@ -60,8 +85,7 @@ struct PostgresTrackingTests {
         let columns = try await PostgresTestCluster.shared.query(
             "SELECT count(*) FROM information_schema.columns WHERE column_name = 'download_tracked_at'", in: url)
         #expect(columns == "0")
-        // AND a photo listed again after the migration is due once its image is stored
-        try await migrated.ledger.commit([Sample.photo("later")])
+        // AND a photo whose image is stored after the migration is due
         try await migrated.archive.storeImages([ArchiveContractTests.image("later", Data([3]))])
         #expect(try await migrated.ledger.pendingDownloadTracking(limit: 10).map(\.photoID) == ["due", "later"])
     }
