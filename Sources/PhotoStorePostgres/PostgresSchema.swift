@@ -146,9 +146,9 @@ enum PostgresSchema {
     ///
     /// A mark set `photo.download_tracked_at`, and the partial index of untracked photos made
     /// that update touch every index of `photo`: the search's GIN, the eleven colour judgements
-    /// (a call of `photosync_colors` each), the listings' orders. And the downloads to track were
-    /// found among every untracked photo, most of them with no image stored yet: 11 ms a look
-    /// during a backfill. Now a photo with a download location gets a narrow row here once its
+    /// (a call of `photosync_colors` each), the listings' orders. And the look for downloads to
+    /// track walked every untracked photo, most of them with no image stored yet during a
+    /// backfill. Now a photo with a download location gets a narrow row here once its
     /// download is due (its image stored, or a client's download asked for: a trigger on each, so
     /// every path that stores an image, `copy`'s too, makes it due), and a mark fills in the row's
     /// time. The index of untracked rows holds the due downloads alone, in the photos' order.
@@ -171,7 +171,9 @@ enum PostgresSchema {
                 ALTER TABLE photo DROP COLUMN download_tracked_at
                 """) + [
             """
-            CREATE FUNCTION photosync_download_due() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION photosync_download_due() RETURNS trigger
+            LANGUAGE plpgsql SET search_path FROM CURRENT
+            AS $$
             BEGIN
                 INSERT INTO download_tracking (photo_id, photo_sequence)
                 SELECT id, sequence FROM photo WHERE id = NEW.photo_id AND download_location IS NOT NULL
@@ -190,7 +192,9 @@ enum PostgresSchema {
             """,
             // A photo given a download location after its download was due: due from then on.
             """
-            CREATE FUNCTION photosync_download_located() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION photosync_download_located() RETURNS trigger
+            LANGUAGE plpgsql SET search_path FROM CURRENT
+            AS $$
             BEGIN
                 IF EXISTS (SELECT 1 FROM image WHERE photo_id = NEW.id AND status = 'stored')
                     OR EXISTS (SELECT 1 FROM download_request WHERE photo_id = NEW.id)
