@@ -148,10 +148,11 @@ enum PostgresSchema {
     /// that update touch every index of `photo`: the search's GIN, the eleven colour judgements
     /// (a call of `photosync_colors` each), the listings' orders. And the look for downloads to
     /// track walked every untracked photo, most of them with no image stored yet during a
-    /// backfill. Now a photo with a download location gets a narrow row here once its
+    /// backfill. Now a photo gets a narrow row here once its
     /// download is due (its image stored, or a client's download asked for: a trigger on each, so
     /// every path that stores an image, `copy`'s too, makes it due), and a mark fills in the row's
-    /// time. The index of untracked rows holds the due downloads alone, in the photos' order.
+    /// time. The index of untracked rows holds the due downloads alone, in the photos' order; one
+    /// without a download location yet waits there until its listing gives it one.
     static let version6Tracking =
         statements(
             of: """
@@ -163,9 +164,9 @@ enum PostgresSchema {
                 );
                 INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
                     SELECT id, sequence, download_tracked_at FROM photo
-                    WHERE download_tracked_at IS NOT NULL OR (download_location IS NOT NULL
-                        AND (EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.status = 'stored')
-                             OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id)));
+                    WHERE download_tracked_at IS NOT NULL
+                        OR EXISTS (SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.status = 'stored')
+                        OR EXISTS (SELECT 1 FROM download_request WHERE download_request.photo_id = photo.id);
                 CREATE INDEX download_due ON download_tracking (photo_sequence) WHERE tracked_at IS NULL;
                 DROP INDEX photo_download_untracked;
                 ALTER TABLE photo DROP COLUMN download_tracked_at
@@ -176,7 +177,7 @@ enum PostgresSchema {
             AS $$
             BEGIN
                 INSERT INTO download_tracking (photo_id, photo_sequence)
-                SELECT id, sequence FROM photo WHERE id = NEW.photo_id AND download_location IS NOT NULL
+                SELECT id, sequence FROM photo WHERE id = NEW.photo_id
                 ON CONFLICT (photo_id) DO NOTHING;
                 RETURN NULL;
             END
@@ -189,27 +190,6 @@ enum PostgresSchema {
             """
             CREATE TRIGGER download_requested_due AFTER INSERT ON download_request
             FOR EACH ROW EXECUTE FUNCTION photosync_download_due()
-            """,
-            // A photo given a download location after its download was due: due from then on.
-            """
-            CREATE FUNCTION photosync_download_located() RETURNS trigger
-            LANGUAGE plpgsql SET search_path FROM CURRENT
-            AS $$
-            BEGIN
-                IF EXISTS (SELECT 1 FROM image WHERE photo_id = NEW.id AND status = 'stored')
-                    OR EXISTS (SELECT 1 FROM download_request WHERE photo_id = NEW.id)
-                THEN
-                    INSERT INTO download_tracking (photo_id, photo_sequence) VALUES (NEW.id, NEW.sequence)
-                    ON CONFLICT (photo_id) DO NOTHING;
-                END IF;
-                RETURN NULL;
-            END
-            $$
-            """,
-            """
-            CREATE TRIGGER photo_located_download_due AFTER UPDATE OF download_location ON photo
-            FOR EACH ROW WHEN (OLD.download_location IS NULL AND NEW.download_location IS NOT NULL)
-            EXECUTE FUNCTION photosync_download_located()
             """,
         ]
 

@@ -19,7 +19,7 @@ struct PostgresSchemaTests {
         CREATE INDEX photo_download_untracked ON photo (sequence)
             WHERE download_tracked_at IS NULL AND download_location IS NOT NULL;
         DROP TABLE download_tracking;
-        DROP FUNCTION photosync_download_due, photosync_download_located CASCADE;
+        DROP FUNCTION photosync_download_due CASCADE;
         """
 
     /// Takes version 5's colour indexes and what came after them out of a database.
