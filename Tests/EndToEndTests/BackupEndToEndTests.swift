@@ -9,7 +9,7 @@ import UnsplashStub
 
 /// `photosync backup --to FILE` while the daemon writes and the gallery reads.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(4))) struct BackupEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct BackupEndToEndTests {
         typealias World = PhotosyncEndToEndTests.World
 
         static func status(_ database: String, _ world: World) async throws -> [String: Any] {

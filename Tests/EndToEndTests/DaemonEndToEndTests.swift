@@ -6,7 +6,7 @@ import UnsplashStub
 
 /// The daemon as systemd runs it: `Type=notify`, stopped with SIGTERM.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct DaemonEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct DaemonEndToEndTests {
         @Test(arguments: StoreKind.allCases) func notifiesReadyAndStopsCleanlyOnSIGTERM(_ store: StoreKind)
             async throws
         {

@@ -10,7 +10,7 @@ import Testing
 /// `photosync serve` and `photosync demo` as a person uses them: the real binary, a database
 /// synced from the stub, and headless Chromium.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(4))) struct GalleryEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct GalleryEndToEndTests {
         /// What the browser saw, gathered in the DevTools session and checked afterwards.
         struct Sight: Sendable {
             var gridImages: [[Int]] = []

@@ -10,7 +10,7 @@ import Testing
 extension EndToEnd {
     /// `/images/ID` streams an image from SQLite a chunk at a time: the real `photosync serve`,
     /// its memory read from `/proc`, so nothing else in the test process can blur it.
-    @Suite(.timeLimit(.minutes(4))) struct GalleryStreamingEndToEndTests {
+    @Suite(.timeLimit(.minutes(5))) struct GalleryStreamingEndToEndTests {
         static let imageBytes = 100 << 20
         static let allowedGrowth = 32 << 20
 

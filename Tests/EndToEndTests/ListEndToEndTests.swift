@@ -7,7 +7,7 @@ import UnsplashStub
 
 /// `photosync list` on a database synced from the stub.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct ListEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct ListEndToEndTests {
         @Test func listsEveryStoredPhotoInEachFormat() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 45)
             try await withTeardown(await world.stop()) {
@@ -57,7 +57,7 @@ extension EndToEnd {
 
 /// `photosync search` on a database synced from the stub.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct SearchEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct SearchEndToEndTests {
         @Test func searchFindsWordsPhrasesAndPrefixesAndRefusesWhatItCannotParse() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 120)
             try await withTeardown(await world.stop()) {
@@ -104,7 +104,7 @@ extension EndToEnd {
 
 /// `photosync export` on a database synced from the stub.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct ExportEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct ExportEndToEndTests {
         @Test func exportsExactBytesWithAttributionAndASecondExportWritesNothing() async throws {
             let world = try await PhotosyncEndToEndTests.World.start(photos: 40)
             try await withTeardown(await world.stop()) {

@@ -9,7 +9,7 @@ import UnsplashStub
 
 /// `photosync run --metrics-listen`: what `/metrics` says after a sync.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct MetricsEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct MetricsEndToEndTests {
         @Test func metricsReportWhatTheSyncDid() async throws {
             // GIVEN a daemon serving metrics on a free loopback port
             let world = try await PhotosyncEndToEndTests.World.start(photos: 60)

@@ -5,7 +5,7 @@ import UnsplashStub
 
 /// SIGHUP (`systemctl reload photosync`): the daemon rereads its configuration file.
 extension EndToEnd {
-    @Suite(.serialized, .timeLimit(.minutes(4))) struct ReloadEndToEndTests {
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct ReloadEndToEndTests {
         typealias World = PhotosyncEndToEndTests.World
 
         static let collection = "collection:3773378"

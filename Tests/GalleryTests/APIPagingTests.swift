@@ -6,7 +6,7 @@ import PhotoStore
 import Testing
 
 /// `/api/photos` paged by key, and the grid's page numbers at and past the end.
-@Suite(.timeLimit(.minutes(3))) struct APIPagingTests {
+@Suite(.timeLimit(.minutes(5))) struct APIPagingTests {
     @Test func aFullPageLinksTheNextByKeyAndThePagesCoverEveryPhotoOnce() async throws {
         // GIVEN seven photos
         let fixture = try GalleryFixture()

@@ -5,7 +5,7 @@ import Testing
 @testable import Gallery
 
 /// The pipeline handler that cancels a request's read when its client goes.
-@Suite(.timeLimit(.minutes(3))) struct ClientDepartureTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientDepartureTests {
     /// Work that ends only when its task is cancelled, and says when it has started.
     static func endlessWork(started: AsyncStream<Void>.Continuation) -> @Sendable () async throws -> Int {
         {

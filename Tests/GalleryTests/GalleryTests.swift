@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// `photosync serve`'s gallery over real HTTP on loopback, on a database in a temporary directory.
-@Suite(.timeLimit(.minutes(3))) struct GalleryTests {
+@Suite(.timeLimit(.minutes(5))) struct GalleryTests {
     @Test func theGridShowsPhotosNewestFirstWithTheirSmallestImageOnTheirColour() async throws {
         // GIVEN three photos, one stored as regular and small, one regular only, one with none
         let fixture = try GalleryFixture()

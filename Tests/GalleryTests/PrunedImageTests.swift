@@ -6,7 +6,7 @@ import HummingbirdTesting
 import PhotoStore
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct PrunedImageTests {
+@Suite(.timeLimit(.minutes(5))) struct PrunedImageTests {
     @Test func aPrunedImageShowsTheColourAndLinksToUnsplash() async throws {
         // GIVEN two photos whose images were stored, the older one pruned to stay within a budget
         let fixture = try GalleryFixture()

@@ -11,7 +11,7 @@ import Testing
 /// A client written by someone else for `api.unsplash.com`, given only the mirror's base URL:
 /// `python-unsplash` (PyPI), whose `Auth.BASE_API_URL` is the base every request starts from.
 /// `.ci/run` installs it; without it this test fails and says so, never skips.
-@Suite(.timeLimit(.minutes(3))) struct PythonUnsplashClientTests {
+@Suite(.timeLimit(.minutes(5))) struct PythonUnsplashClientTests {
     static let script = """
         import sys
         try:

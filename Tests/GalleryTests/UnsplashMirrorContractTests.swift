@@ -9,7 +9,7 @@ import Testing
 /// `/unsplash`: for each route, the mirror answers with the same shape (keys, kinds, headers)
 /// as the real recording of Unsplash's answer, from the recording's own photos stored as the
 /// sync stores them.
-@Suite(.timeLimit(.minutes(3))) struct UnsplashMirrorContractTests {
+@Suite(.timeLimit(.minutes(5))) struct UnsplashMirrorContractTests {
     struct ListRoute: Sendable, CustomTestStringConvertible {
         let fixture: Fixture
         let source: String
@@ -355,7 +355,7 @@ import Testing
 
 /// `/unsplash/collections/:id`, `/topics/:slug` and `/users/:username` once the sync stored the
 /// objects themselves: Unsplash's object, its API links on the mirror, attribution untouched.
-@Suite(.timeLimit(.minutes(3))) struct UnsplashMirrorSourceObjectTests {
+@Suite(.timeLimit(.minutes(5))) struct UnsplashMirrorSourceObjectTests {
     @Test func storedObjectsAreServedWithTheirTitleOwnerAndAPILinksOnTheMirror() async throws {
         // GIVEN the recorded collection, topic and (the collection's owner as) a profile, stored
         let fixture = try GalleryFixture()

@@ -11,7 +11,7 @@ import UnsplashAPI
 /// Where the mirror answered otherwise than Unsplash: `/photos` is the feed, a photo may be
 /// named by its slug, older objects have numeric ids, no object is made up, and an Unsplash+
 /// photo's download is never tracked.
-@Suite(.timeLimit(.minutes(3))) struct UnsplashMirrorFidelityTests {
+@Suite(.timeLimit(.minutes(5))) struct UnsplashMirrorFidelityTests {
     @Test func photosIsTheFeedInTheAPIsOrderNotEveryMirroredPhoto() async throws {
         // GIVEN the feed (300 photos, 10 pages whose dates are in no order), a user, a collection
         // and a search, 403 photos in all, some of the others' also in the feed

@@ -8,7 +8,7 @@ import Testing
 
 /// `/unsplash` lists page by page as Unsplash does, and a client following `Link` sees each
 /// photo of a source once.
-@Suite(.timeLimit(.minutes(2))) struct UnsplashMirrorPagingTests {
+@Suite(.timeLimit(.minutes(5))) struct UnsplashMirrorPagingTests {
     @Test func aClientFollowingNextSeesEveryPhotoOfA1000PhotoSourceOnceInOrder() async throws {
         // GIVEN a user's 1,000 photos, stored 30 to a page as a backfill stores them
         let fixture = try GalleryFixture()
@@ -60,7 +60,7 @@ import Testing
 }
 
 /// Client keys, the mirror's own rate limit, and download requests.
-@Suite(.timeLimit(.minutes(3))) struct UnsplashMirrorAccessTests {
+@Suite(.timeLimit(.minutes(5))) struct UnsplashMirrorAccessTests {
     @Test func aKeyNotListedIs401AsUnsplashSaysIt() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }

@@ -6,7 +6,7 @@ import Testing
 /// Every request of the production transport has a bound in time, however slowly a host sends:
 /// hosts on 127.0.0.1 that trickle their heads and bodies one byte at a time, each byte soon
 /// enough to reset the read timeout.
-@Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
+@Suite(.timeLimit(.minutes(5))) struct DeadlineTests {
     /// A body long enough that trickling all of it takes far longer than any test may wait.
     static let longBody = 1_500
 

@@ -6,7 +6,7 @@ import Testing
 
 /// AsyncHTTPClientSession, the production transport, against real servers on 127.0.0.1 that
 /// misbehave on purpose.
-@Suite(.timeLimit(.minutes(3))) struct TransportTests {
+@Suite(.timeLimit(.minutes(5))) struct TransportTests {
     static let key = "SECRET-ACCESS-KEY"
 
     /// Runs `body` with a provider on a fresh production transport that does not retry, so each

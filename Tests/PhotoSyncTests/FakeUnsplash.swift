@@ -34,6 +34,8 @@ final class FakeUnsplash: Sendable {
         var missing: [String: String] = [:]  // path -> the message of its 404, as for an unknown user
         var gone: [String: String] = [:]  // path -> the message of its 410, as for a flagged search
         var failingTrackings = 0  // the next N download-tracking requests answer 503
+
+        var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
     }
 
     /// How a photo's object is spoiled in every page that lists it.
@@ -43,6 +45,9 @@ final class FakeUnsplash: Sendable {
 
     let state = Mutex(State())
     let limit = 5000
+    /// Tests waiting for a state, each by a number of its own, woken after every answer.
+    private let waiters = Mutex<[Int: Waiter]>([:])
+    private let waiterNumbers = Atomic<Int>(0)
     private let template: JSONValue
     private let serial = Atomic<Int>(0)
 
@@ -75,7 +80,7 @@ final class FakeUnsplash: Sendable {
     static let mirrorHost = "mirror.example.com"
 
     var apiRequests: [URL] { state.withLock { $0.apiRequests } }
-    var pageRequests: [URL] { apiRequests.filter { $0.path == "/photos" } }
+    var pageRequests: [URL] { state.withLock { $0.pageRequests } }
     /// The paths of the requests for the objects lists belong to (`/collections/42`).
     var objectRequests: [String] {
         apiRequests.map(\.path).filter { path in
@@ -94,6 +99,43 @@ final class FakeUnsplash: Sendable {
     func imageRequests(_ id: String) -> Int { state.withLock { $0.imageRequests[id] ?? 0 } }
     var totalImageRequests: Int { state.withLock { $0.imageRequests.values.reduce(0, +) } }
     func trackings(_ id: String) -> Int { state.withLock { $0.tracked[id] ?? 0 } }
+
+    // MARK: - Waiting for requests
+
+    private struct Waiter {
+        var condition: @Sendable (State) -> Bool
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    /// Returns once `condition` holds of what the fake has answered (looked at now and after
+    /// each answer), or throws `CancellationError` when the test is cancelled first, as by its
+    /// time limit.
+    func until(_ condition: @escaping @Sendable (State) -> Bool) async throws {
+        let number = waiterNumbers.add(1, ordering: .relaxed).newValue
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiters.withLock { $0[number] = Waiter(condition: condition, continuation: continuation) }
+                // Looked at once registered, so that no answer in between is missed.
+                wakeWaiters()
+                if Task.isCancelled { cancelWaiter(number) }
+            }
+        } onCancel: {
+            cancelWaiter(number)
+        }
+    }
+
+    private func cancelWaiter(_ number: Int) {
+        waiters.withLock { $0.removeValue(forKey: number) }?.continuation.resume(throwing: CancellationError())
+    }
+
+    private func wakeWaiters() {
+        let snapshot = state.withLock { $0 }
+        let satisfied = waiters.withLock { waiters in
+            let numbers = waiters.filter { $0.value.condition(snapshot) }.keys
+            return numbers.compactMap { waiters.removeValue(forKey: $0) }
+        }
+        for waiter in satisfied { waiter.continuation.resume() }
+    }
 
     static func imageBytes(_ id: String) -> Data {
         var bytes = Data([0xFF, 0xD8, 0xFF])
@@ -114,6 +156,7 @@ final class FakeUnsplash: Sendable {
     // MARK: - Answers
 
     func answer(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        defer { wakeWaiters() }
         let url = request.url!
         switch url.host {
         case "api.unsplash.com", Self.mirrorHost: return try apiAnswer(request, url)

@@ -240,7 +240,7 @@ import Testing
             photoID: id, variant: .regular, contentType: "image/jpeg", data: FakeUnsplash.imageBytes(id),
             sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         tracker.imagesStored()
-        try await waitUntil { harness.fake.trackings(id) == 1 }
+        try await harness.fake.until { $0.tracked[id] == 1 }
         tracker.writerFinished()
         try await running.value
         #expect(harness.fake.trackingRequests == 1)

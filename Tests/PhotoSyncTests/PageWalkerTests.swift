@@ -34,7 +34,7 @@ import Testing
 
         // WHEN nothing downloads the images
         let walk = Task { try await walker.backfill(maxPages: nil) }
-        try await waitUntil { harness.fake.pageRequests.count == 2 }
+        try await harness.fake.until { $0.pageRequests.count == 2 }
         for _ in 0..<100 { await Task.yield() }
 
         // THEN it stops after 2 pages, and goes on as images are stored
@@ -45,7 +45,7 @@ import Testing
                 sha256: FakeUnsplash.sha256(id), fetchedAt: harness.wallClock.now)
         }
         settled.signal()
-        try await waitUntil { harness.fake.pageRequests.count == 3 }
+        try await harness.fake.until { $0.pageRequests.count == 3 }
         walk.cancel()
         await #expect(throws: CancellationError.self) { try await walk.value }
         #expect(harness.fake.pageRequests.count == 3)
@@ -91,17 +91,5 @@ import Testing
             ])
         #expect(try await harness.store.catalog.statistics().photos == 50)
         #expect(try await harness.store.ledger.syncState(source: .feed).catchUpNext == nil)
-    }
-}
-
-/// Polls `condition` for up to 30 seconds of real time (generous: the machine may be busy).
-func waitUntil(_ condition: () throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while try !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 30 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(2))
     }
 }

@@ -8,7 +8,7 @@ import UnsplashAPI
 
 /// Photos' full objects (`GET /photos/:id`), fetched after the pages as `photo_details` says,
 /// within the budget, and never at the cost of the run.
-@Suite(.timeLimit(.minutes(3))) struct PhotoDetailsSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct PhotoDetailsSyncTests {
     func ids(_ store: PhotoStore, _ text: String) async throws -> Set<String> {
         Set(try await store.catalog.photos(matching: PhotoQuery(text: text, sort: .relevance)).map(\.id))
     }

@@ -8,7 +8,7 @@ import UnsplashAPI
 
 /// The objects sources list the photos of (a collection, a topic, a profile), fetched for the
 /// mirror: once, again after a day, and never at the cost of the run.
-@Suite(.timeLimit(.minutes(3))) struct SourceObjectSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct SourceObjectSyncTests {
     /// An engine polling every 5 minutes for `collection:42`, whose object the API answers 404
     /// (until the test clears `missing`) though it lists its photos.
     static func engineFailingOnCollection42(_ harness: SyncHarness) -> SyncEngine {

@@ -41,7 +41,7 @@ final class ScriptedClock: Clock, Sendable {
         ServiceGroup(services: [service], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func pingsEveryHalfTimeoutUntilGracefulShutdown() async throws {
         let listener = DatagramListener()
         let notifier = SystemdNotifier(environment: [

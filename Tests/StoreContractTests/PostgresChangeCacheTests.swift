@@ -9,7 +9,7 @@ import Testing
 
 /// `serve`'s kept values on PostgreSQL (a count, anchors, a ranking) are made by one request at
 /// a time: the others use the value kept before, within the lag, or wait for that one.
-@Suite("PostgreSQL's kept values", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL's kept values", .timeLimit(.minutes(5)))
 struct PostgresChangeCacheTests {
     let logger = Logger(label: "photosync.contract")
 

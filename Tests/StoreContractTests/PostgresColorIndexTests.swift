@@ -8,7 +8,7 @@ import Testing
 
 /// A search by colour on PostgreSQL reads its colour's partial index, which a database of an
 /// older version gets when the writer migrates it.
-@Suite("PostgreSQL's colour indexes", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL's colour indexes", .timeLimit(.minutes(5)))
 struct PostgresColorIndexTests {
     let logger = Logger(label: "photosync.contract")
 

@@ -10,7 +10,7 @@ import Testing
 /// A listing's statements on PostgreSQL are prepared once per connection and bound for each
 /// request; one whose plan depends on its values is planned for each, and past a limit of texts
 /// a new one is sent unprepared.
-@Suite("PostgreSQL's prepared statements", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL's prepared statements", .timeLimit(.minutes(5)))
 struct PostgresPreparedRowsTests {
     let logger = Logger(label: "photosync.contract")
 

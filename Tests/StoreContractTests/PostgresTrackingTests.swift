@@ -8,7 +8,7 @@ import Testing
 /// PostgreSQL keeps the tracking marks beside the photos (schema version 6): a mark leaves the
 /// photo's row, and its many indexes, as they are, and a database of an older version keeps its
 /// marks when the writer migrates it.
-@Suite("PostgreSQL's tracking marks", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL's tracking marks", .timeLimit(.minutes(5)))
 struct PostgresTrackingTests {
     let logger = Logger(label: "photosync.contract")
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The writer lease of a PostgreSQL database: one holder at a time, a standby that waits for it,
 /// and the fence that keeps a holder whose lease was taken from writing.
-@Suite("PostgreSQL's writer lease", .timeLimit(.minutes(3)))
+@Suite("PostgreSQL's writer lease", .timeLimit(.minutes(5)))
 struct PostgresWriterLeaseTests {
     let logger = Logger(label: "photosync.contract")
     /// A lease long enough never to lapse on a machine loaded by the whole suite, where the

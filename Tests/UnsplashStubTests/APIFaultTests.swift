@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UnsplashStub
 
-@Suite(.timeLimit(.minutes(3))) struct APIFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct APIFaultTests {
     @Test func everyKthRequestFailsUntilTheCountIsGiven() async throws {
         try await withStub { stub, client in
             // GIVEN

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UnsplashStub
 
-@Suite(.timeLimit(.minutes(3))) struct FeedFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct FeedFaultTests {
     @Test func anEmptyPageKeepsItsNextLinkAndTotal() async throws {
         try await withStub(photoCount: 45) { stub, client in
             await stub.serveEmptyPage(2)

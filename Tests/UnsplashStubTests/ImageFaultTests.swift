@@ -4,7 +4,7 @@ import UnsplashStub
 
 /// Image bodies that are cut short or longer than they should be, seen byte for byte through a
 /// raw socket: URLSession would turn most of them into an error and hide what was sent.
-@Suite(.timeLimit(.minutes(3))) struct ImageFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct ImageFaultTests {
     @Test func aTruncatedImageDeclaresItsFullLengthSendsHalfThenCloses() async throws {
         try await withStub(photoCount: 1) { stub, _ in
             // GIVEN

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UnsplashStub
 
-@Suite(.timeLimit(.minutes(3))) struct LifecycleAndLogTests {
+@Suite(.timeLimit(.minutes(5))) struct LifecycleAndLogTests {
     @Test func stopClosesIdleAndBusyConnectionsAtOnce() async throws {
         let stub = UnsplashStub(configuration: .init(photoCount: 1))
         try await stub.start()

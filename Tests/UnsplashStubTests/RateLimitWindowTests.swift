@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import UnsplashStub
 
-@Suite(.timeLimit(.minutes(3))) struct RateLimitWindowTests {
+@Suite(.timeLimit(.minutes(5))) struct RateLimitWindowTests {
     @Test func theBudgetRefillsWhenTheInjectedClockEntersTheNextWindow() async throws {
         try await withStub(rateLimit: 2) { stub, client in
             // GIVEN

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import UnsplashStub
 
-@Suite(.timeLimit(.minutes(3))) struct RedirectTests {
+@Suite(.timeLimit(.minutes(5))) struct RedirectTests {
     static let key = "redirect-test-key"
 
     @Test func anAPIRedirectToAForeignOriginKeepsThePathAndRecordsWhatArrivesThere() async throws {

@@ -9,7 +9,7 @@ import UnsplashStub
 
 // MARK: - The executable
 
-@Suite(.timeLimit(.minutes(3))) struct StubExecutableTests {
+@Suite(.timeLimit(.minutes(5))) struct StubExecutableTests {
     @Test func printsItsAddressServesAndExitsZeroOnSIGTERM() async throws {
         let (process, output, _) = try Self.start(["--port", "0", "--photos", "12"])
 
