@@ -32,19 +32,21 @@ struct PostgresSearchQuery: Equatable {
         case and, or, not, open, close
     }
 
+    /// The tokens of `text`, read by Unicode scalar as FTS5 reads bytes: a quote or a parenthesis
+    /// is one whatever combining mark follows it (by `Character`, `"\u{301}` is neither).
     static func tokens(of text: String) throws(Invalid) -> [Token] {
         var tokens: [Token] = []
-        var rest = Substring(text)
+        var rest = Substring(text).unicodeScalars
         while let first = rest.first {
-            if first.isWhitespace {
+            if first.properties.isWhitespace {
                 rest.removeFirst()
             } else if first == "\"" {
                 // FTS5 writes a quote inside a phrase as two.
-                var phrase = ""
+                var phrase = String.UnicodeScalarView()
                 rest.removeFirst()
                 var closed = false
-                while let character = rest.popFirst() {
-                    if character == "\"" {
+                while let scalar = rest.popFirst() {
+                    if scalar == "\"" {
                         if rest.first == "\"" {
                             phrase.append("\"")
                             rest.removeFirst()
@@ -53,27 +55,29 @@ struct PostgresSearchQuery: Equatable {
                             break
                         }
                     } else {
-                        phrase.append(character)
+                        phrase.append(scalar)
                     }
                 }
                 guard closed else { throw Invalid() }
-                tokens.append(.phrase(phrase))
+                tokens.append(.phrase(String(phrase)))
             } else if first == "(" || first == ")" {
                 tokens.append(first == "(" ? .open : .close)
                 rest.removeFirst()
             } else {
-                let end = rest.firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "(" || $0 == ")" } ?? rest.endIndex
-                let word = rest[..<end]
+                let end =
+                    rest.firstIndex { $0.properties.isWhitespace || $0 == "\"" || $0 == "(" || $0 == ")" }
+                    ?? rest.endIndex
+                let word = String(rest[..<end])
                 rest = rest[end...]
                 switch word {
                 case "AND": tokens.append(.and)
                 case "OR": tokens.append(.or)
                 case "NOT": tokens.append(.not)
                 default:
-                    let prefix = word.hasSuffix("*")
-                    let stem = prefix ? word.dropLast() : word
-                    guard !stem.isEmpty, !stem.contains("*") else { throw Invalid() }
-                    tokens.append(.word(String(stem), prefix: prefix))
+                    let prefix = word.unicodeScalars.last == "*"
+                    let stem = prefix ? String(word.unicodeScalars.dropLast()) : word
+                    guard !stem.isEmpty, !stem.unicodeScalars.contains("*") else { throw Invalid() }
+                    tokens.append(.word(stem, prefix: prefix))
                 }
             }
         }
