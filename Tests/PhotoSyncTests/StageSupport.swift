@@ -29,10 +29,10 @@ struct Stages {
 
     var now: @Sendable () -> Date { { [wallClock = harness.wallClock] in wallClock.now } }
 
-    /// The round's shared parts, over `repository` (the harness's by default).
-    func round(repository: PhotoRepository? = nil) -> RoundContext {
+    /// The round's shared parts, over `repository` and `store` (the harness's by default).
+    func round(repository: PhotoRepository? = nil, store: PhotoStore? = nil) -> RoundContext {
         RoundContext(
-            store: harness.store, configuration: configuration, repository: repository ?? harness.repository(),
+            store: store ?? harness.store, configuration: configuration, repository: repository ?? harness.repository(),
             budget: budget, progress: progress, now: now, logger: harness.log.logger(level: .trace))
     }
 
