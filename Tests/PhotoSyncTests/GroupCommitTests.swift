@@ -20,7 +20,7 @@ import Testing
             }
             writes.withLock { $0.append(batch) }
         }
-        try await withDeadline(.seconds(20), failure: Hung()) {
+        try await withDeadline(.seconds(300), failure: Hung()) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // GIVEN a write in progress
                 group.addTask { try await commit.record(0) }

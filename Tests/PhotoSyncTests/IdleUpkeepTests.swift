@@ -33,7 +33,7 @@ import Testing
         let upkeep = Task { await engine.maintainWhileIdle(times: 1) }
         for await delay in harness.clock.sleepStarted where delay >= .seconds(60) { break }
         // The daemon went idle before its poll's sleep: the upkeep beside it runs once.
-        try await withDeadline(.seconds(30), failure: IdleUpkeepNeverRan()) { await upkeep.value }
+        try await withDeadline(.seconds(300), failure: IdleUpkeepNeverRan()) { await upkeep.value }
         daemon.cancel()
         _ = await daemon.result
 

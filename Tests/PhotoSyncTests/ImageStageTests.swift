@@ -175,7 +175,7 @@ import Testing
         // WHEN the tracker runs to the end
         tracker.writerFinished()
         struct NeverFiveAtOnce: Error {}
-        try await withDeadline(.seconds(30), failure: NeverFiveAtOnce()) { try await tracker.run() }
+        try await withDeadline(.seconds(300), failure: NeverFiveAtOnce()) { try await tracker.run() }
 
         // THEN every download was tracked once, up to 5 at a time, and recorded
         #expect(harness.fake.ids.allSatisfy { harness.fake.trackings($0) == 1 })
@@ -217,7 +217,7 @@ import Testing
         // WHEN the lock is held, every request is sent: a tracker whose slots wait for their
         // records sends 2, then times out on the lock
         struct SlotsWaitForRecords: Error {}
-        try await withDeadline(.seconds(30), failure: SlotsWaitForRecords()) { for await _ in allSent {} }
+        try await withDeadline(.seconds(300), failure: SlotsWaitForRecords()) { for await _ in allSent {} }
         #expect(try await harness.store.ledger.pendingDownloadTracking(limit: 100).count == 12)
 
         // THEN once it is let go, all 12 are recorded, each sent once
