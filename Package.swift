@@ -127,6 +127,8 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // HTTP/1.0's heads, before Hummingbird turns them into versionless HTTP types.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The command line: run, query, status; configuration, logging, systemd integration.

@@ -94,7 +94,8 @@ public struct Gallery: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ClientDeparture()])),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [ClientDeparture(), HTTP10ConnectionClose()])),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photosync"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
