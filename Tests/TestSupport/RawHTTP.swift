@@ -4,48 +4,61 @@ import Foundation
     import Glibc
 #endif
 
-/// One HTTP/1.1 exchange over a plain socket, read until the server closes the connection:
-/// it shows exactly what the server sent, where URLSession would hide a short or overlong
-/// body behind an error or its own framing.
-struct RawHTTPExchange: Sendable {
-    let statusCode: Int
-    let headers: [(name: String, value: String)]
+/// One HTTP exchange over a plain socket, read until the server closes the connection: it
+/// shows exactly what the server sent, where URLSession would hide a short or overlong body
+/// behind an error or its own framing, and whether the server ended the connection at all.
+public struct RawHTTPExchange: Sendable {
+    public let statusCode: Int
+    public let headers: [(name: String, value: String)]
     /// Every byte after the head, up to the end of the connection; de-chunked when the answer
     /// was chunked.
-    let body: Data
+    public let body: Data
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    /// `GET url` with `Connection: close`. Blocking socket calls run on a thread of their own,
-    /// so they never hold up the concurrency pool the stub's actor runs on.
-    static func get(_ url: URL, headers: [String: String] = [:]) async throws -> RawHTTPExchange {
+    /// `GET url` over HTTP/1.1 with `Connection: close`, whose answer must end the connection.
+    public static func get(_ url: URL, headers: [String: String] = [:]) async throws -> RawHTTPExchange {
         guard let host = url.host, let port = url.port else { throw Failure(description: "no host or port in \(url)") }
         var target = url.path.isEmpty ? "/" : url.path
         if let query = url.query { target += "?" + query }
         var request = "GET \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "\r\n"
-        let bytes = Data(request.utf8)
-        let received: Result<Data, Failure> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: exchange(host: host, port: UInt16(port), request: bytes))
-            }
-        }
-        return try parse(received.get())
+        let (exchange, closed) = try await send(request, host: host, port: UInt16(port))
+        guard closed else { throw Failure(description: "the server kept the connection open for 30 s") }
+        return exchange
     }
 
-    private static func exchange(host: String, port: UInt16, request: Data) -> Result<Data, Failure> {
+    /// Sends `request` as it is and reads until the server closes the connection or sends
+    /// nothing for `silence` seconds; `closed` says which. Blocking socket calls run on a
+    /// thread of their own, so they never hold up the concurrency pool.
+    public static func send(
+        _ request: String, host: String = "127.0.0.1", port: UInt16, silence: Int = 30
+    ) async throws -> (exchange: RawHTTPExchange, closed: Bool) {
+        let bytes = Data(request.utf8)
+        let received: Result<(Data, Bool), Failure> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: exchange(host: host, port: port, request: bytes, silence: silence))
+            }
+        }
+        let (data, closed) = try received.get()
+        return (try parse(data), closed)
+    }
+
+    private static func exchange(host: String, port: UInt16, request: Data, silence: Int) -> Result<
+        (Data, Bool), Failure
+    > {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socketFD >= 0 else { return .failure(Failure(description: "socket: errno \(errno)")) }
         defer { close(socketFD) }
         // A hung server fails the test instead of hanging it.
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        var timeout = timeval(tv_sec: silence, tv_usec: 0)
         setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -57,7 +70,7 @@ struct RawHTTPExchange: Sendable {
             }
         }
         guard connected == 0 else { return .failure(Failure(description: "connect: errno \(errno)")) }
-        let sent = request.withUnsafeBytes { send(socketFD, $0.baseAddress, $0.count, 0) }
+        let sent = request.withUnsafeBytes { Glibc.send(socketFD, $0.baseAddress, $0.count, 0) }
         guard sent == request.count else { return .failure(Failure(description: "send: errno \(errno)")) }
 
         var received = Data()
@@ -67,7 +80,9 @@ struct RawHTTPExchange: Sendable {
             if count > 0 {
                 received.append(contentsOf: buffer[0..<count])
             } else if count == 0 || errno == ECONNRESET {
-                return .success(received)
+                return .success((received, true))
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                return .success((received, false))
             } else if errno != EINTR {
                 return .failure(Failure(description: "recv: errno \(errno) after \(received.count) bytes"))
             }
