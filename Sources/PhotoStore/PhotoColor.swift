@@ -58,9 +58,22 @@ public enum PhotoColor: String, CaseIterable, Sendable {
         return names.first { hue < $0.below }?.name ?? .red
     }
 
+    /// The channels of "#RRGGBB" (the "#" optional), each of 1; nil for any other text, a sign
+    /// included ("+abcde", which `UInt32(_:radix:)` would read).
     private static func channels(_ hex: String) -> (Double, Double, Double)? {
-        let digits = hex.utf8.first == UInt8(ascii: "#") ? hex.dropFirst() : Substring(hex)
-        guard digits.utf8.count == 6, let value = UInt32(digits, radix: 16) else { return nil }
+        let digits = hex.utf8.first == UInt8(ascii: "#") ? hex.utf8.dropFirst() : hex.utf8[...]
+        guard digits.count == 6 else { return nil }
+        var value: UInt32 = 0
+        for byte in digits {
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(nibble)
+        }
         return (Double(value >> 16 & 0xFF) / 255, Double(value >> 8 & 0xFF) / 255, Double(value & 0xFF) / 255)
     }
 }

@@ -11,7 +11,7 @@ import Testing
         ("#ffffff", [.white, .blackAndWhite]), ("#f2eee6", [.white, .blackAndWhite]),
         ("#000000", [.black, .blackAndWhite]),
         ("#0c2626", [.black, .blackAndWhite]), ("#264059", [.blue]), ("D9A640", [.orange]),
-        ("red", []), ("#12345", []), ("", []), ("#gggggg", []), ("#1234567", []),
+        ("red", []), ("#12345", []), ("", []), ("#gggggg", []), ("#1234567", []), ("+abcde", []), ("#-00000", []),
     ]
 
     @Test func aDominantColourHasTheNamesUnsplashFiltersBy() {
