@@ -49,7 +49,9 @@ struct ListingAnchorsTests {
 
     func count(_ pool: DatabasePool, _ anchors: ListingAnchors) throws -> Int {
         try pool.read { db in
-            try anchors.count(db, signature: "rows") { try Int.fetchOne(db, sql: "SELECT count(*) FROM row") ?? 0 }
+            try anchors.reading().count(db, signature: "rows") {
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM row") ?? 0
+            }
         }
     }
 
@@ -105,7 +107,7 @@ struct ListingAnchorsTests {
             let made = Mutex(0)
             func count(_ reader: DatabaseQueue) throws -> Int {
                 try reader.read { db in
-                    try anchors.count(db, signature: "rows") {
+                    try anchors.reading().count(db, signature: "rows") {
                         made.withLock { $0 += 1 }
                         return try Int.fetchOne(db, sql: "SELECT count(*) FROM row") ?? 0
                     }
@@ -120,6 +122,55 @@ struct ListingAnchorsTests {
             #expect(try count(readers[0]) == 0)
             #expect(made.withLock { $0 } == 2, "and one whose data has not changed keeps its own")
             for reader in readers { try reader.close() }
+        }
+    }
+
+    @Test("a server's read answers with a costly count past its time, and a read of its own counts again")
+    func aServerLeavesACostlyValueToAReadOfItsOwn() async throws {
+        let clocks = Clocks(cost: .seconds(1))
+        var keeping = clocks.keeping
+        keeping.lag = .seconds(1)
+        let anchors = ListingAnchors(keeping: keeping)
+        try withPool { pool in
+            let made = Mutex(0)
+            func count(_ reading: ListingAnchors.Reading) throws -> Int {
+                try pool.read { db in
+                    try reading.count(db, signature: "rows") {
+                        made.withLock { $0 += 1 }
+                        return try Int.fetchOne(db, sql: "SELECT count(*) FROM row") ?? 0
+                    }
+                }
+            }
+            #expect(try count(anchors.reading()) == 0, "none kept: the first read counts")
+            try add(pool)
+            clocks.advance(.seconds(10))
+            let request = anchors.reading()
+            #expect(try count(request) == 0)
+            #expect(made.withLock { $0 } == 1, "past its time, a request answers with the count kept")
+            #expect(request.deferred == ["count rows"])
+            let another = anchors.reading()
+            #expect(try count(another) == 0 && another.deferred.isEmpty, "and so does every other, meanwhile")
+
+            #expect(try count(anchors.reading(refreshing: request.deferred)) == 1)
+            #expect(made.withLock { $0 } == 2, "the read of its own counts")
+            #expect(try count(anchors.reading()) == 1 && made.withLock { $0 } == 2)
+        }
+    }
+
+    @Test("a catalog with a lag makes again what a request deferred, in a read that no request waits for")
+    func aLaggingCatalogRefreshesInTheBackground() async throws {
+        try await withStore { store, _ in
+            try await store.commit([Sample.photo("a")])
+            let clocks = Clocks(cost: .seconds(1))
+            var keeping = clocks.keeping
+            keeping.lag = .seconds(1)
+            let catalog = SQLitePhotoCatalog(database: try #require(store.sqlite), keeping: keeping)
+            #expect(try await catalog.count(matching: PhotoQuery()) == 1)
+            try await store.commit([Sample.photo("b")])
+            clocks.advance(.seconds(10))
+            #expect(try await catalog.count(matching: PhotoQuery()) == 1, "the request answers with the count kept")
+            await catalog.anchors.refreshed()
+            #expect(try await catalog.count(matching: PhotoQuery()) == 2, "counted again after it, by another read")
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// Values bound to a statement's placeholders, in order.
 typealias SQLValues = [(any DatabaseValueConvertible)?]
@@ -19,7 +18,8 @@ struct PhotoListing {
     /// The database file, for errors.
     let path: String
     let query: PhotoQuery
-    let anchors: ListingAnchors
+    /// The kept values this read uses.
+    let anchors: ListingAnchors.Reading
     let limits: ListingLimits
     var anchorInterval: Int { limits.anchorInterval }
     var rankLimit: Int { limits.rankLimit }
@@ -364,170 +364,4 @@ struct ListingLimits: Sendable {
     /// Sources with at most this many photos are listed from their memberships, sorted; larger
     /// ones by walking the order's index and checking each photo's membership.
     var smallSource = 2_000
-}
-
-/// The anchors of listings (the keys of every n-th photo in an order) and the facts they rest
-/// on, kept per connection until the database changes: SQLite's `PRAGMA data_version` tells a
-/// connection whether another one has committed since it last looked.
-///
-/// Under a daemon that writes without pause the database changes many times a second, and each
-/// value would be made again for nearly every request: a count that takes a second, for every
-/// one. So a value outlives changes a while (``Keeping``): a server's for a second
-/// (``Keeping/lag``), and one that was costly to make for ten times its cost. Within that time
-/// every connection uses it, and once it is over one connection makes it again while the others
-/// go on using it. What a page shows of the photos themselves is read anew each time; what may
-/// lag is a total, where a deep page starts, and a ranking.
-final class ListingAnchors: Sendable {
-    private struct Entry: Sendable {
-        var dataVersion: Int64
-        var value: Value
-        /// The CPU time its making took.
-        var cost: Duration
-        /// Until when any connection uses it, whatever its data version says (`Keeping.now`).
-        var keptUntil: Duration
-    }
-
-    private enum Value: Sendable, Equatable {
-        case keys([[DatabaseValue]])
-        case flag(Bool)
-        case count(Int)
-        case ranking([Int64]?)
-    }
-
-    private struct State: Sendable {
-        /// Each connection's values, by connection and name: a connection numbers its data
-        /// versions on its own.
-        var own: [String: Entry] = [:]
-        /// The value of each name made or found current last, on any connection.
-        var latest: [String: Entry] = [:]
-        /// The names some connection is making a value of.
-        var making: Set<String> = []
-    }
-
-    /// How long a value outlives changes to the data it was made from.
-    struct Keeping: Sendable {
-        /// How long any value is kept past a change: zero for the writer and the commands, which
-        /// read what they just wrote; a second for `serve` under a writing daemon.
-        var lag = Duration.zero
-        /// Past that, a value whose making took less CPU time than this is made again after any
-        /// change; ...
-        var worthKeeping = Duration.milliseconds(10)
-        /// ... a costlier one is kept for this many times what it cost, ...
-        var factor = 10
-        /// ... and never longer than this.
-        var longest = Duration.seconds(30)
-        /// The CPU time of the calling thread: what making a value costs, whatever else runs.
-        var cpuTime: @Sendable () -> Duration = { Keeping.threadCPUTime() }
-        /// A monotonic clock.
-        var now: @Sendable () -> Duration = { Keeping.uptime() }
-
-        /// How long past a change a value that cost `cost` is kept.
-        func span(costing cost: Duration) -> Duration {
-            max(lag, cost < worthKeeping ? .zero : min(cost * factor, longest))
-        }
-
-        static func threadCPUTime() -> Duration {
-            var time = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-        }
-
-        static func uptime() -> Duration {
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-        }
-    }
-
-    /// At most this many listings are remembered; all are forgotten when that is reached.
-    private static let capacity = 256
-    private let state = Mutex(State())
-    private let keeping: Keeping
-
-    init(keeping: Keeping = Keeping()) {
-        self.keeping = keeping
-    }
-
-    /// The anchors of the listing `signature` (its SQL and arguments), made by `make` when
-    /// none are kept (``remembered(_:_:outlivingChanges:make:)``).
-    func keys(
-        _ db: Database, signature: String, interval: Int, make: () throws -> [[DatabaseValue]]
-    ) throws -> [[DatabaseValue]] {
-        let value = try remembered(db, "\(interval) \(signature)") { .keys(try make()) }
-        guard case .keys(let keys) = value else { return [] }
-        return keys
-    }
-
-    /// The number of photos in the listing `signature` (its SQL and arguments), counted by
-    /// `make` when none is kept.
-    func count(_ db: Database, signature: String, make: () throws -> Int) throws -> Int {
-        let value = try remembered(db, "count \(signature)") { .count(try make()) }
-        guard case .count(let count) = value else { return 0 }
-        return count
-    }
-
-    /// The row ids of the search `signature` (its SQL and arguments), best first, or nil when it
-    /// has too many matches to rank; made by `make` when none is kept.
-    func ranking(_ db: Database, signature: String, make: () throws -> [Int64]?) throws -> [Int64]? {
-        let value = try remembered(db, "ranking \(signature)") { .ranking(try make()) }
-        guard case .ranking(let ranking) = value else { return nil }
-        return ranking
-    }
-
-    /// Whether every stored photo is in the source `sourceID`. Only "no" outlives a change: a
-    /// listing that checks each photo's membership when it need not is right, only slower; one
-    /// that skips the check when a photo of another source just arrived is wrong.
-    func isWholeStore(_ db: Database, sourceID: Int64) throws -> Bool {
-        let value = try remembered(
-            db, "whole store \(sourceID)", outlivingChanges: { $0 == .flag(false) },
-            make: {
-                let photos = try Int.fetchOne(db, sql: "SELECT count(*) FROM photo") ?? 0
-                let members =
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM photo_source WHERE source_id = ?", arguments: [sourceID])
-                    ?? 0
-                return .flag(photos == members)
-            })
-        guard case .flag(let flag) = value else { return false }
-        return flag
-    }
-
-    /// The value of `name` kept for this connection's data, or kept within its time by any
-    /// connection (when `outlivingChanges` allows it), or else `make`'s, kept.
-    private func remembered(
-        _ db: Database, _ name: String, outlivingChanges: (Value) -> Bool = { _ in true }, make: () throws -> Value
-    ) throws -> Value {
-        let key = "\(ObjectIdentifier(db).hashValue) \(name)"
-        let dataVersion = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
-        let now = keeping.now()
-        let kept = state.withLock { state -> Value? in
-            if var entry = state.own[key], entry.dataVersion == dataVersion {
-                // Current as of now: every connection may use it for as long again.
-                entry.keptUntil = max(entry.keptUntil, now + keeping.span(costing: entry.cost))
-                state.latest[name] = entry
-                return entry.value
-            }
-            if let entry = state.latest[name], outlivingChanges(entry.value) {
-                if now < entry.keptUntil { return entry.value }
-                // One connection makes it again; the others use the one kept meanwhile.
-                if state.making.contains(name) && keeping.span(costing: entry.cost) > .zero { return entry.value }
-            }
-            state.making.insert(name)
-            return nil
-        }
-        if let kept { return kept }
-        defer { _ = state.withLock { $0.making.remove(name) } }
-        let started = keeping.cpuTime()
-        let value = try make()
-        let cost = keeping.cpuTime() - started
-        let entry = Entry(
-            dataVersion: dataVersion, value: value, cost: cost, keptUntil: keeping.now() + keeping.span(costing: cost))
-        state.withLock { state in
-            if state.own.count >= Self.capacity { state.own.removeAll() }
-            if state.latest.count >= Self.capacity { state.latest.removeAll() }
-            state.own[key] = entry
-            state.latest[name] = entry
-        }
-        return value
-    }
 }

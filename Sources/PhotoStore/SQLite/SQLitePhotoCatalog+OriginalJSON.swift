@@ -22,8 +22,9 @@ extension SQLitePhotoCatalog {
     }
 
     func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
-        let anchors = anchors
-        let result = await database.readResult { db in try Self.count(db, query, anchors: anchors) }
+        let result = await listingRead(interruptible: false) { db, anchors in
+            try Self.count(db, query, anchors: anchors)
+        }
         return try listingResult(result, query, operation: "counting photos")
     }
 
@@ -32,8 +33,8 @@ extension SQLitePhotoCatalog {
     }
 
     func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
-        let (path, anchors, limits) = (database.path, anchors, limits)
-        let result = await database.interruptibleReadResult { db in
+        let (path, limits) = (database.path, limits)
+        let result = await listingRead { db, anchors in
             try queries.map { query in
                 let total = try Self.count(db, query, anchors: anchors)
                 guard query.offset < total else { return OriginalJSONPage(total: total, photos: []) }
@@ -57,8 +58,7 @@ extension SQLitePhotoCatalog {
     }
 
     func randomOriginalJSON(count: Int) async throws(StoreError) -> [OriginalJSONPage.Photo] {
-        let anchors = anchors
-        return try await database.read("drawing \(count) photos") { db in
+        let result = await listingRead(interruptible: false) { db, anchors -> [OriginalJSONPage.Photo] in
             guard count > 0,
                 let bounds = try Row.fetchOne(db, sql: Self.sequenceBoundsSQL),
                 let lowest = bounds[0] as Int64?, let highest = bounds[1] as Int64?
@@ -89,6 +89,7 @@ extension SQLitePhotoCatalog {
             }
             return photos
         }
+        return try listingResult(result, PhotoQuery(), operation: "drawing \(count) photos")
     }
 
     /// The lowest and highest `sequence`, each in a query of its own: SQLite reads one end of an
@@ -97,7 +98,7 @@ extension SQLitePhotoCatalog {
 
     /// The count of ``count(matching:)``, kept in `anchors` until the database changes: a
     /// client paging through a list asks for the same count on every page.
-    private static func count(_ db: Database, _ query: PhotoQuery, anchors: ListingAnchors) throws -> Int {
+    private static func count(_ db: Database, _ query: PhotoQuery, anchors: ListingAnchors.Reading) throws -> Int {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         // The search index alone, the source's memberships alone, or the photo table, counted

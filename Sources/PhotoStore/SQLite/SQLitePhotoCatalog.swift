@@ -12,9 +12,13 @@ struct SQLitePhotoCatalog: PhotoCatalog {
     var limits = ListingLimits()
 
     init(database: StoreDatabase, lag: Duration = .zero) {
-        self.database = database
         var keeping = ListingAnchors.Keeping()
         keeping.lag = lag
+        self.init(database: database, keeping: keeping)
+    }
+
+    init(database: StoreDatabase, keeping: ListingAnchors.Keeping) {
+        self.database = database
         anchors = ListingAnchors(keeping: keeping)
     }
 
@@ -128,13 +132,35 @@ struct SQLitePhotoCatalog: PhotoCatalog {
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
         let path = database.path
-        let anchors = anchors
         let limits = limits
-        let result = await database.interruptibleReadResult { db in
+        let result = await listingRead { db, anchors in
             let listing = PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
             return try Self.summaries(db, rowIDs: try listing.pageRowIDs())
         }
         return try listingResult(result, query, operation: "listing photos")
+    }
+
+    /// `body` in a read transaction, with the values listings keep (``ListingAnchors``). A value
+    /// a server's read answered with past its time is made again by `body` in a read of its own,
+    /// which no request waits for.
+    /// - Parameter interruptible: whether cancelling the calling task ends the read
+    ///   (``StoreDatabase/interruptibleReadResult(_:)``), or it runs to its end.
+    func listingRead<T: Sendable>(
+        interruptible: Bool = true, _ body: @escaping @Sendable (Database, ListingAnchors.Reading) throws -> T
+    ) async -> Result<T, any Error> {
+        let (database, anchors) = (database, anchors)
+        let reading = anchors.reading()
+        let result =
+            interruptible
+            ? await database.interruptibleReadResult { db in try body(db, reading) }
+            : await database.readResult { db in try body(db, reading) }
+        let deferred = reading.deferred
+        if !deferred.isEmpty {
+            anchors.refresh(deferred) {
+                _ = await database.readResult { db in _ = try body(db, anchors.reading(refreshing: deferred)) }
+            }
+        }
+        return result
     }
 
     /// The value of a listing's read, or its failure as a `StoreError`.
