@@ -303,8 +303,8 @@ struct PostgresListing {
             WHERE n % \(Self.anchorInterval) = 1 ORDER BY n
             """
         let signature = "\(rows) \(keys) \(descending) \(query.sort) \(filters)"
-        return try await anchors.value(for: signature, connection, logger) {
-            try await ids(statement, sql.bindings)
+        return try await anchors.value(for: signature, connection, logger) { [logger] connection in
+            try await Self.ids(statement, sql.bindings, on: connection, logger)
         }
     }
 
@@ -321,8 +321,8 @@ struct PostgresListing {
                 LIMIT \(try sql.bind(rankLimit + 1))) AS match
                 """, binds: sql.bindings)
         let signature = "\(rows) \(rankLimit) \(text) \(filters)"
-        let (connection, logger) = (connection, logger)
-        let matches = try await matches.value(for: signature, connection, logger) {
+        let logger = logger
+        let matches = try await matches.value(for: signature, connection, logger) { connection in
             Int(try await connection.integer(counting, logger: logger))
         }
         guard matches <= rankLimit else {
@@ -338,8 +338,8 @@ struct PostgresListing {
             ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC,
                 photo.sequence DESC
             """
-        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { [sql] in
-            try await ids(ranking, sql.bindings)
+        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { [sql] connection in
+            try await Self.ids(ranking, sql.bindings, on: connection, logger)
         }
         let start = min(max(0, query.offset), ranked.count)
         let end = query.limit.flatMap { $0 >= 0 ? min(ranked.count, start + $0) : nil } ?? ranked.count
@@ -376,7 +376,9 @@ struct PostgresListing {
         return "LIMIT \(try sql.bind(limit)) OFFSET \(try sql.bind(offset))"
     }
 
-    private func ids(_ statement: String, _ bindings: PostgresBindings) async throws -> [String] {
+    private static func ids(
+        _ statement: String, _ bindings: PostgresBindings, on connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [String] {
         var ids: [String] = []
         for try await id in try await connection.guardedQuery(
             PostgresQuery(unsafeSQL: statement, binds: bindings), logger: logger

@@ -23,9 +23,17 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     init(database: PostgresDatabase, lag: Duration = .zero) {
         self.database = database
         self.lag = lag
-        counts = PostgresChangeCache(lag: lag)
-        anchors = PostgresChangeCache(lag: lag)
+        counts = PostgresChangeCache(lag: lag, aside: Self.aside(database))
+        anchors = PostgresChangeCache(lag: lag, aside: Self.aside(database))
+        // The index is cheap, and a source's "holds every photo" is not to outlive its lag.
         sources = PostgresChangeCache(lag: lag)
+    }
+
+    /// A read of its own, for a value a server's request left to be made again
+    /// (``PostgresChangeCache``).
+    private static func aside<Value: Sendable>(_ database: PostgresDatabase) -> PostgresChangeCache<Value>.Aside {
+        { make in try await database.read("making a listing's value again") { connection in try await make(connection) }
+        }
     }
 
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
@@ -312,7 +320,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         }
         let signature =
             "\(statement) \(query.text ?? "") \(query.source ?? "") \(query.username ?? "") \(query.color?.rawValue ?? "")"
-        return try await counts.value(for: signature, connection, logger) { [sql] in
+        return try await counts.value(for: signature, connection, logger) { [sql] connection in
             Int(
                 try await connection.integer(PostgresQuery(unsafeSQL: statement, binds: sql.bindings), logger: logger))
         }
@@ -368,7 +376,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 ).first,
                 case (let lowest?, let highest?) = try bounds.decode((Int64?, Int64?).self)
             else { return [] }
-            let stored = try await counts.value(for: "every photo", connection, logger) {
+            let stored = try await counts.value(for: "every photo", connection, logger) { connection in
                 Int(try await connection.integer("SELECT count(*) FROM photo", logger: logger))
             }
             var photos: [OriginalJSONPage.Photo] = []
@@ -462,7 +470,7 @@ struct SourceIndex: Sendable {
     static func kept(
         in cache: PostgresChangeCache<SourceIndex>, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> SourceIndex {
-        try await cache.value(for: "sources", connection, logger) {
+        try await cache.value(for: "sources", connection, logger) { connection in
             var index = SourceIndex()
             for try await (name, id, holdsEveryPhoto) in try await connection.guardedQuery(
                 """
@@ -496,7 +504,17 @@ struct SourceIndex: Sendable {
 /// when it was new and again at each change under a writer: `serve` answered 25 requests a
 /// second instead of 1,500. The making is not cancelled with the request that started it: the
 /// others wait for it.
+///
+/// With a lag and an `aside` (a server's), no request waits for a value made again: the one
+/// that finds it past its lag answers with the value kept, as the others do, and the value is
+/// made on a connection of its own (`aside`), as SQLite's listings' values are
+/// (`ListingAnchors`). Only a value not kept yet is waited for.
 final class PostgresChangeCache<Value: Sendable>: Sendable {
+    /// Runs a value's making on a connection of its own.
+    typealias Aside =
+        @Sendable (_ make: @escaping @Sendable (PostgresConnection) async throws -> Value)
+        async throws -> Value
+
     private struct Entry: Sendable {
         var snapshot: String
         var value: Value
@@ -517,11 +535,13 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
     }
 
     private let lag: Duration
+    private let aside: Aside?
     /// Called when a request starts waiting for another's value (a test's probe).
     private let waiting: @Sendable () -> Void
 
-    init(lag: Duration = .zero, waiting: @escaping @Sendable () -> Void = {}) {
+    init(lag: Duration = .zero, aside: Aside? = nil, waiting: @escaping @Sendable () -> Void = {}) {
         self.lag = lag
+        self.aside = lag > .zero ? aside : nil
         self.waiting = waiting
     }
 
@@ -532,7 +552,7 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
     private enum Next {
         case kept(Value)
         case wait(Task<Value, any Error>)
-        case make(Making)
+        case make(Task<Value, any Error>)
     }
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
@@ -540,11 +560,13 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
     /// A value made or found current within the `lag` is used without asking the server for its
     /// snapshot at all: a round trip less for each of a server's requests. One found current
     /// later is renewed for another `lag`.
-    /// - Parameter connection: in the transaction whose snapshot `make` reads. `make` runs in a
-    ///   task of its own that this call awaits, so the connection is this call's until it ends.
+    /// - Parameters:
+    ///   - connection: in the transaction whose snapshot `make` reads. `make` runs in a task of
+    ///     its own that this call awaits, so the connection is this call's until it ends.
+    ///   - make: makes the value on the connection given: `connection`, or the aside's.
     func value(
         for key: String, _ connection: PostgresConnection, _ logger: Logger,
-        make: @escaping @Sendable () async throws -> Value
+        make: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws -> Value {
         if let entry = state.withLock({ $0.entries[key] }), ContinuousClock.now < entry.made + lag {
             return entry.value
@@ -564,9 +586,27 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
                 return .wait(making.task)
             }
             state.next += 1
-            let making = Making(id: state.next, snapshot: snapshot, task: Task { try await make() })
-            state.making[key] = making
-            return .make(making)
+            let id = state.next
+            // Past its lag, a kept value answers this request too while it is made aside.
+            let kept = aside == nil ? nil : state.entries[key]?.value
+            let aside = kept == nil ? nil : aside
+            // Made while the lock is held, so that its end, which takes the lock, comes after.
+            let task = Task { () async throws -> Value in
+                let result: Result<Value, any Error>
+                do {
+                    if let aside {
+                        result = .success(try await aside(make))
+                    } else {
+                        result = .success(try await make(connection))
+                    }
+                } catch {
+                    result = .failure(error)
+                }
+                self.keep(result, for: key, making: id, snapshot: snapshot, made: now)
+                return try result.get()
+            }
+            state.making[key] = Making(id: id, snapshot: snapshot, task: task)
+            return kept.map(Next.kept) ?? .make(task)
         }
         switch next {
         case .kept(let value):
@@ -574,15 +614,30 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         case .wait(let task):
             waiting()
             return try await task.value
-        case .make(let making):
-            let result = await making.task.result
-            state.withLock { state in
-                if state.making[key]?.id == making.id { state.making[key] = nil }
-                guard case .success(let value) = result else { return }
-                if state.entries.count >= Self.capacity { state.entries.removeAll() }
-                state.entries[key] = Entry(snapshot: snapshot, value: value, made: now)
-            }
-            return try result.get()
+        case .make(let task):
+            return try await task.value
+        }
+    }
+
+    /// Keeps what the making `id` of `key` made, in `snapshot` at `made`, and ends it.
+    private func keep(
+        _ result: Result<Value, any Error>, for key: String, making id: Int, snapshot: String,
+        made: ContinuousClock.Instant
+    ) {
+        state.withLock { state in
+            if state.making[key]?.id == id { state.making[key] = nil }
+            guard case .success(let value) = result else { return }
+            if state.entries.count >= Self.capacity { state.entries.removeAll() }
+            state.entries[key] = Entry(snapshot: snapshot, value: value, made: made)
+        }
+    }
+
+    /// Waits for the values being made now, and those started meanwhile: for tests.
+    func settled() async {
+        var awaited = Set<Int>()
+        while let making = state.withLock({ $0.making.values.first { !awaited.contains($0.id) } }) {
+            _ = await making.task.result
+            awaited.insert(making.id)
         }
     }
 }

@@ -65,7 +65,7 @@ struct PostgresChangeCacheTests {
 
         func value(_ make: @escaping @Sendable () async -> Int) async throws -> Int {
             try await database.read("a request") { [made, cache, logger] connection in
-                try await cache.value(for: "count", connection, logger) {
+                try await cache.value(for: "count", connection, logger) { _ in
                     made.add()
                     return await make()
                 }
@@ -75,12 +75,54 @@ struct PostgresChangeCacheTests {
 
     /// Runs `body` with requests to `cache` on a new database.
     func withRequests(to cache: PostgresChangeCache<Int>, _ body: (Requests) async throws -> Void) async throws {
+        try await withRequests(to: { _ in cache }, body)
+    }
+
+    /// Runs `body` with requests to the cache `cache` makes for the new database.
+    func withRequests(
+        to cache: (PhotoStorePostgres.PostgresDatabase) -> PostgresChangeCache<Int>,
+        _ body: (Requests) async throws -> Void
+    ) async throws {
         var location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
         // A connection for each of the tests' five requests at once.
         location.connections = 8
         let database = try await PhotoStorePostgres.PostgresDatabase.open(location, password: nil, logger: logger)
         defer { database.close() }
-        try await body(Requests(database: database, cache: cache, logger: logger))
+        try await body(Requests(database: database, cache: cache(database), logger: logger))
+    }
+
+    @Test("a server's request past the lag answers with the kept value, and it is made again aside")
+    func aServersRequestLeavesTheMakingAside() async throws {
+        let asides = Makings()
+        let makeCache = { (database: PhotoStorePostgres.PostgresDatabase) in
+            PostgresChangeCache<Int>(lag: .milliseconds(1)) { make in
+                asides.add()
+                return try await database.read("aside") { connection in try await make(connection) }
+            }
+        }
+        try await withRequests(to: makeCache) { requests in
+            // GIVEN a value kept (the first is made by its request: there is none to answer with)
+            #expect(try await requests.value({ 1 }) == 1)
+            #expect(asides.made == 0)
+            _ = try await requests.database.read("a change") { [logger] connection in
+                try await connection.guardedQuery("SELECT txid_current()", logger: logger)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+
+            // WHEN a request finds it past the lag, its making held until let go
+            let held = HeldValue()
+            let request = try await requests.value { await held.make(2) }
+
+            // THEN that request has the kept value without waiting, the making runs aside
+            #expect(request == 1)
+            var starts = held.starts.makeAsyncIterator()
+            await starts.next()
+            #expect(asides.made == 1)
+            held.open()
+            await requests.cache.settled()
+            #expect(try await requests.value({ 3 }) == 2, "the value made aside is kept")
+            await requests.cache.settled()
+        }
     }
 
     @Test("while one request makes a value again, the others use the one kept before and make none")
