@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// A server's read does not make a costly value again at all: it answers with the one kept,
 /// and the value is made by a read of its own that no request waits for (``Reading``,
-/// ``refresh(_:in:)``). Under a writing daemon the one request that made a colour search's
+/// ``refresh(_:by:)``). Under a writing daemon the one request that made a colour search's
 /// count again, every few seconds, waited a second for it while the others went on.
 final class ListingAnchors: Sendable {
     private struct Entry: Sendable {
@@ -54,7 +54,7 @@ final class ListingAnchors: Sendable {
     final class Reading: @unchecked Sendable {
         let anchors: ListingAnchors
         /// Values this read answered with past their time, that a read of their own is to make
-        /// again; no other read makes them until it ends (``ListingAnchors/refresh(_:in:)``).
+        /// again; no other read makes them until it ends (``ListingAnchors/refresh(_:by:)``).
         fileprivate(set) var deferred: Set<String> = []
         /// The values this read makes again whatever is kept: it is that read.
         fileprivate let refreshing: Set<String>
@@ -158,7 +158,7 @@ final class ListingAnchors: Sendable {
 
     /// A read's use of the kept values. A server's (a ``Keeping/lag`` over zero) may answer
     /// with a costly value past its time and leave it to be made again (``Reading/deferred``,
-    /// ``refresh(_:in:)``); the writer's and the commands' make it themselves.
+    /// ``refresh(_:by:)``); the writer's and the commands' make it themselves.
     func reading() -> Reading {
         Reading(self, refreshing: [], mayDefer: keeping.lag > .zero)
     }
@@ -187,12 +187,7 @@ final class ListingAnchors: Sendable {
         }
     }
 
-    /// Ends a deferral that no read will make again (the deferring read failed).
-    func abandon(_ names: Set<String>) {
-        _ = state.withLock { $0.making.subtract(names) }
-    }
-
-    /// Waits for the reads of ``refresh(_:in:)`` started so far: for tests.
+    /// Waits for the reads of ``refresh(_:by:)`` started so far: for tests.
     func refreshed() async {
         while let (_, task) = state.withLock({ $0.refreshes.first }) {
             await task.value

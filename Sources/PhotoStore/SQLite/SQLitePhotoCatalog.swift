@@ -142,7 +142,7 @@ struct SQLitePhotoCatalog: PhotoCatalog {
 
     /// `body` in a read transaction, with the values listings keep (``ListingAnchors``). A value
     /// a server's read answered with past its time is made again by `body` in a read of its own,
-    /// which no request waits for.
+    /// which no request waits for; what else that read finds (a page, a draw) is dropped.
     /// - Parameter interruptible: whether cancelling the calling task ends the read
     ///   (``StoreDatabase/interruptibleReadResult(_:)``), or it runs to its end.
     func listingRead<T: Sendable>(
