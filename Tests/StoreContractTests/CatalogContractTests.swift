@@ -296,6 +296,32 @@ struct CatalogContractTests {
         }
     }
 
+    @Test("a listed photo shows its newest image, an archive lists the smallest first", arguments: Backend.allCases)
+    func newestImage(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
+            func image(_ id: String, _ variant: ImageVariant, bytes: Int, at seconds: TimeInterval) -> ImageToStore {
+                var image = ArchiveContractTests.image(
+                    id, ArchiveContractTests.bytes(bytes), fetchedAt: Instant.t(seconds))
+                image.variant = variant
+                return image
+            }
+            // a's small image came later; b's two came at once, and "regular" is first by name
+            try await store.archive.storeImages([
+                image("a", .regular, bytes: 3, at: 0), image("a", .small, bytes: 5, at: 60),
+                image("b", .small, bytes: 2, at: 0), image("b", .regular, bytes: 4, at: 0),
+            ])
+
+            let listed = try await store.catalog.photos(matching: PhotoQuery())
+            #expect(listed.map(\.id).sorted() == ["a", "b"])
+            #expect(listed.first { $0.id == "a" }?.image?.variant == .small)
+            #expect(listed.first { $0.id == "b" }?.image?.variant == .regular)
+            let archived = try await store.archive.storedImages(photoIDs: ["a", "b", "a", "none"])
+            #expect(archived.mapValues { $0.map(\.variant) } == ["a": [.regular, .small], "b": [.small, .regular]])
+        }
+    }
+
     @Test("requests from serve: a download asked for, details asked for, each once", arguments: Backend.allCases)
     func requests(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
