@@ -138,10 +138,12 @@ public struct Gallery: Sendable {
             let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
             return Tile(
                 id: photo.id, href: GalleryLinks.photo(photo.id),
-                imageURL: images[photo.id]?.first.map { GalleryLinks.image(photo.id, variant: $0.variant) },
-                width: photo.width ?? 0, height: photo.height ?? 0,
+                image: images[photo.id]?.first.map { image in
+                    TileImage(
+                        url: GalleryLinks.image(photo.id, variant: image.variant), width: photo.width ?? 0,
+                        height: photo.height ?? 0, alt: photo.altDescription ?? photo.description ?? attribution.text)
+                },
                 color: GalleryLinks.cssColor(photo.color) ?? GalleryLinks.placeholderColor,
-                alt: photo.altDescription ?? photo.description ?? attribution.text,
                 photographer: attribution.photographer,
                 photographerHref: GalleryLinks.grid(query: nil, user: photo.userUsername, source: nil))
         }

@@ -92,7 +92,7 @@ enum GalleryTemplates {
         {{#empty}}<p class="empty">No photos here.</p>{{/empty}}
         <ul class="grid" id="grid">
         {{#tiles}}<li class="tile" data-id="{{id}}" style="background-color: {{color}}">
-        <a href="{{href}}">{{#imageURL}}<img src="{{.}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/imageURL}}</a>
+        <a href="{{href}}">{{#image}}<img src="{{url}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/image}}</a>
         <a class="by" href="{{photographerHref}}">{{photographer}}</a>
         </li>
         {{/tiles}}

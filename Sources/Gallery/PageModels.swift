@@ -27,14 +27,20 @@ struct Tile {
     var id: String
     var href: String
     /// The smallest stored variant; nil while no image is stored.
-    var imageURL: String?
-    var width: Int
-    var height: Int
+    var image: TileImage?
     /// A CSS colour: the photo's own when it is one, a neutral grey otherwise.
     var color: String
-    var alt: String
     var photographer: String
     var photographerHref: String
+}
+
+/// A tile's `<img>`: a model of its own, so that inside `{{#image}}` each name is found in the
+/// first model Mustache asks (a URL string there sent every name through reflection first).
+struct TileImage {
+    var url: String
+    var width: Int
+    var height: Int
+    var alt: String
 }
 
 struct GridPage {
@@ -170,13 +176,22 @@ extension Tile: MustacheParent {
         switch name {
         case "id": id
         case "href": href
-        case "imageURL": imageURL
-        case "width": width
-        case "height": height
+        case "image": image
         case "color": color
-        case "alt": alt
         case "photographer": photographer
         case "photographerHref": photographerHref
+        default: nil
+        }
+    }
+}
+
+extension TileImage: MustacheParent {
+    func child(named name: String) -> Any? {
+        switch name {
+        case "url": url
+        case "width": width
+        case "height": height
+        case "alt": alt
         default: nil
         }
     }

@@ -19,8 +19,9 @@ struct PageModelsTests {
             VariantLink(name: "regular", href: "/images/a?variant=regular", size: "1 KB"),
             ProblemPage(title: "Not found", message: "No such photo"),
             Tile(
-                id: "a", href: "/photos/a", imageURL: "/images/a", width: 3, height: 2, color: "#fff", alt: "lake",
-                photographer: "Ann", photographerHref: "/?user=ann"),
+                id: "a", href: "/photos/a", image: TileImage(url: "/images/a", width: 3, height: 2, alt: "lake"),
+                color: "#fff", photographer: "Ann", photographerHref: "/?user=ann"),
+            TileImage(url: "/images/a", width: 3, height: 2, alt: "lake"),
             GridPage(
                 title: "photosync", query: "lake", user: "ann", sources: sources, message: "none", empty: false,
                 tiles: [], page: 2, newerURL: "/", olderURL: "/?page=3"),
