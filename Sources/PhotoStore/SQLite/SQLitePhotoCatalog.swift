@@ -216,34 +216,39 @@ struct SQLitePhotoCatalog: PhotoCatalog {
             }
             newest[id] = image
         }
-        return try summaries(Row.fetchAll(photos, arguments: [page]), images: newest)
+        var summaries: [PhotoSummary] = []
+        summaries.reserveCapacity(rowIDs.count)
+        let photoRows = try Row.fetchCursor(photos, arguments: [page])
+        while let row = try photoRows.next() {
+            summaries.append(try summary(row, images: newest))
+        }
+        return summaries
     }
+
     /// What separates the names of a photo's sources in ``summaries(_:rowIDs:)`` (`char(31)`): a
-    /// control character, which no source's name holds (`PhotoSource` refuses them in a search's query, and
-    /// every other kind of name is a path segment).
+    /// control character, which no source's name holds (`PhotoSource` refuses them in a search's
+    /// query, and every other kind of name is a path segment).
     private static let sourceSeparator: Character = "\u{1F}"
 
-    /// The rows of ``summaries(_:rowIDs:)``, read by position: by name, GRDB looked each column
-    /// up in a dictionary of lowercased names, and a JSON decoder read the sources, 6 % of a
-    /// gallery page's CPU.
-    private static func summaries(_ rows: [Row], images: [String: StoredImage]) throws -> [PhotoSummary] {
-        try rows.map { row in
-            let id = try row.decode(String.self, atIndex: 0)
-            let sources = try row.decode(String?.self, atIndex: 10)
-            return PhotoSummary(
-                id: id,
-                createdAt: try row.decode(StoredDate?.self, atIndex: 1)?.date,
-                width: try row.decode(Int?.self, atIndex: 2),
-                height: try row.decode(Int?.self, atIndex: 3),
-                color: try row.decode(String?.self, atIndex: 4),
-                likes: try row.decode(Int?.self, atIndex: 5),
-                description: try row.decode(String?.self, atIndex: 6),
-                altDescription: try row.decode(String?.self, atIndex: 7),
-                userUsername: try row.decode(String?.self, atIndex: 8),
-                userName: try row.decode(String?.self, atIndex: 9),
-                image: images[id],
-                sources: sources.map { $0.split(separator: sourceSeparator).map(String.init) } ?? [])
-        }
+    /// A row of ``summaries(_:rowIDs:)``, read by position from the statement, not copied: by
+    /// name, GRDB looked each column up in a dictionary of lowercased names, and a JSON decoder
+    /// read the sources, 6 % of a gallery page's CPU.
+    private static func summary(_ row: Row, images: [String: StoredImage]) throws -> PhotoSummary {
+        let id = try row.decode(String.self, atIndex: 0)
+        let sources = try row.decode(String?.self, atIndex: 10)
+        return PhotoSummary(
+            id: id,
+            createdAt: try row.decode(StoredDate?.self, atIndex: 1)?.date,
+            width: try row.decode(Int?.self, atIndex: 2),
+            height: try row.decode(Int?.self, atIndex: 3),
+            color: try row.decode(String?.self, atIndex: 4),
+            likes: try row.decode(Int?.self, atIndex: 5),
+            description: try row.decode(String?.self, atIndex: 6),
+            altDescription: try row.decode(String?.self, atIndex: 7),
+            userUsername: try row.decode(String?.self, atIndex: 8),
+            userName: try row.decode(String?.self, atIndex: 9),
+            image: images[id],
+            sources: sources.map { $0.split(separator: sourceSeparator).map(String.init) } ?? [])
     }
 
     /// Counts the Unsplash+ members through the `photo_plus` index (`IN`): a join to `photo`
