@@ -131,14 +131,11 @@ public struct Gallery: Sendable {
             return GalleryAnswer.html(.badRequest, try render(view, "grid"))
         }
         let shown = Array(photos.prefix(pageSize))
-        let images = try await reading { () async throws(StoreError) in
-            try await store.archive.storedImages(photoIDs: shown.map(\.id))
-        }
         view.tiles = shown.map { photo in
             let attribution = Attribution(photoID: photo.id, username: photo.userUsername, name: photo.userName)
             return Tile(
                 id: photo.id, href: GalleryLinks.photo(photo.id),
-                image: images[photo.id]?.first.map { image in
+                image: photo.smallestImage.map { image in
                     TileImage(
                         url: GalleryLinks.image(photo.id, variant: image.variant), width: photo.width ?? 0,
                         height: photo.height ?? 0, alt: photo.altDescription ?? photo.description ?? attribution.text)

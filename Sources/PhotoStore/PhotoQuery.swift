@@ -84,6 +84,9 @@ public struct PhotoSummary: Sendable, Equatable {
     public var userName: String?
     /// The most recently stored variant, if any.
     public var image: StoredImage?
+    /// The smallest stored variant (the fewest bytes, then the first by name), if any: what a
+    /// gallery's grid shows.
+    public var smallestImage: StoredImage?
     /// The sources that listed it, by name.
     public var sources: [String] = []
 

@@ -239,7 +239,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 photo.description, photo.alt_description, photo.user_username, photo.user_name,
                 ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
                       WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
-                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at,
+                smallest.id, smallest.variant, smallest.content_type, smallest.byte_count, smallest.sha256,
+                smallest.fetched_at
             """,
             from: """
                 JOIN photo ON photo.id = page.id
@@ -248,12 +250,19 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     WHERE image.photo_id = photo.id AND image.status = 'stored'
                     ORDER BY image.fetched_at DESC, image.variant LIMIT 1
                 ) AS image ON true
+                LEFT JOIN LATERAL (
+                    SELECT \(imageColumns) FROM image
+                    WHERE image.photo_id = photo.id AND image.status = 'stored'
+                    ORDER BY image.byte_count, image.variant LIMIT 1
+                ) AS smallest ON true
                 """, connection, logger)
         return try rows.map { row in
             let cells = Array(row)
-            let image =
-                try cells[11].decode(Int64?.self) == nil
-                ? nil : try PostgresImageArchive.storedRow(row, column: 11)?.image
+            func stored(at column: Int) throws -> StoredImage? {
+                try cells[column].decode(Int64?.self) == nil
+                    ? nil : try PostgresImageArchive.storedRow(row, column: column)?.image
+            }
+            let image = try stored(at: 11)
             var summary = PhotoSummary(
                 id: try cells[0].decode(String.self), createdAt: try cells[1].decode(Date?.self),
                 width: try cells[2].decode(Int?.self), height: try cells[3].decode(Int?.self),
@@ -262,6 +271,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 userUsername: try cells[8].decode(String?.self), userName: try cells[9].decode(String?.self),
                 image: image)
             summary.sources = try cells[10].decode([String].self)
+            summary.smallestImage = try stored(at: 17)
             return summary
         }
     }

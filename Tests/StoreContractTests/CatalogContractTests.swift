@@ -296,7 +296,9 @@ struct CatalogContractTests {
         }
     }
 
-    @Test("a listed photo shows its newest image, an archive lists the smallest first", arguments: Backend.allCases)
+    @Test(
+        "a listed photo shows its newest and its smallest image, an archive lists the smallest first",
+        arguments: Backend.allCases)
     func newestImage(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
@@ -317,6 +319,8 @@ struct CatalogContractTests {
             #expect(listed.map(\.id).sorted() == ["a", "b"])
             #expect(listed.first { $0.id == "a" }?.image?.variant == .small)
             #expect(listed.first { $0.id == "b" }?.image?.variant == .regular)
+            #expect(listed.first { $0.id == "a" }?.smallestImage?.variant == .regular)
+            #expect(listed.first { $0.id == "b" }?.smallestImage?.variant == .small)
             let archived = try await store.archive.storedImages(photoIDs: ["a", "b", "a", "none"])
             #expect(archived.mapValues { $0.map(\.variant) } == ["a": [.regular, .small], "b": [.small, .regular]])
         }

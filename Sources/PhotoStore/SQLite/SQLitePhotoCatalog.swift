@@ -177,11 +177,13 @@ struct SQLitePhotoCatalog: PhotoCatalog {
         }
     }
 
-    /// The photos of the rows `rowIDs`, in that order, with their latest stored image and their
-    /// sources: a lookup by row id for each, whatever the listing's filters were.
+    /// The photos of the rows `rowIDs`, in that order, with their latest and their smallest
+    /// stored image and their sources: a lookup by row id for each, whatever the listing's
+    /// filters were.
     ///
-    /// The images are a second statement, each photo's newest chosen here: a subquery for each
-    /// photo sorted its images in a temporary B-tree of its own, half the first statement's time.
+    /// The images are a second statement, each photo's newest and smallest chosen here: a
+    /// subquery for each photo sorted its images in a temporary B-tree of its own, half the first
+    /// statement's time.
     private static func summaries(_ db: Database, rowIDs: [Int64]) throws -> [PhotoSummary] {
         guard !rowIDs.isEmpty else { return [] }
         let page = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
@@ -204,23 +206,30 @@ struct SQLitePhotoCatalog: PhotoCatalog {
                 WHERE +image.status = \(ImageStatus.stored.sqlLiteral)
                 """)
         var newest: [String: StoredImage] = [:]
+        var smallest: [String: StoredImage] = [:]
         let rows = try Row.fetchCursor(images, arguments: [page])
         while let row = try rows.next() {
             let id = try row.decode(String.self, atIndex: 0)
             let image = try StoredImageRow(row: row, from: 1).image
             // The most recently fetched, and of two fetched at once the first variant by name.
-            if let kept = newest[id],
-                (image.fetchedAt, kept.variant.rawValue) <= (kept.fetchedAt, image.variant.rawValue)
+            if newest[id].map({ (image.fetchedAt, $0.variant.rawValue) > ($0.fetchedAt, image.variant.rawValue) })
+                ?? true
             {
-                continue
+                newest[id] = image
             }
-            newest[id] = image
+            if smallest[id].map({ (image.byteCount, image.variant.rawValue) < ($0.byteCount, $0.variant.rawValue) })
+                ?? true
+            {
+                smallest[id] = image
+            }
         }
         var summaries: [PhotoSummary] = []
         summaries.reserveCapacity(rowIDs.count)
         let photoRows = try Row.fetchCursor(photos, arguments: [page])
         while let row = try photoRows.next() {
-            summaries.append(try summary(row, images: newest))
+            var summary = try summary(row, images: newest)
+            summary.smallestImage = smallest[summary.id]
+            summaries.append(summary)
         }
         return summaries
     }
