@@ -31,7 +31,10 @@ import Testing
             let order = ["new", "mid", "old"].compactMap { page.range(of: "data-id=\"\($0)\"")?.lowerBound }
             #expect(order.count == 3 && order == order.sorted(), "newest first")
             #expect(page.contains("src=\"/images/old?variant=small\""), "the smallest stored variant")
-            #expect(page.contains("src=\"/images/mid?variant=regular\""))
+            #expect(
+                page.contains(
+                    "<img src=\"/images/mid?variant=regular\" width=\"4000\" height=\"3000\" alt=\"alt text of mid\">"),
+                "the tile's image with the photo's size and alt text")
             #expect(!page.contains("/images/new"), "no image is stored for it")
             #expect(page.contains("style=\"background-color: #abcdef\""))
             #expect(page.contains("href=\"/photos/new\""))

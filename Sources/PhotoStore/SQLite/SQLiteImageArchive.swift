@@ -81,9 +81,7 @@ struct SQLiteImageArchive: ImageArchive {
                 images[try row.decode(String.self, atIndex: 0), default: []]
                     .append(try StoredImageRow(row: row, from: 1).image)
             }
-            return images.mapValues { variants in
-                variants.sorted { ($0.byteCount, $0.variant.rawValue) < ($1.byteCount, $1.variant.rawValue) }
-            }
+            return images.mapValues { variants in variants.sorted { $0.isSmaller(than: $1) } }
         }
     }
 
@@ -229,6 +227,21 @@ struct SQLiteImageArchive: ImageArchive {
             throw StoreError.cannotWriteImageFile(file: destination.path, reason: String(cString: strerror(errno)))
         }
         return FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+    }
+}
+
+extension StoredImage {
+    /// Fewer bytes, or as many and the first variant by name: the order of
+    /// ``ImageArchive/storedImages(photoIDs:)`` and ``PhotoSummary/smallestImage``, as SQL's
+    /// `ORDER BY byte_count, variant` (variant names are lowercase ASCII).
+    func isSmaller(than other: StoredImage) -> Bool {
+        (byteCount, variant.rawValue) < (other.byteCount, other.variant.rawValue)
+    }
+
+    /// Fetched later, or at once and the first variant by name: ``PhotoSummary/image``, as SQL's
+    /// `ORDER BY fetched_at DESC, variant`.
+    func isNewer(than other: StoredImage) -> Bool {
+        (fetchedAt, other.variant.rawValue) > (other.fetchedAt, variant.rawValue)
     }
 }
 

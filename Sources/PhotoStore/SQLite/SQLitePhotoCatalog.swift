@@ -211,17 +211,8 @@ struct SQLitePhotoCatalog: PhotoCatalog {
         while let row = try rows.next() {
             let id = try row.decode(String.self, atIndex: 0)
             let image = try StoredImageRow(row: row, from: 1).image
-            // The most recently fetched, and of two fetched at once the first variant by name.
-            if newest[id].map({ (image.fetchedAt, $0.variant.rawValue) > ($0.fetchedAt, image.variant.rawValue) })
-                ?? true
-            {
-                newest[id] = image
-            }
-            if smallest[id].map({ (image.byteCount, image.variant.rawValue) < ($0.byteCount, $0.variant.rawValue) })
-                ?? true
-            {
-                smallest[id] = image
-            }
+            if newest[id].map(image.isNewer(than:)) ?? true { newest[id] = image }
+            if smallest[id].map(image.isSmaller(than:)) ?? true { smallest[id] = image }
         }
         var summaries: [PhotoSummary] = []
         summaries.reserveCapacity(rowIDs.count)
