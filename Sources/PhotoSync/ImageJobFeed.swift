@@ -58,9 +58,10 @@ final class ImageJobFeed: RoundStage, Sendable {
 
     /// Feeds jobs until there are no more (see the type's contract), then finishes ``jobs``.
     ///
-    /// While the free disk is below the reserve it hands out nothing and looks again every
-    /// ``SyncConfiguration/diskRecheckInterval``: `runOnce` (``RetriesWithinRun/withinRun``) ends once the
-    /// walk has, with the pause in its progress; the daemon waits for room within the round.
+    /// While the free disk is below the reserve it hands out nothing (it looks before each job)
+    /// and looks again every ``SyncConfiguration/diskRecheckInterval``: `runOnce`
+    /// (``RetriesWithinRun/withinRun``) ends once the walk has, with the pause in its progress;
+    /// the daemon waits for room within the round.
     /// Throws ``SyncError/store(_:)``, or `CancellationError`.
     func run() async throws {
         defer { jobs.finish() }
@@ -106,7 +107,16 @@ final class ImageJobFeed: RoundStage, Sendable {
                 return (fresh, candidates.contains { settled.contains($0.photoID) })
             }
             if !fresh.isEmpty {
-                for job in fresh {
+                for (index, job) in fresh.enumerated() {
+                    // Each job is handed out only while there is room: the disk may fill while
+                    // the read's earlier jobs wait for a free slot, and a whole read handed out
+                    // regardless would download that many images past the reserve.
+                    if index > 0, disk.check(against: reserve) != nil {
+                        claims.withLock { claims in
+                            for unsent in fresh[index...] { claims.claimed.remove(unsent.photoID) }
+                        }
+                        break
+                    }
                     retries.handedOut(job)
                     try await jobs.send(job)
                 }

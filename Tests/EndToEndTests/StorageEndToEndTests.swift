@@ -86,11 +86,15 @@ extension EndToEnd {
         }
 
         @Test func onAFullDiskDownloadsPausePagesGoOnAndEverythingResumesWithRoom() async throws {
-            // GIVEN 600 photos of about 100 KB (60 MB) and a file-size limit of 32 MiB, as a small
-            // disk would be, with a reserve of 8 MB
-            let world = try await World.start(.init(photoCount: 600, accessKey: Self.key, imageSize: 100_000, seed: 5))
+            // GIVEN 600 photos of about 50 KB (30 MB) and a file-size limit of 32 MiB, as a small
+            // disk would be, with a reserve of 16 MB. Between the reserve and its floor (8 MB)
+            // there is room for what may still arrive once downloads pause: the jobs already
+            // handed out (about 20 images at concurrency 4, 1 MB) and, when pages lag, every
+            // photo's metadata (3.4 MB). With 100 KB images and a reserve of 8 MB, pages once
+            // paused too.
+            let world = try await World.start(.init(photoCount: 600, accessKey: Self.key, imageSize: 50_000, seed: 5))
             try await withTeardown(await world.stop()) {
-                let arguments = await world.runArguments(["--min-free-disk", "8MB", "--log-level", "debug"])
+                let arguments = await world.runArguments(["--min-free-disk", "16MB", "--log-level", "debug"])
                 let full = try await withDeadline(
                     .seconds(120), failure: FaultEndToEndTests.Hung(what: "photosync hung on a full disk")
                 ) {

@@ -50,6 +50,40 @@ import Testing
         try await running.value
         #expect(await feed.jobs.next() == nil)
     }
+
+    /// The feed reads up to its queue's capacity of jobs at once; the disk may fill while they
+    /// are handed out. It looks before each one, so none is handed out below the reserve.
+    @Test func aDiskThatFillsDuringAReadStopsTheRestOfItsJobs() async throws {
+        // GIVEN ten photos queued, and a disk with room for its first four looks, then full
+        let harness = try SyncHarness(photos: 10)
+        defer { harness.removeDirectory() }
+        let stages = Stages(harness)
+        _ = try await stages.walker().backfill(maxPages: nil)
+        let looks = Atomic<Int>(0)
+        let disk = DiskReserveWatch(
+            probe: {
+                let look = looks.add(1, ordering: .relaxed).newValue
+                return DiskSpace(available: look <= 4 ? 1 << 40 : 0, total: 1 << 41)
+            }, recheckInterval: .seconds(1))
+        let feed = ImageJobFeed(
+            round: stages.round(store: harness.store), variants: [.regular], capacity: 8, clock: harness.clock,
+            retries: RetriesWithinRun(configuration: stages.configuration, withinRun: true), disk: disk,
+            reserve: .standard)
+        feed.walkFinished()
+        let running = Task { try await feed.run() }
+
+        // WHEN every job handed out is taken and settled, as the downloads would
+        var handedOut: [String] = []
+        while let job = await feed.jobs.next() {
+            handedOut.append(job.photoID)
+            feed.settled([job.photoID])
+        }
+
+        // THEN the read of eight handed out four, one per look with room, and the run ended paused
+        try await running.value
+        #expect(handedOut.count == 4 && Set(handedOut).count == 4, "\(handedOut)")
+        #expect(disk.last.pause != nil)
+    }
 }
 
 /// The store's image queue, with a hook run once right after a read of due jobs, before the
