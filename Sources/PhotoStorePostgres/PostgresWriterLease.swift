@@ -142,7 +142,7 @@ public final class PostgresWriterLease: Sendable {
     /// `body`'s value; `CancellationError` when it fails in a cancelled task: a look at the lease
     /// cut short by the cancellation fails as a lost connection would, and a standby that is
     /// told to stop is not one whose database is away.
-    private static func unlessCancelled<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    static func unlessCancelled<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
@@ -365,12 +365,16 @@ extension PostgresStore {
         logger: Logger
     ) async throws -> (PhotoStore, PostgresWriterLease) {
         // The server shows which process each connection is: "photosync run 1234 on host".
-        let database = try await PostgresDatabase.open(
-            location, password: password,
-            applicationName: String(decoding: "photosync run \(pid) on \(host)".utf8.prefix(63), as: UTF8.self),
-            logger: logger)
+        // Cancelled while the connection opens or the schema migrates, the pool's connections
+        // close under it and that fails as a lost connection would: it is a cancellation.
+        let database = try await PostgresWriterLease.unlessCancelled {
+            try await PostgresDatabase.open(
+                location, password: password,
+                applicationName: String(decoding: "photosync run \(pid) on \(host)".utf8.prefix(63), as: UTF8.self),
+                logger: logger)
+        }
         do {
-            try await PostgresSchema.migrate(database)
+            try await PostgresWriterLease.unlessCancelled { try await PostgresSchema.migrate(database) }
             let lease = try await PostgresWriterLease.acquire(
                 database, host: host, pid: pid, timing: timing, standby: standby)
             return (store(database), lease)

@@ -69,6 +69,14 @@ struct PostgresWriterLeaseTests {
         await lease.release()
     }
 
+    /// Cancelled before its connection is open, `run` stops as cancelled, not as a store away.
+    @Test func aStandbyCancelledWhileItConnectsStopsAsCancelled() async throws {
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let cancelled = Task { try await open(url, host: "host-b", pid: 202) { _ in } }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
+    }
+
     @Test func aStandbyWaitsOutALeaseThatIsNoLongerRenewed() async throws {
         let url = try await PostgresTestCluster.shared.makeDatabase()
         let (first, lease) = try await open(url, host: "host-a", pid: 101, timing: Self.short)
