@@ -140,8 +140,9 @@ public final class PostgresWriterLease: Sendable {
     }
 
     /// `body`'s value; `CancellationError` when it fails in a cancelled task: a look at the lease
-    /// cut short by the cancellation fails as a lost connection would, and a standby that is
-    /// told to stop is not one whose database is away.
+    /// (or the opening of the connection, or the migration) cut short by the cancellation fails
+    /// as a lost connection would, and a standby that is told to stop is not one whose database
+    /// is away.
     static func unlessCancelled<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
