@@ -118,11 +118,13 @@ public struct Gallery: Sendable {
             message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
         let photos: [PhotoSummary]
         do {
-            // One more than a page tells whether there is an older page.
-            photos = try await store.catalog.photos(
-                matching: PhotoQuery(
-                    text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
-                    limit: pageSize + 1, offset: (page - 1) * pageSize))
+            // One more than a page tells whether there is an older page. A tile shows the
+            // smallest stored variant.
+            var listing = PhotoQuery(
+                text: query, username: user, source: source, sort: query == nil ? .newest : .relevance,
+                limit: pageSize + 1, offset: (page - 1) * pageSize)
+            listing.withSmallestImage = true
+            photos = try await store.catalog.photos(matching: listing)
         } catch {
             // Matching the case in the catch clause crashes Swift 6.3's SIL verifier.
             guard case .invalidSearch(let text) = error else { throw GalleryError.unreadable(error) }

@@ -215,7 +215,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     connection: connection, logger: logger, name: name
                 ).page()
             else { return [] }
-            return try await Self.summaries(page, connection, logger)
+            return try await Self.summaries(page, withSmallest: query.withSmallestImage, connection, logger)
         }
     }
 
@@ -229,19 +229,35 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         lag > .zero ? try await database.read(operation(), body) : try await database.snapshot(operation(), body)
     }
 
-    /// The photos of `page`, in its order, with their latest stored image and their sources.
+    /// The photos of `page`, in its order, with their latest stored image (and their smallest,
+    /// `withSmallest`: a second subquery for each photo) and their sources.
     private static func summaries(
-        _ page: PostgresListing.Page, _ connection: PostgresConnection, _ logger: Logger
+        _ page: PostgresListing.Page, withSmallest: Bool, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PhotoSummary] {
+        // The smallest image: a second subquery for each photo, only where the page shows it.
+        let (smallestColumns, smallestJoin) =
+            withSmallest
+            ? (
+                """
+                ,
+                    smallest.id, smallest.variant, smallest.content_type, smallest.byte_count, smallest.sha256,
+                    smallest.fetched_at
+                """,
+                """
+                LEFT JOIN LATERAL (
+                    SELECT \(imageColumns) FROM image
+                    WHERE image.photo_id = photo.id AND image.status = 'stored'
+                    ORDER BY image.byte_count, image.variant LIMIT 1
+                ) AS smallest ON true
+                """
+            ) : ("", "")
         let rows = try await page.rows(
             """
             photo.id, photo.created_at, photo.width, photo.height, photo.color, photo.likes,
                 photo.description, photo.alt_description, photo.user_username, photo.user_name,
                 ARRAY(SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
                       WHERE photo_source.photo_id = photo.id ORDER BY source.name COLLATE "C"),
-                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at,
-                smallest.id, smallest.variant, smallest.content_type, smallest.byte_count, smallest.sha256,
-                smallest.fetched_at
+                image.id, image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at\(smallestColumns)
             """,
             from: """
                 JOIN photo ON photo.id = page.id
@@ -250,11 +266,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     WHERE image.photo_id = photo.id AND image.status = 'stored'
                     ORDER BY image.fetched_at DESC, image.variant LIMIT 1
                 ) AS image ON true
-                LEFT JOIN LATERAL (
-                    SELECT \(imageColumns) FROM image
-                    WHERE image.photo_id = photo.id AND image.status = 'stored'
-                    ORDER BY image.byte_count, image.variant LIMIT 1
-                ) AS smallest ON true
+                \(smallestJoin)
                 """, connection, logger)
         return try rows.map { row in
             let cells = Array(row)
@@ -271,7 +283,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 userUsername: try cells[8].decode(String?.self), userName: try cells[9].decode(String?.self),
                 image: image)
             summary.sources = try cells[10].decode([String].self)
-            summary.smallestImage = try stored(at: 17)
+            if withSmallest { summary.smallestImage = try stored(at: 17) }
             return summary
         }
     }

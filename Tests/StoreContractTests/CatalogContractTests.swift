@@ -297,7 +297,7 @@ struct CatalogContractTests {
     }
 
     @Test(
-        "a listed photo shows its newest and its smallest image, an archive lists the smallest first",
+        "a listed photo shows its newest image, and its smallest when asked; an archive lists the smallest first",
         arguments: Backend.allCases)
     func newestImage(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
@@ -315,12 +315,18 @@ struct CatalogContractTests {
                 image("b", .small, bytes: 2, at: 0), image("b", .regular, bytes: 4, at: 0),
             ])
 
-            let listed = try await store.catalog.photos(matching: PhotoQuery())
+            var withSmallest = PhotoQuery()
+            withSmallest.withSmallestImage = true
+            let listed = try await store.catalog.photos(matching: withSmallest)
             #expect(listed.map(\.id).sorted() == ["a", "b"])
             #expect(listed.first { $0.id == "a" }?.image?.variant == .small)
             #expect(listed.first { $0.id == "b" }?.image?.variant == .regular)
             #expect(listed.first { $0.id == "a" }?.smallestImage?.variant == .regular)
             #expect(listed.first { $0.id == "b" }?.smallestImage?.variant == .small)
+            // Not asked for, the smallest is not read, and the rest is the same
+            let plain = try await store.catalog.photos(matching: PhotoQuery())
+            #expect(plain.allSatisfy { $0.smallestImage == nil })
+            #expect(plain.map(\.image) == listed.map(\.image) && plain.map(\.id) == listed.map(\.id))
             let archived = try await store.archive.storedImages(photoIDs: ["a", "b", "a", "none"])
             #expect(archived.mapValues { $0.map(\.variant) } == ["a": [.regular, .small], "b": [.small, .regular]])
         }

@@ -135,7 +135,7 @@ struct SQLitePhotoCatalog: PhotoCatalog {
         let limits = limits
         let result = await listingRead { db, anchors in
             let listing = PhotoListing(db: db, path: path, query: query, anchors: anchors, limits: limits)
-            return try Self.summaries(db, rowIDs: try listing.pageRowIDs())
+            return try Self.summaries(db, rowIDs: try listing.pageRowIDs(), withSmallest: query.withSmallestImage)
         }
         return try listingResult(result, query, operation: "listing photos")
     }
@@ -177,14 +177,14 @@ struct SQLitePhotoCatalog: PhotoCatalog {
         }
     }
 
-    /// The photos of the rows `rowIDs`, in that order, with their latest and their smallest
-    /// stored image and their sources: a lookup by row id for each, whatever the listing's
-    /// filters were.
+    /// The photos of the rows `rowIDs`, in that order, with their latest stored image (and
+    /// their smallest, `withSmallest`) and their sources: a lookup by row id for each, whatever
+    /// the listing's filters were.
     ///
     /// The images are a second statement, each photo's newest and smallest chosen here: a
     /// subquery for each photo sorted its images in a temporary B-tree of its own, half the first
     /// statement's time.
-    private static func summaries(_ db: Database, rowIDs: [Int64]) throws -> [PhotoSummary] {
+    private static func summaries(_ db: Database, rowIDs: [Int64], withSmallest: Bool) throws -> [PhotoSummary] {
         guard !rowIDs.isEmpty else { return [] }
         let page = "[" + rowIDs.map(String.init).joined(separator: ",") + "]"
         let photos = try db.cachedStatement(
@@ -212,7 +212,7 @@ struct SQLitePhotoCatalog: PhotoCatalog {
             let id = try row.decode(String.self, atIndex: 0)
             let image = try StoredImageRow(row: row, from: 1).image
             if newest[id].map(image.isNewer(than:)) ?? true { newest[id] = image }
-            if smallest[id].map(image.isSmaller(than:)) ?? true { smallest[id] = image }
+            if withSmallest, smallest[id].map(image.isSmaller(than:)) ?? true { smallest[id] = image }
         }
         var summaries: [PhotoSummary] = []
         summaries.reserveCapacity(rowIDs.count)
@@ -225,12 +225,12 @@ struct SQLitePhotoCatalog: PhotoCatalog {
         return summaries
     }
 
-    /// What separates the names of a photo's sources in ``summaries(_:rowIDs:)`` (`char(31)`): a
+    /// What separates the names of a photo's sources in ``summaries(_:rowIDs:withSmallest:)`` (`char(31)`): a
     /// control character, which no source's name holds (`PhotoSource` refuses them in a search's
     /// query, and every other kind of name is a path segment).
     private static let sourceSeparator: Character = "\u{1F}"
 
-    /// A row of ``summaries(_:rowIDs:)``, read by position from the statement, not copied: by
+    /// A row of ``summaries(_:rowIDs:withSmallest:)``, read by position from the statement, not copied: by
     /// name, GRDB looked each column up in a dictionary of lowercased names, and a JSON decoder
     /// read the sources, 6 % of a gallery page's CPU.
     private static func summary(_ row: Row, images: [String: StoredImage]) throws -> PhotoSummary {
