@@ -72,4 +72,24 @@ import UnsplashAPI
         #expect(Self.mirror.text(withoutLinks, id: "abc", storedVariants: []) == withoutLinks)
         #expect(Self.mirror.text(Data("[1]".utf8), id: "abc", storedVariants: []) == nil)
     }
+
+    @Test func theQueryIsKeptWithWhatAQueryMayNotHoldPercentEncoded() {
+        let query = { (url: String) in MirroredPhoto.query(of: url.utf8) }
+        #expect(query("https://api.unsplash.com/photos/a/download?ixid=M3w%7C1") == "ixid=M3w%7C1")
+        #expect(query("<API_URI>photos/a/download?ixid=1&x=a/b?c:d@e") == "ixid=1&x=a/b?c:d@e")
+        #expect(query("https://h/x?a=b c\"<>{|}^`\\é") == "a=b%20c%22%3C%3E%7B%7C%7D%5E%60%5C%C3%A9")
+        #expect(query("https://h/x?a=%zz%4&b=%4a") == "a=%25zz%254&b=%4a")
+        #expect(query("https://h/x?a=1#fragment?b=2") == "a=1")
+        #expect(query("https://h/x?") == "")
+        #expect(query("https://h/x") == nil)
+    }
+
+    @Test func aLocationWithEscapesIsReadAsTheStringItSpells() {
+        let literal = { (text: String) in MirroredPhoto.query(ofStringLiteral: Data(text.utf8)) }
+        #expect(literal(#""https:\/\/api.unsplash.com\/x?ixid=1\u0026a=\/""#) == "ixid=1&a=/")
+        #expect(literal(#""https://api.unsplash.com/x?ixid=1""#) == "ixid=1")
+        #expect(literal("null") == nil)
+        #expect(literal("12") == nil)
+        #expect(literal(#""\""#) == nil)
+    }
 }
