@@ -114,12 +114,23 @@ public enum JSONSpans {
         }
 
         /// After the closing quote of the string whose opening quote is at `start`.
+        ///
+        /// Most of a photo's text is strings (URLs above all), so the quotes are found by
+        /// `memchr`, and a quote counts as closing when an even number of backslashes precede it.
         private func stringEnd(from start: Int) -> Int {
+            guard let base = bytes.baseAddress else { return start }
             var index = start + 1
-            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+            while index < bytes.count {
+                guard let found = memchr(base + index, Int32(UInt8(ascii: "\"")), bytes.count - index) else { break }
+                let quote = base.distance(to: UnsafePointer(found.assumingMemoryBound(to: UInt8.self)))
+                var backslashes = 0
+                while quote - backslashes - 1 > start, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                    backslashes += 1
+                }
+                if backslashes.isMultiple(of: 2) { return quote + 1 }
+                index = quote + 1
             }
-            return min(index + 1, bytes.count)
+            return bytes.count
         }
 
         /// Whether the string literal in `range` spells `wanted`, escapes decoded.

@@ -124,6 +124,13 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
         #expect(elements == [#"{"a": "x,]\"}", "b": [1, {"c": 2}]}"#, #""s\\""#, "-1.5e3", "null", "[[]]", "{}"])
     }
 
+    @Test func aQuoteClosesAStringOnlyAfterAnEvenRunOfBackslashes() {
+        let text = #"["\\", "a\\\"b\\\\", "\\\\\\\"]", "unterminated \"]"#
+        let data = Data(text.utf8)
+        let elements = JSONSpans.arrayElements(of: data).map { String(decoding: data[$0], as: UTF8.self) }
+        #expect(elements == [#""\\""#, #""a\\\"b\\\\""#, #""\\\\\\\"]""#, #""unterminated \"]"#])
+    }
+
     @Test func anEmptyArrayHasNoElements() {
         #expect(JSONSpans.arrayElements(of: Data("[ ]".utf8)).isEmpty)
         #expect(JSONSpans.arrayElements(of: Data("[]".utf8)).isEmpty)
