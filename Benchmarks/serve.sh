@@ -56,12 +56,16 @@ fi
 stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
 # A source in an order of its own for the Unsplash API's source routes (/collections/ID/photos
 # walks a source's positions, not the photos' dates): every tenth photo, added by SQL to the
-# file this benchmark owns, as a collection sync would have listed them.
+# file this benchmark owns, as a collection sync would have listed them, and the collection's
+# object as the sync stores it (a recorded collection's), for /collections/ID.
 sqlite3 "$database" "INSERT INTO source (name) SELECT 'collection:bench'
         WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
     INSERT OR IGNORE INTO photo_source (photo_id, source_id, first_seen_at, position)
         SELECT id, (SELECT id FROM source WHERE name = 'collection:bench'), first_seen_at, sequence
-        FROM photo WHERE sequence % 10 = 0;"
+        FROM photo WHERE sequence % 10 = 0;
+    UPDATE source SET object_json = json(readfile('Tests/TestSupport/Fixtures/collection.json')),
+        object_fetched_at = strftime('%Y-%m-%d %H:%M:%f', 'now')
+        WHERE name = 'collection:bench' AND object_json IS NULL;"
 members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
     WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
 echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
