@@ -35,6 +35,12 @@ public struct Gallery: Sendable {
     /// The most `/api/photos` answers at once.
     public static let apiLimit = 1_000
 
+    /// How long a connection may stay open without a request, or in the middle of one without
+    /// a byte of it: a client that opens connections and sends nothing (or a header a byte a
+    /// minute) would otherwise hold each one until `serve` stops. nginx's defaults are of the
+    /// same order (60 s for a request's head, 75 s between requests).
+    public static let idleTimeout = Duration.seconds(60)
+
     /// - Parameters:
     ///   - pageSize: tiles a page of the grid shows.
     ///   - sources: the sources the filter offers; by default those the database knows, read
@@ -88,14 +94,19 @@ public struct Gallery: Sendable {
     }
 
     /// A Hummingbird application serving ``router()`` on `host:port` (port 0: a free one).
-    /// `onServerRunning` receives the port bound, once the gallery accepts connections.
+    /// `onServerRunning` receives the port bound, once the gallery accepts connections. A
+    /// connection idle for `idleTimeout` is closed (see ``idleTimeout``); one whose answer is
+    /// still being made or sent is not.
     public func application(
-        host: String, port: Int, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        host: String, port: Int, logger: Logger, idleTimeout: Duration = Self.idleTimeout,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [ClientDeparture(), HTTP10ConnectionClose()])),
+                configuration: .init(
+                    additionalChannelHandlers: [ClientDeparture(), HTTP10ConnectionClose()],
+                    idleTimeout: TimeAmount(idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photosync"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)

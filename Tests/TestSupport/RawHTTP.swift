@@ -41,14 +41,22 @@ public struct RawHTTPExchange: Sendable {
     public static func send(
         _ request: String, host: String = "127.0.0.1", port: UInt16, silence: Int = 30
     ) async throws -> (exchange: RawHTTPExchange, closed: Bool) {
+        let (data, closed) = try await sendUnparsed(request, host: host, port: port, silence: silence)
+        return (try parse(data), closed)
+    }
+
+    /// As ``send(_:host:port:silence:)``, with what came back as bytes, which may be no answer
+    /// at all: `request` may be a part of one.
+    public static func sendUnparsed(
+        _ request: String, host: String = "127.0.0.1", port: UInt16, silence: Int = 30
+    ) async throws -> (received: Data, closed: Bool) {
         let bytes = Data(request.utf8)
         let received: Result<(Data, Bool), Failure> = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(returning: exchange(host: host, port: port, request: bytes, silence: silence))
             }
         }
-        let (data, closed) = try received.get()
-        return (try parse(data), closed)
+        return try received.get()
     }
 
     private static func exchange(host: String, port: UInt16, request: Data, silence: Int) -> Result<
