@@ -45,7 +45,13 @@ struct MirroredPhoto {
 
     /// `json` rewritten; nil when it is not a JSON object.
     func render(_ json: Data, id: String, storedVariants: [StoredImage]) -> JSONValue? {
-        guard var photo = JSONValue.parse(json), case .object = photo else { return nil }
+        JSONValue.parse(json).flatMap { render($0, id: id, storedVariants: storedVariants) }
+    }
+
+    /// `photo` rewritten; nil when it is not an object.
+    func render(_ photo: JSONValue, id: String, storedVariants: [StoredImage]) -> JSONValue? {
+        guard case .object = photo else { return nil }
+        var photo = photo
         if var links = photo["links"], case .object = links {
             links["download_location"] = .string(downloadLocation(id: id, unsplash: links["download_location"]?.string))
             photo["links"] = links

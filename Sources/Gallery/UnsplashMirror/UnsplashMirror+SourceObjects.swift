@@ -28,13 +28,13 @@ extension UnsplashMirror {
         let images = try await storedImages(ids)
         if let cover, let photo = object["cover_photo"] {
             let variants = images[cover] ?? []
-            object["cover_photo"] = request.photo.render(photo.encoded, id: cover, storedVariants: variants) ?? photo
+            object["cover_photo"] = request.photo.render(photo, id: cover, storedVariants: variants) ?? photo
         }
         if !previews.isEmpty {
             object["preview_photos"] = .array(
                 previews.map { photo in
                     Self.photoID(photo).flatMap {
-                        request.photo.render(photo.encoded, id: $0, storedVariants: images[$0] ?? [])
+                        request.photo.render(photo, id: $0, storedVariants: images[$0] ?? [])
                     } ?? photo
                 })
         }
