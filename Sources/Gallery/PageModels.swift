@@ -178,7 +178,7 @@ extension TemplateModel {
 ///
 /// Mustache writes a plain `String` or `Int` only after failing to cast it to a template, a
 /// custom renderable and a lambda, and then through `String(describing:)`, each cast a search
-/// of the runtime's conformances: a fifth of a grid page's CPU for its 300 values. Cast to
+/// of the runtime's conformances: about a tenth of a grid page's CPU for its 300 values. Cast to
 /// `MustacheCustomRenderable`, this is written at the second cast.
 struct TemplateText: MustacheCustomRenderable, CustomStringConvertible {
     let renderText: String
