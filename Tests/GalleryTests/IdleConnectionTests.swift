@@ -15,6 +15,14 @@ import Testing
     /// Short, so that the test waits little; the server's own is a minute.
     static let idleTimeout = Duration.milliseconds(300)
 
+    @Test func aConnectionThatNeverSendsARequestIsClosed() async throws {
+        try await serveWithShortIdleTimeout { port in
+            let (received, closed) = try await RawHTTPExchange.sendUnparsed("", port: port, silence: 30)
+            #expect(closed)
+            #expect(received.isEmpty)
+        }
+    }
+
     @Test func aConnectionThatStopsInTheMiddleOfAHeadIsClosed() async throws {
         try await serveWithShortIdleTimeout { port in
             // The head's last line never comes; the client would wait 30 s for an answer.
