@@ -10,6 +10,14 @@ struct MirroredPhoto {
     /// The mirror's origin, `http://HOST:PORT`, as the client reached it.
     let origin: String
     let imageURLs: MirrorConfiguration.ImageURLs
+    /// `origin` as the inside of a JSON string literal, made once for a request's photos.
+    private let originInJSON: [UInt8]
+
+    init(origin: String, imageURLs: MirrorConfiguration.ImageURLs) {
+        self.origin = origin
+        self.imageURLs = imageURLs
+        originInJSON = Self.escapedForJSON(origin)
+    }
 
     /// `json` rewritten, as the text to send; nil when it is not a JSON object.
     ///
@@ -31,7 +39,7 @@ struct MirroredPhoto {
         var text = Data(capacity: json.count + 64)
         text.append(json[..<location.lowerBound])
         text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: Self.escapedForJSON(origin))
+        text.append(contentsOf: originInJSON)
         // The rest is ASCII that JSON takes as it is: the id and the query are percent-encoded.
         text.append(contentsOf: downloadPath(id: id, query: Self.query(ofStringLiteral: json[location])).utf8)
         text.append(UInt8(ascii: "\""))
