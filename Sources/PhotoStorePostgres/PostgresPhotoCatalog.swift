@@ -23,10 +23,13 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     init(database: PostgresDatabase, lag: Duration = .zero) {
         self.database = database
         self.lag = lag
-        counts = PostgresChangeCache(lag: lag, aside: Self.aside(database))
-        anchors = PostgresChangeCache(lag: lag, aside: Self.aside(database))
-        // The index is cheap, and a source's "holds every photo" is not to outlive its lag.
-        sources = PostgresChangeCache(lag: lag)
+        counts = PostgresChangeCache(keeping: KeptValueSpan(lag: lag), aside: Self.aside(database))
+        anchors = PostgresChangeCache(keeping: KeptValueSpan(lag: lag), aside: Self.aside(database))
+        // The index is cheap, and a source's "holds every photo" is not to outlive its lag,
+        // however long it took.
+        var onlyTheLag = KeptValueSpan(lag: lag)
+        onlyTheLag.longest = .zero
+        sources = PostgresChangeCache(keeping: onlyTheLag)
     }
 
     /// A read of its own, for a value a server's request left to be made again
@@ -515,9 +518,14 @@ struct SourceIndex: Sendable {
 /// SQLite's `PRAGMA data_version` tells a connection. Each value is kept with the snapshot it was
 /// computed in (`pg_current_snapshot()`: the newest transaction id, and those in progress); a
 /// later snapshot that is the same text sees the same committed data, so the value still holds.
-/// Nothing is written to know it: no counter row for every writer to wait on. With a `lag`, a
-/// value outlives changes for that long (a server's, under a daemon that commits many times a
-/// second), as SQLite's listings' values do.
+/// Nothing is written to know it: no counter row for every writer to wait on. A value outlives
+/// changes for the store's ``KeptValueSpan``, as SQLite's listings' values do: for a lag (a
+/// server's, under a daemon that commits many times a second), and, when it was costly to make,
+/// for ten times what it took. A colour's count that took 1.3 s was otherwise made again as soon
+/// as it was made, past a one-second lag: one connection and one server process busy for as
+/// long as a writer wrote. What a making took is the time it was waited for, not CPU time as
+/// SQLite's: a short count held up on a busy machine would seem costly, so without a lag (the
+/// commands', which read what they just wrote) a value is kept by its snapshot alone.
 ///
 /// A value is made by one request at a time. Others that need it in the same snapshot, or any
 /// snapshot within a `lag`, wait for that one's result instead of making it again, and within a
@@ -540,7 +548,10 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var snapshot: String
         var value: Value
-        var made: ContinuousClock.Instant
+        /// How long its making took: the server's work, waited for.
+        var cost: Duration
+        /// Until when it answers whatever the snapshot.
+        var keptUntil: ContinuousClock.Instant
     }
 
     /// A value being made, for the snapshot it is made in.
@@ -556,15 +567,21 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         var next = 0
     }
 
-    private let lag: Duration
+    private let keeping: KeptValueSpan
     private let aside: Aside?
     /// Called when a request starts waiting for another's value (a test's probe).
     private let waiting: @Sendable () -> Void
+    /// A monotonic clock: when a value is made and used, and what its making took.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(lag: Duration = .zero, aside: Aside? = nil, waiting: @escaping @Sendable () -> Void = {}) {
-        self.lag = lag
-        self.aside = lag > .zero ? aside : nil
+    init(
+        keeping: KeptValueSpan = KeptValueSpan(), aside: Aside? = nil,
+        waiting: @escaping @Sendable () -> Void = {}, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.keeping = keeping
+        self.aside = keeping.lag > .zero ? aside : nil
         self.waiting = waiting
+        self.now = now
     }
 
     /// At most this many values are remembered; all are forgotten when that is reached.
@@ -579,9 +596,9 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
 
     /// The value kept for `key` if the data has not changed since, or `make`'s, kept.
     ///
-    /// A value made or found current within the `lag` is used without asking the server for its
-    /// snapshot at all: a round trip less for each of a server's requests. One found current
-    /// later is renewed for another `lag`.
+    /// A value made or found current within its span (``KeptValueSpan``) is used without asking
+    /// the server for its snapshot at all: a round trip less for each of a server's requests.
+    /// One found current later is renewed for another span.
     /// - Parameters:
     ///   - connection: in the transaction whose snapshot `make` reads. `make` runs in a task of
     ///     its own that this call awaits, so the connection is this call's until it ends.
@@ -590,21 +607,22 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         for key: String, _ connection: PostgresConnection, _ logger: Logger,
         make: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws -> Value {
-        if let entry = state.withLock({ $0.entries[key] }), ContinuousClock.now < entry.made + lag {
+        if let entry = state.withLock({ $0.entries[key] }), now() < entry.keptUntil {
             return entry.value
         }
         let snapshot =
             try await connection.guardedQuery("SELECT pg_current_snapshot()::text", logger: logger)
             .collect().first?.decode(String.self) ?? ""
-        let now = ContinuousClock.now
-        let lag = lag
+        let now = now()
+        let (keeping, clock) = (keeping, self.now)
         let next = state.withLock { state -> Next in
             if let entry = state.entries[key], entry.snapshot == snapshot {
-                state.entries[key]?.made = now
+                state.entries[key]?.keptUntil = max(entry.keptUntil, now + Self.span(keeping, costing: entry.cost))
                 return .kept(entry.value)
             }
-            if let making = state.making[key], making.snapshot == snapshot || lag > .zero {
-                if lag > .zero, let entry = state.entries[key] { return .kept(entry.value) }
+            let lagging = keeping.lag > .zero
+            if let making = state.making[key], making.snapshot == snapshot || lagging {
+                if lagging, let entry = state.entries[key] { return .kept(entry.value) }
                 return .wait(making.task)
             }
             state.next += 1
@@ -614,6 +632,7 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
             let aside = kept == nil ? nil : aside
             // Made while the lock is held, so that its end, which takes the lock, comes after.
             let task = Task { () async throws -> Value in
+                let started = clock()
                 let result: Result<Value, any Error>
                 do {
                     if let aside {
@@ -624,7 +643,7 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                self.keep(result, for: key, making: id, snapshot: snapshot, made: now)
+                self.keep(result, for: key, making: id, snapshot: snapshot, cost: clock() - started)
                 return try result.get()
             }
             state.making[key] = Making(id: id, snapshot: snapshot, task: task)
@@ -641,17 +660,22 @@ final class PostgresChangeCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// Keeps what the making `id` of `key` made, in `snapshot` at `made`, and ends it.
+    /// Keeps what the making `id` of `key` made in `snapshot`, which took `cost`, and ends it.
     private func keep(
-        _ result: Result<Value, any Error>, for key: String, making id: Int, snapshot: String,
-        made: ContinuousClock.Instant
+        _ result: Result<Value, any Error>, for key: String, making id: Int, snapshot: String, cost: Duration
     ) {
+        let keptUntil = now() + Self.span(keeping, costing: cost)
         state.withLock { state in
             if state.making[key]?.id == id { state.making[key] = nil }
             guard case .success(let value) = result else { return }
             if state.entries.count >= Self.capacity { state.entries.removeAll() }
-            state.entries[key] = Entry(snapshot: snapshot, value: value, made: made)
+            state.entries[key] = Entry(snapshot: snapshot, value: value, cost: cost, keptUntil: keptUntil)
         }
+    }
+
+    /// How long past a change a value whose making took `cost` is used: nothing without a lag.
+    private static func span(_ keeping: KeptValueSpan, costing cost: Duration) -> Duration {
+        keeping.lag > .zero ? keeping.span(costing: cost) : .zero
     }
 
     /// Waits for the values being made now, and those started meanwhile: for tests.

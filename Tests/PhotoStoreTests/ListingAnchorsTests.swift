@@ -81,7 +81,7 @@ struct ListingAnchorsTests {
     func aServersValuesLagBySecond() throws {
         let clocks = Clocks(cost: .milliseconds(1))
         var keeping = clocks.keeping
-        keeping.lag = .seconds(1)
+        keeping.rule.lag = .seconds(1)
         let anchors = ListingAnchors(keeping: keeping)
         try withPool { pool in
             #expect(try count(pool, anchors) == 0)
@@ -129,7 +129,7 @@ struct ListingAnchorsTests {
     func aServerLeavesACostlyValueToAReadOfItsOwn() async throws {
         let clocks = Clocks(cost: .seconds(1))
         var keeping = clocks.keeping
-        keeping.lag = .seconds(1)
+        keeping.rule.lag = .seconds(1)
         let anchors = ListingAnchors(keeping: keeping)
         try withPool { pool in
             let made = Mutex(0)
@@ -163,7 +163,7 @@ struct ListingAnchorsTests {
             try await store.commit([Sample.photo("a")])
             let clocks = Clocks(cost: .seconds(1))
             var keeping = clocks.keeping
-            keeping.lag = .seconds(1)
+            keeping.rule.lag = .seconds(1)
             let catalog = SQLitePhotoCatalog(database: try #require(store.sqlite), keeping: keeping)
             #expect(try await catalog.count(matching: PhotoQuery()) == 1)
             try await store.commit([Sample.photo("b")])

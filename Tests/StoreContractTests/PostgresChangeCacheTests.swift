@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PhotoStore
 import PostgresNIO
 import Synchronization
 import TestSupport
@@ -55,6 +56,15 @@ struct PostgresChangeCacheTests {
         }
     }
 
+    /// A clock a test moves: what a making took, and how long after it a request comes.
+    final class TestClock: Sendable {
+        private let start = ContinuousClock.now
+        private let elapsed = Mutex(Duration.zero)
+
+        func now() -> ContinuousClock.Instant { start + elapsed.withLock { $0 } }
+        func advance(_ span: Duration) { elapsed.withLock { $0 += span } }
+    }
+
     /// Requests for one kept value of `cache`, each on a connection of its own, counting the
     /// times they made it.
     struct Requests: Sendable {
@@ -91,11 +101,63 @@ struct PostgresChangeCacheTests {
         try await body(Requests(database: database, cache: cache(database), logger: logger))
     }
 
+    /// Commits a transaction, so that the next snapshot is another.
+    func change(_ requests: Requests) async throws {
+        _ = try await requests.database.read("a change") { [logger] connection in
+            try await connection.guardedQuery("SELECT txid_current()", logger: logger)
+        }
+    }
+
+    @Test("past the lag, a value that took a second to make is kept for ten seconds, then made again")
+    func aCostlyValueOutlivesTheLagForTenTimesItsCost() async throws {
+        let clock = TestClock()
+        let cache = PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .seconds(1)), now: { clock.now() })
+        try await withRequests(to: cache) { requests in
+            // GIVEN a value whose making took a second, and the data changed since
+            #expect(
+                try await requests.value {
+                    clock.advance(.seconds(1))
+                    return 1
+                } == 1)
+            try await change(requests)
+
+            // WHEN a request comes 9.9 s after it was made, past the one-second lag
+            clock.advance(.milliseconds(9_900))
+
+            // THEN the kept value answers: made again at every change, it would be made all the time
+            #expect(try await requests.value { 2 } == 1)
+            #expect(requests.made.made == 1)
+            clock.advance(.milliseconds(200))
+            #expect(try await requests.value { 3 } == 3, "ten times its cost later, made again")
+            #expect(requests.made.made == 2)
+        }
+    }
+
+    @Test("without a lag, a value that took a second to make is made again after a change")
+    func withoutALagACostlyValueIsKeptByItsSnapshotAlone() async throws {
+        let clock = TestClock()
+        let cache = PostgresChangeCache<Int>(now: { clock.now() })
+        try await withRequests(to: cache) { requests in
+            // GIVEN a value whose making took a second
+            #expect(
+                try await requests.value {
+                    clock.advance(.seconds(1))
+                    return 1
+                } == 1)
+
+            // WHEN the data changes
+            try await change(requests)
+
+            // THEN the next request makes it again, as the commands read what they just wrote
+            #expect(try await requests.value { 2 } == 2)
+        }
+    }
+
     @Test("a server's request past the lag answers with the kept value, and it is made again aside")
     func aServersRequestLeavesTheMakingAside() async throws {
         let asides = Makings()
         let makeCache = { (database: PhotoStorePostgres.PostgresDatabase) in
-            PostgresChangeCache<Int>(lag: .milliseconds(1)) { make in
+            PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .milliseconds(1))) { make in
                 asides.add()
                 return try await database.read("aside") { connection in try await make(connection) }
             }
@@ -127,7 +189,7 @@ struct PostgresChangeCacheTests {
 
     @Test("while one request makes a value again, the others use the one kept before and make none")
     func oneRequestMakesAValueAgainWhileTheOthersUseTheKeptOne() async throws {
-        try await withRequests(to: PostgresChangeCache(lag: .milliseconds(1))) { requests in
+        try await withRequests(to: PostgresChangeCache(keeping: KeptValueSpan(lag: .milliseconds(1)))) { requests in
             // GIVEN a value kept, and the data changed since
             #expect(try await requests.value({ 1 }) == 1)
             _ = try await requests.database.read("a change") { [logger] connection in
@@ -153,7 +215,7 @@ struct PostgresChangeCacheTests {
     func aNewValueIsMadeOnceForAllThatNeedIt() async throws {
         let (waits, waiting) = AsyncStream<Void>.makeStream()
         // A server's lag: the snapshot moves with every other test's writes to the cluster.
-        let cache = PostgresChangeCache<Int>(lag: .seconds(3600), waiting: { waiting.yield() })
+        let cache = PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .seconds(3600)), waiting: { waiting.yield() })
         try await withRequests(to: cache) { (requests: Requests) async throws in
             // GIVEN one request making a value, held until let go
             let held = HeldValue()

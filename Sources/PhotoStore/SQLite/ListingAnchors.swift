@@ -9,7 +9,7 @@ import Synchronization
 /// Under a daemon that writes without pause the database changes many times a second, and each
 /// value would be made again for nearly every request: a count that takes a second, for every
 /// one. So a value outlives changes a while (``Keeping``): a server's for a second
-/// (``Keeping/lag``), and one that was costly to make for ten times its cost. Within that time
+/// (``KeptValueSpan/lag``), and one that was costly to make for ten times its cost. Within that time
 /// every connection uses it, and once it is over one connection makes it again while the others
 /// go on using it. What a page shows of the photos themselves is read anew each time; what may
 /// lag is a total, where a deep page starts, and a ranking.
@@ -112,27 +112,15 @@ final class ListingAnchors: Sendable {
         }
     }
 
-    /// How long a value outlives changes to the data it was made from.
+    /// How long a value outlives changes to the data it was made from, and the clocks that say
+    /// what its making cost and when it is.
     struct Keeping: Sendable {
-        /// How long any value is kept past a change: zero for the writer and the commands, which
-        /// read what they just wrote; a second for `serve` under a writing daemon.
-        var lag = Duration.zero
-        /// Past that, a value whose making took less CPU time than this is made again after any
-        /// change; ...
-        var worthKeeping = Duration.milliseconds(10)
-        /// ... a costlier one is kept for this many times what it cost, ...
-        var factor = 10
-        /// ... and never longer than this.
-        var longest = Duration.seconds(30)
+        /// The rule both stores keep values by (``KeptValueSpan``).
+        var rule = KeptValueSpan()
         /// The CPU time of the calling thread: what making a value costs, whatever else runs.
         var cpuTime: @Sendable () -> Duration = { Keeping.threadCPUTime() }
         /// A monotonic clock.
         var now: @Sendable () -> Duration = { Keeping.uptime() }
-
-        /// How long past a change a value that cost `cost` is kept.
-        func span(costing cost: Duration) -> Duration {
-            max(lag, cost < worthKeeping ? .zero : min(cost * factor, longest))
-        }
 
         static func threadCPUTime() -> Duration {
             var time = timespec()
@@ -156,11 +144,11 @@ final class ListingAnchors: Sendable {
         self.keeping = keeping
     }
 
-    /// A read's use of the kept values. A server's (a ``Keeping/lag`` over zero) may answer
+    /// A read's use of the kept values. A server's (a ``KeptValueSpan/lag`` over zero) may answer
     /// with a costly value past its time and leave it to be made again (``Reading/deferred``,
     /// ``refresh(_:by:)``); the writer's and the commands' make it themselves.
     func reading() -> Reading {
-        Reading(self, refreshing: [], mayDefer: keeping.lag > .zero)
+        Reading(self, refreshing: [], mayDefer: keeping.rule.lag > .zero)
     }
 
     /// The use of a read that makes the values `names` again, which a server's read deferred.
@@ -207,15 +195,15 @@ final class ListingAnchors: Sendable {
         let kept = state.withLock { state -> Value? in
             if var entry = state.own[key], entry.dataVersion == dataVersion {
                 // Current as of now: every connection may use it for as long again.
-                entry.keptUntil = max(entry.keptUntil, now + keeping.span(costing: entry.cost))
+                entry.keptUntil = max(entry.keptUntil, now + keeping.rule.span(costing: entry.cost))
                 state.latest[name] = entry
                 return entry.value
             }
             if !reading.refreshing.contains(name), let entry = state.latest[name], outlivingChanges(entry.value) {
                 if now < entry.keptUntil { return entry.value }
                 // One connection makes it again; the others use the one kept meanwhile.
-                if state.making.contains(name) && keeping.span(costing: entry.cost) > .zero { return entry.value }
-                if reading.mayDefer && entry.cost >= keeping.worthKeeping {
+                if state.making.contains(name) && keeping.rule.span(costing: entry.cost) > .zero { return entry.value }
+                if reading.mayDefer && entry.cost >= keeping.rule.worthKeeping {
                     // A server's: a read of its own makes it again, not this one.
                     state.making.insert(name)
                     reading.deferred.insert(name)
@@ -230,8 +218,8 @@ final class ListingAnchors: Sendable {
         let started = keeping.cpuTime()
         let value = try make()
         let cost = keeping.cpuTime() - started
-        let entry = Entry(
-            dataVersion: dataVersion, value: value, cost: cost, keptUntil: keeping.now() + keeping.span(costing: cost))
+        let keptUntil = keeping.now() + keeping.rule.span(costing: cost)
+        let entry = Entry(dataVersion: dataVersion, value: value, cost: cost, keptUntil: keptUntil)
         state.withLock { state in
             if state.own.count >= Self.capacity { state.own.removeAll() }
             if state.latest.count >= Self.capacity { state.latest.removeAll() }

@@ -13,7 +13,7 @@ struct SQLitePhotoCatalog: PhotoCatalog {
 
     init(database: StoreDatabase, lag: Duration = .zero) {
         var keeping = ListingAnchors.Keeping()
-        keeping.lag = lag
+        keeping.rule.lag = lag
         self.init(database: database, keeping: keeping)
     }
 
