@@ -241,6 +241,8 @@ let package = Package(
                 "PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport", "Gallery",
                 // The /metrics exposition, read as Prometheus would.
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The metrics server over real HTTP on loopback.
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         // The gallery over real HTTP on loopback, on a store built in a temporary directory.

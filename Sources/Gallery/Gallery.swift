@@ -103,13 +103,27 @@ public struct Gallery: Sendable {
     ) -> some ApplicationProtocol {
         Application(
             router: router(),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [ClientDeparture(), HTTP10ConnectionClose()],
-                    idleTimeout: TimeAmount(idleTimeout))),
+            server: Self.http1(idleTimeout: idleTimeout) { [ClientDeparture()] },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "photosync"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    /// HTTP/1.1 as photosync's servers speak it, the gallery's and `run`'s metrics alike: a
+    /// connection idle for `idleTimeout` is closed (``idleTimeout``), and an HTTP/1.0 one after
+    /// its answer unless it asked to be kept (``HTTP10ConnectionClose``).
+    public static func http1(idleTimeout: Duration = Self.idleTimeout) -> HTTPServerBuilder {
+        http1(idleTimeout: idleTimeout) { [] }
+    }
+
+    /// The same, with `handlers` (made for each connection) before photosync's own.
+    static func http1(
+        idleTimeout: Duration, handlers: @escaping @Sendable () -> [any RemovableChannelHandler]
+    ) -> HTTPServerBuilder {
+        .http1(
+            configuration: .init(
+                additionalChannelHandlers: handlers() + [HTTP10ConnectionClose()],
+                idleTimeout: TimeAmount(idleTimeout)))
     }
 
     // MARK: - Pages

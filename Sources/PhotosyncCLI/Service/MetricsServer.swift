@@ -1,4 +1,5 @@
 import Foundation
+import Gallery
 import Glibc
 import Hummingbird
 import Logging
@@ -10,15 +11,27 @@ import ServiceLifecycle
 /// long as `photosync run` runs. Nothing else is served, and nothing is written.
 ///
 /// A port of 0 binds a free one; the address actually bound is logged at `notice`:
-/// `metrics: serving http://127.0.0.1:PORT/metrics`.
+/// `metrics: serving http://127.0.0.1:PORT/metrics`. It speaks HTTP as `serve` does
+/// (``Gallery/http1(idleTimeout:)``): a connection that sends nothing for a minute is closed.
 struct MetricsServer: Service {
     let address: ListenAddress
     let registry: PrometheusCollectorRegistry
     let logger: Logger
+    /// How long a connection may stay open without a request.
+    var idleTimeout = Gallery.idleTimeout
     /// Brings gauges that are read rather than pushed (the engine's queue depths) up to date.
     let beforeScrape: @Sendable () async -> Void
 
     func run() async throws {
+        do {
+            try await application.run()
+        } catch {
+            throw Self.cannotServe(address, reason: Self.reason(error))
+        }
+    }
+
+    /// The server `run()` runs.
+    var application: some ApplicationProtocol {
         let router = Router()
         router.get("metrics") { [registry, beforeScrape] _, _ -> Response in
             await beforeScrape()
@@ -29,8 +42,9 @@ struct MetricsServer: Service {
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
         }
-        let application = Application(
+        return Application(
             router: router,
+            server: Gallery.http1(idleTimeout: idleTimeout),
             configuration: ApplicationConfiguration(
                 address: .hostname(address.host, port: address.port), serverName: "photosync"),
             onServerRunning: { [logger, address] channel in
@@ -38,11 +52,6 @@ struct MetricsServer: Service {
                 logger.notice("metrics: serving http://\(address.urlHost):\(port)/metrics")
             },
             logger: Logger(label: "photosync.metrics"))
-        do {
-            try await application.run()
-        } catch {
-            throw Self.cannotServe(address, reason: Self.reason(error))
-        }
     }
 
     /// Binds `address` once and lets it go, so that `run` refuses a busy port before it creates
