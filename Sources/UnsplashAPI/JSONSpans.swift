@@ -39,6 +39,21 @@ public enum JSONSpans {
         }.first
     }
 
+    /// The string the JSON string literal `literal` spells; nil when it is not a string.
+    public static func string(_ literal: Data) -> String? {
+        guard literal.count >= 2, literal.first == UInt8(ascii: "\""), literal.last == UInt8(ascii: "\"") else {
+            return nil
+        }
+        let content = literal.dropFirst().dropLast()
+        guard content.contains(UInt8(ascii: "\\")) else { return String(decoding: content, as: UTF8.self) }
+        return try? JSONDecoder().decode(String.self, from: literal)
+    }
+
+    /// Whether `byte` is whitespace between JSON's tokens.
+    public static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     private static func scan(_ data: Data, _ body: (Scanner) -> [Range<Int>]) -> [Range<Data.Index>] {
         data.withUnsafeBytes { body(Scanner(bytes: $0.bindMemory(to: UInt8.self))) }
             .map { (data.startIndex + $0.lowerBound)..<(data.startIndex + $0.upperBound) }
@@ -47,13 +62,9 @@ public enum JSONSpans {
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
 
-        static func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-        }
-
         func skippingSpace(_ index: Int) -> Int {
             var index = index
-            while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
+            while index < bytes.count, JSONSpans.isSpace(bytes[index]) { index += 1 }
             return index
         }
 
@@ -103,7 +114,7 @@ public enum JSONSpans {
                 return index
             default:
                 var index = start
-                while index < bytes.count, !Self.isSpace(bytes[index]),
+                while index < bytes.count, !JSONSpans.isSpace(bytes[index]),
                     bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "]"),
                     bytes[index] != UInt8(ascii: "}")
                 {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import PhotoStore
 import TestSupport
 import Testing
+import UnsplashAPI
 
 /// `/unsplash`: for each route, the mirror answers with the same shape (keys, kinds, headers)
 /// as the real recording of Unsplash's answer, from the recording's own photos stored as the
@@ -410,6 +411,50 @@ import Testing
             let cover = try #require(collection.json["cover_photo"]?["links"]?["download_location"]?.text)
             #expect(cover.hasSuffix("/unsplash/photos/32Kch97sX1A/download"))
             #expect(collection.json["cover_photo"]?["user"] == recordedCollection["cover_photo"]?["user"])
+        }
+    }
+
+    @Test func aStoredObjectIsUnsplashsTextButForItsLinksAndCoverPhoto() async throws {
+        // GIVEN the recorded collection's object, stored
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
+        let recorded = try Fixture.collection.data
+        try await fixture.writer.ledger.storeSourceObject(
+            recorded, sources: ["collection:3773378"], at: Date(timeIntervalSince1970: 1_700_000_000))
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            // WHEN it is asked for
+            let response = try await client.get("/unsplash/collections/3773378")
+            let served = Data(String(buffer: response.body).utf8)
+
+            // THEN up to `links` it is Unsplash's text byte for byte: its members in Unsplash's
+            // order, its spacing and escapes as they came
+            let servedLinks = try #require(JSONSpans.member("links", of: served))
+            let recordedLinks = try #require(JSONSpans.member("links", of: recorded))
+            #expect(served[..<servedLinks.lowerBound] == recorded[..<recordedLinks.lowerBound])
+            // AND so are the members after it that the mirror does not change, the preview
+            // photos (which have no links) among them
+            for name in ["user", "preview_photos", "meta"] {
+                let mine = try #require(JSONSpans.member(name, of: served), "\(name)")
+                let theirs = try #require(JSONSpans.member(name, of: recorded), "\(name)")
+                #expect(served[mine] == recorded[theirs], "\(name)")
+            }
+            // AND the cover photo is Unsplash's but for its download location
+            let cover = try #require(JSONSpans.member("cover_photo", of: served))
+            let recordedCover = try #require(JSONSpans.member("cover_photo", of: recorded))
+            let servedCover = try JSONShape.parse(Data(served[cover]))
+            let location = try #require(servedCover["links"]?["download_location"])
+            #expect(location.text?.hasSuffix("/unsplash/photos/32Kch97sX1A/download") == true)
+            guard case .object(var expected) = try JSONShape.parse(Data(recorded[recordedCover])),
+                case .object(var links)? = expected["links"]
+            else {
+                Issue.record("the recorded cover photo has no links")
+                return
+            }
+            links["download_location"] = location
+            expected["links"] = .object(links)
+            #expect(servedCover == .object(expected))
         }
     }
 }

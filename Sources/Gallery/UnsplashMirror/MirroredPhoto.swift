@@ -28,10 +28,12 @@ struct MirroredPhoto {
     /// `JSONEncoder` and a `URLComponents` for each photo were a tenth of a page's CPU.
     func text(_ json: Data, id: String, storedVariants: [StoredImage]) -> Data? {
         guard imageURLs == .unsplash || storedVariants.isEmpty,
-            json.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "{"),
-            let links = JSONSpans.member("links", of: json)
+            json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
-        guard json[links.lowerBound] == UInt8(ascii: "{") else { return json }
+        // Without `links` (a collection's preview photos) there is nothing to change.
+        guard let links = JSONSpans.member("links", of: json), json[links.lowerBound] == UInt8(ascii: "{") else {
+            return json
+        }
         guard let location = JSONSpans.member("download_location", of: json[links]) else {
             // A photo without a location gets one added: rare enough to take the long way.
             return render(json, id: id, storedVariants: storedVariants)?.encoded
@@ -45,10 +47,6 @@ struct MirroredPhoto {
         text.append(UInt8(ascii: "\""))
         text.append(json[location.upperBound...])
         return text
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     /// `json` rewritten; nil when it is not a JSON object.

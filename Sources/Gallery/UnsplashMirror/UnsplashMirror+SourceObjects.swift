@@ -16,29 +16,46 @@ extension UnsplashMirror {
     /// API the sync read it from. `links.html` and every user object (the owner, `owners`,
     /// `top_contributors`) stay as they are: attribution is Unsplash's. `cover_photo` and
     /// `preview_photos` are rendered as listed photos are (``MirroredPhoto``).
+    ///
+    /// Those three members are rewritten where they lie in the text Unsplash sent, which the
+    /// sync took only once it parsed as an object; every other byte stays as it was, members
+    /// in Unsplash's order. Parsing and encoding the whole object was most of what it cost.
     func storedObject(of sources: [PhotoSource], path: String, _ request: MirrorRequest) async throws -> Data? {
         guard let json = try await store.catalog.sourceObject(ofAny: sources),
-            var object = JSONValue.parse(json), case .object = object
+            json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return nil }
-        object["links"] = Self.links(object["links"], on: request.photo.origin + "/unsplash" + path)
-        let cover = Self.photoID(object["cover_photo"])
-        let previews: [JSONValue] =
-            if case .array(let photos)? = object["preview_photos"] { photos } else { [] }
-        let ids = ([cover] + previews.map(Self.photoID)).compactMap { $0 }
-        let images = try await storedImages(ids)
-        if let cover, let photo = object["cover_photo"] {
-            let variants = images[cover] ?? []
-            object["cover_photo"] = request.photo.render(photo, id: cover, storedVariants: variants) ?? photo
+        var edits: [(span: Range<Data.Index>, text: Data)] = []
+        if let span = JSONSpans.member("links", of: json), let links = JSONValue.parse(json[span]),
+            let moved = Self.links(links, on: request.photo.origin + "/unsplash" + path)
+        {
+            edits.append((span, moved.encoded))
         }
-        if !previews.isEmpty {
-            object["preview_photos"] = .array(
-                previews.map { photo in
-                    Self.photoID(photo).flatMap {
-                        request.photo.render(photo, id: $0, storedVariants: images[$0] ?? [])
-                    } ?? photo
-                })
+        // Each embedded photo's span, with its id.
+        var photos: [(span: Range<Data.Index>, id: String)] = []
+        if let span = JSONSpans.member("cover_photo", of: json), let id = Self.photoID(json[span]) {
+            photos.append((span, id))
         }
-        return object.encoded
+        if let span = JSONSpans.member("preview_photos", of: json) {
+            for element in JSONSpans.arrayElements(of: json[span]) {
+                if let id = Self.photoID(json[element]) { photos.append((element, id)) }
+            }
+        }
+        let images = try await storedImages(photos.map(\.id))
+        for photo in photos {
+            let variants = images[photo.id] ?? []
+            if let text = request.photo.text(json[photo.span], id: photo.id, storedVariants: variants) {
+                edits.append((photo.span, text))
+            }
+        }
+        var text = Data(capacity: json.count + 256)
+        var copied = json.startIndex
+        for edit in edits.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
+            text.append(json[copied..<edit.span.lowerBound])
+            text.append(edit.text)
+            copied = edit.span.upperBound
+        }
+        text.append(json[copied...])
+        return text
     }
 
     /// `links` with each API link under its `self` moved to `mirrorSelf`; `html` is kept.
@@ -51,7 +68,8 @@ extension UnsplashMirror {
         return links
     }
 
-    private static func photoID(_ photo: JSONValue?) -> String? {
-        photo?["id"]?.string
+    /// The `id` of the photo object `json` holds, when it is a string.
+    private static func photoID(_ json: Data) -> String? {
+        JSONSpans.member("id", of: json).flatMap { JSONSpans.string(json[$0]) }
     }
 }
