@@ -4,8 +4,10 @@
 /// Under a daemon that writes without pause the data changes many times a second, and a value
 /// made again after every change is made again for nearly every request: a colour's count that
 /// takes a second, all the time, on one connection or another. So a value outlives changes
-/// for ``lag`` (a server's), and one that was costly to make for ``factor`` times its cost,
-/// however short the lag: a value is made again at most about a tenth of the time.
+/// for ``lag`` (a server's), and one that was costly to make for ``factor`` times its cost: it
+/// is made again at most about a tenth of the time. SQLite measures a making's cost in CPU
+/// time and keeps costly values so with any lag; PostgreSQL measures it by the clock, and only
+/// with a lag (`PostgresChangeCache`).
 public struct KeptValueSpan: Sendable, Equatable {
     /// How long any value is used past a change: zero for the writer and the commands, which
     /// read what they just wrote; a second for `serve` under a writing daemon.
