@@ -63,6 +63,14 @@ struct PostgresChangeCacheTests {
 
         func now() -> ContinuousClock.Instant { start + elapsed.withLock { $0 } }
         func advance(_ span: Duration) { elapsed.withLock { $0 += span } }
+
+        /// A making of `value` that takes `span` by this clock.
+        func making(_ value: Int, taking span: Duration) -> @Sendable () async -> Int {
+            {
+                self.advance(span)
+                return value
+            }
+        }
     }
 
     /// Requests for one kept value of `cache`, each on a connection of its own, counting the
@@ -114,11 +122,7 @@ struct PostgresChangeCacheTests {
         let cache = PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .seconds(1)), now: { clock.now() })
         try await withRequests(to: cache) { requests in
             // GIVEN a value whose making took a second, and the data changed since
-            #expect(
-                try await requests.value {
-                    clock.advance(.seconds(1))
-                    return 1
-                } == 1)
+            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
             try await change(requests)
 
             // WHEN a request comes 9.9 s after it was made, past the one-second lag
@@ -139,11 +143,7 @@ struct PostgresChangeCacheTests {
         let cache = PostgresChangeCache<Int>(now: { clock.now() })
         try await withRequests(to: cache) { requests in
             // GIVEN a value whose making took a second
-            #expect(
-                try await requests.value {
-                    clock.advance(.seconds(1))
-                    return 1
-                } == 1)
+            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
 
             // WHEN the data changes
             try await change(requests)
@@ -192,9 +192,7 @@ struct PostgresChangeCacheTests {
         try await withRequests(to: PostgresChangeCache(keeping: KeptValueSpan(lag: .milliseconds(1)))) { requests in
             // GIVEN a value kept, and the data changed since
             #expect(try await requests.value({ 1 }) == 1)
-            _ = try await requests.database.read("a change") { [logger] connection in
-                try await connection.guardedQuery("SELECT txid_current()", logger: logger)
-            }
+            try await change(requests)
             try await Task.sleep(for: .milliseconds(5))
 
             // WHEN one request makes it again, held until let go
