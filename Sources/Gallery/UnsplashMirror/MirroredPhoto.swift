@@ -92,7 +92,7 @@ struct MirroredPhoto {
             let content = bytes.dropFirst().dropLast()
             guard content.contains(UInt8(ascii: "\\")) else { return query(of: content) }
             // An escape (`\/`, `\u0026`) is rare enough to take the long way.
-            return JSONValue.parse(literal)?.string.flatMap { query(of: $0.utf8) }
+            return JSONSpans.string(literal).flatMap { query(of: $0.utf8) }
         }
     }
 
