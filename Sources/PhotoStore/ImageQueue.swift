@@ -4,20 +4,22 @@ import Foundation
 /// (``ImageArchive/storeImages(_:failures:storageLimit:)``), or pending -> failed when an
 /// attempt failed for good. A pending job is due when its next attempt time has come; a job
 /// never attempted has none and is due at once. Jobs are created by page commits and
-/// ``enqueueMissingImages(variant:)``.
+/// ``enqueueMissingImages(variant:photosPerStep:)``.
 ///
 /// Each failure is classified (``ImageFailureClass``): transient (the job stays pending, with a
 /// next attempt time: retried forever) or permanent (the job is failed: never due again until
 /// ``requeue(_:)`` asks). The SQLite implementation is `SQLiteImageQueue`.
 public protocol ImageQueue: Sendable {
-    /// Creates a pending job for `variant` for every photo that has none, taking the URL from
-    /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
-    /// one for photos stored before. Photos whose JSON lacks that URL, and Unsplash+ photos,
+    /// One step of ``enqueueMissingImages(variant:photosPerStep:)``, in one transaction: a
+    /// pending job for `variant` for each of the first `limit` photos stored after the one of
+    /// sequence `sequence` (0: from the first) that has none, taking the URL from the photo's
+    /// stored JSON (`urls.<variant>`). Photos whose JSON lacks that URL, and Unsplash+ photos,
     /// are skipped.
     ///
-    /// - Returns: how many jobs were created.
-    @discardableResult
-    func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int
+    /// - Returns: how many jobs were created, and where the next step starts: nil when this
+    ///   one reached the last photo.
+    func enqueueMissingImages(variant: ImageVariant, after sequence: Int64, photos limit: Int)
+        async throws(StoreError) -> MissingImagesStep
 
     /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
     /// order their photos were first stored (lowest sequence first; a photo's variants one after
@@ -67,4 +69,43 @@ public protocol ImageQueue: Sendable {
 
     /// The images of all of `variants` together, by state, from the queue's columns only.
     func imageCounts(variants: [ImageVariant]) async throws(StoreError) -> ImageCounts
+}
+
+/// What one step of ``ImageQueue/enqueueMissingImages(variant:after:photos:)`` did.
+public struct MissingImagesStep: Sendable, Equatable {
+    /// How many jobs the step created.
+    public var queued: Int
+    /// The sequence of the step's last photo, for the next step to start after; nil when the
+    /// step reached the last photo.
+    public var next: Int64?
+
+    public init(queued: Int, next: Int64?) {
+        self.queued = queued
+        self.next = next
+    }
+}
+
+extension ImageQueue {
+    /// Creates a pending job for `variant` for every photo that has none, taking the URL from
+    /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
+    /// one for photos stored before. Photos whose JSON lacks that URL, and Unsplash+ photos,
+    /// are skipped.
+    ///
+    /// The photos are walked in their order, `photosPerStep` at a time, each step a transaction
+    /// of its own (``enqueueMissingImages(variant:after:photos:)``): a process stopped in the
+    /// walk (a million photos take minutes) keeps what its steps queued, and the next walk
+    /// skips those jobs. A cancelled task stops between steps, with what it queued so far.
+    ///
+    /// - Returns: how many jobs were created.
+    @discardableResult
+    public func enqueueMissingImages(variant: ImageVariant, photosPerStep: Int = 10_000) async throws(StoreError)
+        -> Int
+    {
+        var (queued, after): (Int, Int64?) = (0, 0)
+        while let sequence = after, !Task.isCancelled {
+            let step = try await enqueueMissingImages(variant: variant, after: sequence, photos: photosPerStep)
+            (queued, after) = (queued + step.queued, step.next)
+        }
+        return queued
+    }
 }

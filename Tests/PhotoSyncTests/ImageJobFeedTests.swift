@@ -113,8 +113,10 @@ private final class ReadHookQueue: ImageQueue {
         return jobs
     }
 
-    func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
-        try await base.enqueueMissingImages(variant: variant)
+    func enqueueMissingImages(variant: ImageVariant, after sequence: Int64, photos limit: Int)
+        async throws(StoreError) -> MissingImagesStep
+    {
+        try await base.enqueueMissingImages(variant: variant, after: sequence, photos: limit)
     }
     func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         try await base.nextImageRetry(variants: variants)

@@ -23,6 +23,38 @@ struct ImageQueueContractTests {
         }
     }
 
+    @Test("a variant asked for later is queued in steps, each keeping what it queued", arguments: Backend.allCases)
+    func missingImagesAreQueuedInSteps(_ backend: Backend) async throws {
+        try await backend.withParts { ledger, queue in
+            try await ledger.commit(
+                [Sample.photo("a"), Sample.photo("b"), Sample.photo("p", isPlus: true)]
+                    + ["c", "d", "e"].map { Sample.photo($0) })
+            func due() async throws -> [String] {
+                try await queue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10).map(\.photoID)
+            }
+            // A cancelled walk stops before its first step.
+            let cancelled = await withTaskGroup(of: Int?.self) { group in
+                group.cancelAll()
+                group.addTask { try? await queue.enqueueMissingImages(variant: .small, photosPerStep: 2) }
+                return await group.next() ?? nil
+            }
+            #expect(cancelled == 0)
+            #expect(try await due().isEmpty)
+
+            // One step of two photos, all a walk stopped after it did, keeps its jobs.
+            let first = try await queue.enqueueMissingImages(variant: .small, after: 0, photos: 2)
+            #expect(first.queued == 2)
+            let afterFirst = try #require(first.next, "photos are left after the first two")
+            #expect(try await due() == ["a", "b"])
+
+            // The next walk skips them and the Unsplash+ photo, and queues the rest.
+            #expect(try await queue.enqueueMissingImages(variant: .small, photosPerStep: 2) == 3)
+            #expect(try await due() == ["a", "b", "c", "d", "e"])
+            let rest = try await queue.enqueueMissingImages(variant: .small, after: afterFirst, photos: 10)
+            #expect(rest == MissingImagesStep(queued: 0, next: nil), "a step that reaches the last photo ends the walk")
+        }
+    }
+
     @Test("a transient failure waits for its time, a permanent one until requeued", arguments: Backend.allCases)
     func failuresWaitOrStop(_ backend: Backend) async throws {
         try await backend.withParts { ledger, queue in

@@ -7,22 +7,29 @@ import PhotosyncModel
 struct SQLiteImageQueue: ImageQueue {
     let database: StoreDatabase
 
-    @discardableResult
-    func enqueueMissingImages(variant: ImageVariant) async throws(StoreError) -> Int {
+    func enqueueMissingImages(variant: ImageVariant, after sequence: Int64, photos limit: Int)
+        async throws(StoreError) -> MissingImagesStep
+    {
         try await database.write("queueing missing \(variant) images") { db in
+            // The step's last photo: the walk's next start, or nil when fewer photos are left.
+            let next = try Int64.fetchOne(
+                db,
+                sql: "SELECT sequence FROM photo WHERE sequence > ? ORDER BY sequence LIMIT 1 OFFSET ?",
+                arguments: [sequence, max(limit, 1) - 1])
             // json_each looks the variant up as a key, so no JSON path is built from input.
             try db.execute(
                 sql: """
                     INSERT INTO image (photo_id, variant, source_url)
                     SELECT photo.id, :variant, url.value
                     FROM photo, json_each(photo.json, '$.urls') AS url
-                    WHERE url.key = :variant AND url.type = 'text' AND photo.is_plus = 0
+                    WHERE photo.sequence > :after AND photo.sequence <= :last
+                      AND url.key = :variant AND url.type = 'text' AND photo.is_plus = 0
                       AND NOT EXISTS (
                           SELECT 1 FROM image WHERE image.photo_id = photo.id AND image.variant = :variant)
                     ORDER BY photo.sequence
                     """,
-                arguments: ["variant": variant])
-            return db.changesCount
+                arguments: ["variant": variant, "after": sequence, "last": next ?? .max])
+            return MissingImagesStep(queued: db.changesCount, next: next)
         }
     }
 
