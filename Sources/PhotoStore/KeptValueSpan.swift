@@ -23,6 +23,13 @@ public struct KeptValueSpan: Sendable, Equatable {
         self.lag = lag
     }
 
+    /// Values kept past a change for `lag`, however long their making took.
+    public static func lagAlone(_ lag: Duration) -> KeptValueSpan {
+        var span = KeptValueSpan(lag: lag)
+        span.longest = .zero
+        return span
+    }
+
     /// How long past a change a value whose making took `cost` is used.
     public func span(costing cost: Duration) -> Duration {
         max(lag, cost < worthKeeping ? .zero : min(cost * factor, longest))

@@ -23,13 +23,12 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     init(database: PostgresDatabase, lag: Duration = .zero) {
         self.database = database
         self.lag = lag
-        counts = PostgresChangeCache(keeping: KeptValueSpan(lag: lag), aside: Self.aside(database))
-        anchors = PostgresChangeCache(keeping: KeptValueSpan(lag: lag), aside: Self.aside(database))
+        let keeping = KeptValueSpan(lag: lag)
+        counts = PostgresChangeCache(keeping: keeping, aside: Self.aside(database))
+        anchors = PostgresChangeCache(keeping: keeping, aside: Self.aside(database))
         // The index is cheap, and a source's "holds every photo" is not to outlive its lag,
         // however long it took.
-        var onlyTheLag = KeptValueSpan(lag: lag)
-        onlyTheLag.longest = .zero
-        sources = PostgresChangeCache(keeping: onlyTheLag)
+        sources = PostgresChangeCache(keeping: .lagAlone(lag))
     }
 
     /// A read of its own, for a value a server's request left to be made again

@@ -153,6 +153,25 @@ struct PostgresChangeCacheTests {
         }
     }
 
+    @Test("kept for the lag alone, a value that took a second to make is made again past the lag")
+    func keptForTheLagAloneACostlyValueIsMadeAgainPastIt() async throws {
+        let clock = TestClock()
+        let cache = PostgresChangeCache<Int>(keeping: .lagAlone(.seconds(1)), now: { clock.now() })
+        try await withRequests(to: cache) { requests in
+            // GIVEN a value whose making took a second, and the data changed since
+            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
+            try await change(requests)
+
+            // WHEN requests come within the lag and past it
+            clock.advance(.milliseconds(900))
+            #expect(try await requests.value { 2 } == 1, "within the lag, the kept value answers")
+            clock.advance(.milliseconds(200))
+
+            // THEN past it the value is made again, whatever it cost (a source's "holds every photo")
+            #expect(try await requests.value { 3 } == 3)
+        }
+    }
+
     @Test("a server's request past the lag answers with the kept value, and it is made again aside")
     func aServersRequestLeavesTheMakingAside() async throws {
         let asides = Makings()
