@@ -49,6 +49,22 @@ public enum JSONSpans {
         return try? JSONDecoder().decode(String.self, from: literal)
     }
 
+    /// `json` with the text of each edit in place of its span, and every other byte as it was:
+    /// the way to rewrite a few members of a document the API sent without encoding it whole.
+    /// The spans (from ``member(_:of:)`` and ``arrayElements(of:)``) may come in any order, and
+    /// must not overlap.
+    public static func replacing(_ edits: [(span: Range<Data.Index>, text: Data)], in json: Data) -> Data {
+        var text = Data(capacity: json.count + edits.reduce(0) { $0 + $1.text.count })
+        var copied = json.startIndex
+        for edit in edits.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
+            text.append(json[copied..<edit.span.lowerBound])
+            text.append(edit.text)
+            copied = edit.span.upperBound
+        }
+        text.append(json[copied...])
+        return text
+    }
+
     /// Whether `byte` is whitespace between JSON's tokens.
     public static func isSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09

@@ -147,6 +147,18 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
         #expect(JSONSpans.member("results", of: Data("[1]".utf8)) == nil)
     }
 
+    @Test func replacingRewritesEachSpanInPlaceWhateverTheEditsOrder() throws {
+        let whole = Data(#"x{"a": 1, "b": [2, 3], "c": "d"}"#.utf8)
+        let json = whole[1...]
+        let a = try #require(JSONSpans.member("a", of: json))
+        let c = try #require(JSONSpans.member("c", of: json))
+        let second = try #require(JSONSpans.member("b", of: json).map { JSONSpans.arrayElements(of: json[$0])[1] })
+        let edits = [(c, Data("null".utf8)), (a, Data(#"{"e": 1}"#.utf8)), (second, Data())]
+        let replaced = String(decoding: JSONSpans.replacing(edits, in: json), as: UTF8.self)
+        #expect(replaced == #"{"a": {"e": 1}, "b": [2, ], "c": null}"#)
+        #expect(JSONSpans.replacing([], in: json) == json, "no edit: the text as it was")
+    }
+
     @Test func rangesAreIndicesOfTheDataGivenEvenASlice() {
         let whole = Data(#"xx["a","b"]"#.utf8)
         let slice = whole[2...]

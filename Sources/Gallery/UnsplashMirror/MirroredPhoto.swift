@@ -38,15 +38,13 @@ struct MirroredPhoto {
             // A photo without a location gets one added: rare enough to take the long way.
             return render(json, id: id, storedVariants: storedVariants)?.encoded
         }
-        var text = Data(capacity: json.count + 64)
-        text.append(json[..<location.lowerBound])
-        text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: originInJSON)
+        var literal = Data(capacity: originInJSON.count + 64)
+        literal.append(UInt8(ascii: "\""))
+        literal.append(contentsOf: originInJSON)
         // The rest is ASCII that JSON takes as it is: the id and the query are percent-encoded.
-        text.append(contentsOf: downloadPath(id: id, query: Self.query(ofStringLiteral: json[location])).utf8)
-        text.append(UInt8(ascii: "\""))
-        text.append(json[location.upperBound...])
-        return text
+        literal.append(contentsOf: downloadPath(id: id, query: Self.query(ofStringLiteral: json[location])).utf8)
+        literal.append(UInt8(ascii: "\""))
+        return JSONSpans.replacing([(location, literal)], in: json)
     }
 
     /// `json` rewritten; nil when it is not a JSON object.

@@ -47,15 +47,7 @@ extension UnsplashMirror {
                 edits.append((photo.span, text))
             }
         }
-        var text = Data(capacity: json.count + 256)
-        var copied = json.startIndex
-        for edit in edits.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
-            text.append(json[copied..<edit.span.lowerBound])
-            text.append(edit.text)
-            copied = edit.span.upperBound
-        }
-        text.append(json[copied...])
-        return text
+        return JSONSpans.replacing(edits, in: json)
     }
 
     /// `links` with each API link under its `self` moved to `mirrorSelf`; `html` is kept.
