@@ -16,8 +16,8 @@ public protocol ImageQueue: Sendable {
     /// stored JSON (`urls.<variant>`). Photos whose JSON lacks that URL, and Unsplash+ photos,
     /// are skipped.
     ///
-    /// - Returns: how many jobs were created, and where the next step starts: nil when this
-    ///   one reached the last photo.
+    /// - Returns: how many jobs were created, and where the next step starts: nil when fewer
+    ///   than `limit` photos were left, so that this step took the last of them.
     func enqueueMissingImages(variant: ImageVariant, after sequence: Int64, photos limit: Int)
         async throws(StoreError) -> MissingImagesStep
 
@@ -76,7 +76,7 @@ public struct MissingImagesStep: Sendable, Equatable {
     /// How many jobs the step created.
     public var queued: Int
     /// The sequence of the step's last photo, for the next step to start after; nil when the
-    /// step reached the last photo.
+    /// step took fewer photos than its limit: none is left.
     public var next: Int64?
 
     public init(queued: Int, next: Int64?) {
