@@ -14,12 +14,22 @@ public protocol ImageQueue: Sendable {
     /// pending job for `variant` for each of the first `limit` photos stored after the one of
     /// sequence `sequence` (0: from the first) that has none, taking the URL from the photo's
     /// stored JSON (`urls.<variant>`). Photos whose JSON lacks that URL, and Unsplash+ photos,
-    /// are skipped.
+    /// are skipped. The same transaction records the step's last photo (the last stored, when it
+    /// took the rest) as ``queuedThrough(variant:)``, unless that is further on already.
     ///
     /// - Returns: how many jobs were created, and where the next step starts: nil when fewer
     ///   than `limit` photos were left, so that this step took the last of them.
     func enqueueMissingImages(variant: ImageVariant, after sequence: Int64, photos limit: Int)
         async throws(StoreError) -> MissingImagesStep
+
+    /// The sequence through which every stored photo has a job of `variant`, or can have none
+    /// (no URL of that variant in its JSON, or an Unsplash+ photo): where the next walk of
+    /// ``enqueueMissingImages(variant:photosPerStep:)`` starts. 0 when no walk has run.
+    ///
+    /// Each step of the walk records the last photo it took, in its own transaction. A page
+    /// commit lowers it below the oldest photo it lists again for every variant that page does
+    /// not queue, since that photo's JSON or licence may have changed. New photos come after it.
+    func queuedThrough(variant: ImageVariant) async throws(StoreError) -> Int64
 
     /// Pending jobs of any of `variants` whose next attempt time is at or before `now`, in the
     /// order their photos were first stored (lowest sequence first; a photo's variants one after
@@ -94,14 +104,17 @@ extension ImageQueue {
     /// The photos are walked in their order, `photosPerStep` at a time, each step a transaction
     /// of its own (``enqueueMissingImages(variant:after:photos:)``): a process stopped in the
     /// walk (a million photos take minutes) keeps what its steps queued, and the next walk
-    /// skips those jobs. A cancelled task stops between steps, with what it queued so far.
+    /// starts after the last photo they took (``queuedThrough(variant:)``), so that a daemon's
+    /// start walks only the photos stored since. A cancelled task stops between steps, with
+    /// what it queued so far.
     ///
     /// - Returns: how many jobs were created.
     @discardableResult
     public func enqueueMissingImages(variant: ImageVariant, photosPerStep: Int = 10_000) async throws(StoreError)
         -> Int
     {
-        var (queued, after): (Int, Int64?) = (0, 0)
+        guard !Task.isCancelled else { return 0 }
+        var (queued, after): (Int, Int64?) = (0, try await queuedThrough(variant: variant))
         while let sequence = after, !Task.isCancelled {
             let step = try await enqueueMissingImages(variant: variant, after: sequence, photos: photosPerStep)
             (queued, after) = (queued + step.queued, step.next)

@@ -41,8 +41,43 @@ struct PostgresImageQueue: ImageQueue {
                 )
                 SELECT count(*) FROM queued
                 """, logger: logger)
+            // The step's last photo, or the last stored when it took the rest, is the next
+            // walk's start.
+            try await connection.guardedQuery(
+                """
+                INSERT INTO image_walk (variant, through_sequence)
+                SELECT \(variant.rawValue), through FROM (
+                    SELECT coalesce(\(next)::bigint, (SELECT max(sequence) FROM photo), 0) AS through
+                ) AS step
+                WHERE through > \(sequence)
+                ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
+                WHERE excluded.through_sequence > image_walk.through_sequence
+                """, logger: logger)
             return MissingImagesStep(queued: Int(queued), next: next)
         }
+    }
+
+    func queuedThrough(variant: ImageVariant) async throws(StoreError) -> Int64 {
+        let logger = database.logger
+        return try await database.read("reading where the walk of \(variant) images stands") { connection in
+            try await connection.guardedQuery(
+                "SELECT through_sequence FROM image_walk WHERE variant = \(variant.rawValue)", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
+    }
+
+    /// Lowers every walk of a variant not in `queued` to below `sequence`, the oldest photo a
+    /// page commit listed again, inside the commit's transaction: the page may have changed
+    /// whether that photo can have such an image (its licence, its URLs), and only the variants
+    /// the commit queues were looked at for it (``ImageQueue/queuedThrough(variant:)``).
+    static func reopenWalks(
+        from sequence: Int64, except queued: [ImageVariant], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        try await connection.guardedQuery(
+            """
+            UPDATE image_walk SET through_sequence = \(sequence) - 1
+            WHERE through_sequence >= \(sequence) AND variant <> ALL (\(queued.map(\.rawValue))::text[])
+            """, logger: logger)
     }
 
     func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {

@@ -19,7 +19,19 @@ enum PostgresSchema {
     /// database is the number it has applied.
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
-        version4Tallies, version5Colors, version6Tracking,
+        version4Tallies, version5Colors, version6Tracking, version7Walks,
+    ]
+
+    /// How far the walk that queues a variant's images for photos stored earlier has come
+    /// (`ImageQueue.queuedThrough`), as SQLite's "v16 image walks": empty at first, so the next
+    /// start walks every photo once.
+    static let version7Walks = [
+        """
+        CREATE TABLE image_walk (
+            variant text PRIMARY KEY CHECK (variant <> ''),
+            through_sequence bigint NOT NULL CHECK (through_sequence >= 0)
+        )
+        """
     ]
 
     /// The schema of the first PostgreSQL version: every table SQLite's fifteen migrations made.

@@ -56,6 +56,10 @@ struct PostgresSyncLedger: SyncLedger {
                 "DELETE FROM rejected_photo WHERE photo_id = ANY (\(ids)::text[])", logger: logger)
             try await Self.queueImages(
                 page, sequences: sequences, variant: variant, moreVariants: moreVariants, connection, logger)
+            if let oldest = known.values.min() {
+                try await PostgresImageQueue.reopenWalks(
+                    from: oldest, except: [variant] + moreVariants, connection, logger)
+            }
             var newlyRejected: [RejectedPhoto] = []
             for element in rejected where try await Self.recordRejected(element, seenAt: now, connection, logger) {
                 newlyRejected.append(element)

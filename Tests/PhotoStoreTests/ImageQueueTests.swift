@@ -152,6 +152,21 @@ struct ImageQueueTests {
         }
     }
 
+    @Test("a walk reads no photo an earlier walk took: it starts after the last one")
+    func walkStartsAfterTheLastOne() async throws {
+        try await withStore { store, _ in
+            try await store.commit([Sample.photo("a"), Sample.photo("b")])
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
+            // A job the walk would queue again, were it to read the photos it took already.
+            try await store.pool.write { db in
+                try db.execute(sql: "DELETE FROM image WHERE photo_id = 'a' AND variant = 'small'")
+            }
+
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small, after: 0, photos: 10).queued == 1)
+        }
+    }
+
     @Test("downloads are tracked once per photo with a stored image and a download location")
     func downloadTracking() async throws {
         try await withStore { store, _ in

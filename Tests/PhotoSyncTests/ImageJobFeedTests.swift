@@ -118,6 +118,9 @@ private final class ReadHookQueue: ImageQueue {
     {
         try await base.enqueueMissingImages(variant: variant, after: sequence, photos: limit)
     }
+    func queuedThrough(variant: ImageVariant) async throws(StoreError) -> Int64 {
+        try await base.queuedThrough(variant: variant)
+    }
     func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         try await base.nextImageRetry(variants: variants)
     }

@@ -55,6 +55,40 @@ struct ImageQueueContractTests {
         }
     }
 
+    @Test(
+        "a walk goes on after the last photo the one before it took, or from a photo a page listed again",
+        arguments: Backend.allCases)
+    func walksGoOnFromTheLastOne(_ backend: Backend) async throws {
+        try await backend.withParts { ledger, queue in
+            // Sequences 1, 2 and 3: the stores number photos without gaps.
+            try await ledger.commit([Sample.photo("a"), Sample.photo("p", isPlus: true), Sample.photo("b")])
+            func due() async throws -> [String] {
+                try await queue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10).map(\.photoID)
+            }
+            #expect(try await queue.queuedThrough(variant: .small) == 0, "no walk has run")
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 2)
+            #expect(try await queue.queuedThrough(variant: .small) == 3, "the walk took every photo")
+            #expect(try await queue.enqueueMissingImages(variant: .regular) == 0)
+
+            // A photo stored since comes after it, and a walk that finds nothing keeps it.
+            try await ledger.commit([Sample.photo("c")])
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 1)
+            #expect(try await queue.queuedThrough(variant: .small) == 4)
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 0)
+            #expect(try await queue.queuedThrough(variant: .small) == 4)
+
+            // WHEN a page that queues the regular variant lists the Unsplash+ photo again, free now
+            try await ledger.commit([Sample.photo("c"), Sample.photo("p")])
+
+            // THEN the small variant's walk goes back to before it, and the next walk queues it
+            #expect(try await queue.queuedThrough(variant: .small) == 1)
+            #expect(try await queue.queuedThrough(variant: .regular) == 3, "the page queued this variant itself")
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 1)
+            #expect(try await due() == ["a", "p", "b", "c"])
+            #expect(try await queue.queuedThrough(variant: .small) == 4)
+        }
+    }
+
     @Test("a transient failure waits for its time, a permanent one until requeued", arguments: Backend.allCases)
     func failuresWaitOrStop(_ backend: Backend) async throws {
         try await backend.withParts { ledger, queue in

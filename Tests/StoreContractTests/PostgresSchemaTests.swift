@@ -11,8 +11,13 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
-    /// Puts the tracking marks back in the photos' rows, as version 5 kept them.
+    /// Takes version 7's record of the image walks out of a database.
+    static let withoutVersion7 = "DROP TABLE image_walk;"
+
+    /// Takes version 7 out, and puts the tracking marks back in the photos' rows, as version 5
+    /// kept them.
     static let withoutVersion6 = """
+        \(withoutVersion7)
         ALTER TABLE photo ADD COLUMN download_tracked_at timestamptz;
         UPDATE photo SET download_tracked_at = tracking.tracked_at
             FROM download_tracking AS tracking WHERE tracking.photo_id = photo.id;

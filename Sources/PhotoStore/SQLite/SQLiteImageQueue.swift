@@ -29,8 +29,40 @@ struct SQLiteImageQueue: ImageQueue {
                     ORDER BY photo.sequence
                     """,
                 arguments: ["variant": variant, "after": sequence, "last": next ?? .max])
-            return MissingImagesStep(queued: db.changesCount, next: next)
+            let queued = db.changesCount
+            // The step's last photo, or the last stored when it took the rest, is the next
+            // walk's start.
+            try db.execute(
+                sql: """
+                    INSERT INTO image_walk (variant, through_sequence)
+                    SELECT :variant, coalesce(:next, (SELECT max(sequence) FROM photo), 0)
+                    WHERE coalesce(:next, (SELECT max(sequence) FROM photo), 0) > :after
+                    ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
+                    WHERE excluded.through_sequence > through_sequence
+                    """,
+                arguments: ["variant": variant, "next": next, "after": sequence])
+            return MissingImagesStep(queued: queued, next: next)
         }
+    }
+
+    func queuedThrough(variant: ImageVariant) async throws(StoreError) -> Int64 {
+        try await database.read("reading where the walk of \(variant) images stands") { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT through_sequence FROM image_walk WHERE variant = ?", arguments: [variant]) ?? 0
+        }
+    }
+
+    /// Lowers every walk of a variant not in `queued` to below `sequence`, the oldest photo a
+    /// page commit listed again, inside the commit's transaction: the page may have changed
+    /// whether that photo can have such an image (its licence, its URLs), and only the variants
+    /// the commit queues were looked at for it (``ImageQueue/queuedThrough(variant:)``).
+    static func reopenWalks(from sequence: Int64, except queued: [ImageVariant], in db: Database) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE image_walk SET through_sequence = ? - 1
+                WHERE through_sequence >= ? AND variant NOT IN \(variantList)
+                """
+        ).execute(arguments: [sequence, sequence, json(queued)])
     }
 
     func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {

@@ -51,6 +51,9 @@ struct SQLiteSyncLedger: SyncLedger {
                     .execute(arguments: [photo.id])
                 try SQLiteImageQueue.queue(photo, variant: variant, moreVariants: moreVariants, in: db)
             }
+            if let oldest = existingSequences.values.min() {
+                try SQLiteImageQueue.reopenWalks(from: oldest, except: [variant] + moreVariants, in: db)
+            }
             var newlyRejected: [RejectedPhoto] = []
             for element in rejected {
                 if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
