@@ -15,7 +15,8 @@ public protocol ImageQueue: Sendable {
     /// sequence `sequence` (0: from the first) that has none, taking the URL from the photo's
     /// stored JSON (`urls.<variant>`). Photos whose JSON lacks that URL, and Unsplash+ photos,
     /// are skipped. The same transaction records the step's last photo (the last stored, when it
-    /// took the rest) as ``queuedThrough(variant:)``, unless that is further on already.
+    /// took the rest) as ``queuedThrough(variant:)``, unless that is further on already; a step
+    /// that began past it, leaving photos between them unwalked, records nothing.
     ///
     /// - Returns: how many jobs were created, and where the next step starts: nil when fewer
     ///   than `limit` photos were left, so that this step took the last of them.

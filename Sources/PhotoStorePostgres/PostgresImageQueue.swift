@@ -42,14 +42,13 @@ struct PostgresImageQueue: ImageQueue {
                 SELECT count(*) FROM queued
                 """, logger: logger)
             // The step's last photo, or the last stored when it took the rest, is the next
-            // walk's start.
+            // walk's start, if the step began within what was walked already.
             try await connection.guardedQuery(
                 """
                 INSERT INTO image_walk (variant, through_sequence)
-                SELECT \(variant.rawValue), through FROM (
-                    SELECT coalesce(\(next)::bigint, (SELECT max(sequence) FROM photo), 0) AS through
-                ) AS step
-                WHERE through > \(sequence)
+                SELECT \(variant.rawValue), coalesce(\(next)::bigint, (SELECT max(sequence) FROM photo), 0)
+                WHERE \(sequence) <= coalesce(
+                    (SELECT through_sequence FROM image_walk WHERE variant = \(variant.rawValue)), 0)
                 ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
                 WHERE excluded.through_sequence > image_walk.through_sequence
                 """, logger: logger)

@@ -66,7 +66,10 @@ struct ImageQueueContractTests {
                 try await queue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10).map(\.photoID)
             }
             #expect(try await queue.queuedThrough(variant: .small) == 0, "no walk has run")
-            #expect(try await queue.enqueueMissingImages(variant: .small) == 2)
+            // A step that begins past photos no walk took queues its own and records nothing.
+            #expect(try await queue.enqueueMissingImages(variant: .small, after: 2, photos: 10).queued == 1)
+            #expect(try await queue.queuedThrough(variant: .small) == 0)
+            #expect(try await queue.enqueueMissingImages(variant: .small) == 1)
             #expect(try await queue.queuedThrough(variant: .small) == 3, "the walk took every photo")
             #expect(try await queue.enqueueMissingImages(variant: .regular) == 0)
 

@@ -31,12 +31,12 @@ struct SQLiteImageQueue: ImageQueue {
                 arguments: ["variant": variant, "after": sequence, "last": next ?? .max])
             let queued = db.changesCount
             // The step's last photo, or the last stored when it took the rest, is the next
-            // walk's start.
+            // walk's start, if the step began within what was walked already.
             try db.execute(
                 sql: """
                     INSERT INTO image_walk (variant, through_sequence)
                     SELECT :variant, coalesce(:next, (SELECT max(sequence) FROM photo), 0)
-                    WHERE coalesce(:next, (SELECT max(sequence) FROM photo), 0) > :after
+                    WHERE :after <= coalesce((SELECT through_sequence FROM image_walk WHERE variant = :variant), 0)
                     ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
                     WHERE excluded.through_sequence > through_sequence
                     """,

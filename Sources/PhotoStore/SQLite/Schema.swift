@@ -380,7 +380,7 @@ enum Schema {
         }
         migrator.registerMigration(photoDetailsMigration, migrate: v15PhotoDetails)
         // With foreign keys on: GRDB checks a deferred migration's keys in every table after it,
-        // 13 s at a million photos, and this one only adds a table without any.
+        // about 11 s at a million photos, and this one only adds a table without any.
         migrator.registerMigration("v16 image walks", foreignKeyChecks: .immediate) { db in
             // How far the walk that queues a variant's images for photos stored earlier has come
             // (`ImageQueue.queuedThrough`): a daemon's start walks on from there, not through a
