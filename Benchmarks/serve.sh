@@ -84,6 +84,7 @@ fi
 
 # photosync serve, on a free port it names on stderr.
 # The Unsplash API's own rate limit (per key and hour) is raised so the load is answered, not refused.
+in_memory "$database"
 "$bin/photosync" serve --listen 127.0.0.1:0 --database "$served" --mirror-rate-limit 1000000 \
     2> "$work/serve.err" &
 serve_pid=$!

@@ -37,6 +37,7 @@ fi
 stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
 echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
 
+in_memory "$database"
 "$bin/photosync" serve --listen 127.0.0.1:0 --database "$database" --mirror-rate-limit 1000000 \
     2> "$work/serve.err" &
 serve_pid=$!
