@@ -10,7 +10,7 @@ import PhotoStore
 ///
 /// Routes:
 /// - `/`: the stored photos, newest first (best match first with a search), a page at a time,
-///   filtered by `q` (FTS5, as `photosync search`), `user` and `source`; `page` counts from 1.
+///   filtered by `q` (as `photosync search`), `user` and `source`; `page` counts from 1.
 /// - `/photos/ID`: one photo, its attribution, size, colour, location and EXIF when stored.
 /// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`);
 ///   without a variant (the latest fetched), revalidated by it each time.

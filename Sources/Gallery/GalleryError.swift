@@ -12,7 +12,7 @@ import PhotoStore
 enum GalleryError: Error, Equatable, HTTPResponseError {
     /// A query parameter that is not what it must be; the text says which and why.
     case badParameter(String)
-    /// A search FTS5 cannot parse.
+    /// A search not in the search syntax.
     case badSearch(String)
     /// `after` or `before` names no stored photo.
     case unknownAnchor(photoID: String)

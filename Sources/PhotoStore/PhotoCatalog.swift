@@ -38,7 +38,7 @@ public protocol PhotoCatalog: Sendable {
     ///
     /// Cancelling the calling task interrupts the query: a request whose client has gone stops
     /// reading.
-    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
+    /// - Throws: `StoreError.invalidSearch` when ``PhotoQuery/text`` is not in the search syntax,
     ///   `.unknownPhoto` when ``PhotoQuery/after`` or ``PhotoQuery/before`` names no photo,
     ///   `.interrupted` when the task was cancelled.
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary]
@@ -51,7 +51,7 @@ public protocol PhotoCatalog: Sendable {
     /// counted once per connection until the database changes.
     /// Reads the filters `text`, `source`, `username`, `orientation` and `color`; the others are
     /// not counted.
-    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``.
+    /// - Throws: `StoreError.invalidSearch` when ``PhotoQuery/text`` is not in the search syntax.
     func count(matching query: PhotoQuery) async throws(StoreError) -> Int
 
     /// A page of ``photos(matching:)`` as each photo's stored original JSON, with the count of
@@ -59,7 +59,7 @@ public protocol PhotoCatalog: Sendable {
     /// past the count reads no page.
     ///
     /// Cancelling the calling task interrupts the query, as for ``photos(matching:)``.
-    /// - Throws: `StoreError.invalidSearch` when FTS5 cannot parse ``PhotoQuery/text``,
+    /// - Throws: `StoreError.invalidSearch` when ``PhotoQuery/text`` is not in the search syntax,
     ///   `.interrupted` when the task was cancelled.
     func originalJSONPage(matching query: PhotoQuery) async throws(StoreError) -> OriginalJSONPage
 

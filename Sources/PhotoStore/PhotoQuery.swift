@@ -17,7 +17,8 @@ public struct PhotoQuery: Sendable, Equatable {
     }
 
     /// Full-text search over description, alt description, the photographer's name and
-    /// username, location and tag titles, in FTS5's syntax: words, "quoted phrases", prefix*.
+    /// username, location and tag titles, in photosync's syntax (``SearchExpression``): words,
+    /// "quoted phrases", prefix*, AND, OR, NOT.
     public var text: String?
 
     /// The photographer's username, compared without regard to case.

@@ -43,7 +43,8 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     /// database's own code for it (SQLite's extended result code), nil when the failure was not
     /// the database's; `reason` is its message, without the statement.
     case databaseFailure(path: String, operation: String, code: Int32?, reason: String)
-    /// A full-text search that SQLite's FTS5 cannot parse: a mistake in the input, not the file.
+    /// A full-text search not in the search syntax (``SearchExpression``): a mistake in the
+    /// input, not the database.
     case invalidSearch(String)
     /// A read stopped because the task that asked for it was cancelled (a client that left).
     case interrupted(path: String)

@@ -134,7 +134,8 @@ struct PostgresListing {
         }
         try Self.filter(query, source: inSourceOrder ? nil : sourceFilter, dates: true, into: &sql)
         if let text = query.text, query.sort == .relevance {
-            return try await rankedPage(rows, text: text, sql)
+            guard let search = try SearchExpression.parse(text) else { return nil }
+            return try await rankedPage(rows, text: text, search: search, sql)
         }
         return try await orderedPage(rows, sourceID: sourceID, sql)
     }
@@ -194,7 +195,9 @@ struct PostgresListing {
     /// when `dates` is true.
     static func filter(_ query: PhotoQuery, source: SourceFilter?, dates: Bool, into sql: inout SQL) throws {
         if let text = query.text {
-            sql.conditions.append("photo.search @@ \(try tsquery(text, &sql))")
+            // A search with no word to look for matches no photo.
+            let search = try SearchExpression.parse(text)
+            sql.conditions.append(try search.map { "photo.search @@ \(try tsquery($0, &sql))" } ?? "false")
         }
         if let source {
             sql.conditions.append(try source.condition(&sql))
@@ -220,12 +223,15 @@ struct PostgresListing {
         }
     }
 
-    /// The `tsquery` of photosync's search syntax in `text`, bound in `sql`.
-    /// - Throws: `StoreError.invalidSearch` when the syntax does not allow it.
-    static func tsquery(_ text: String, _ sql: inout SQL) throws -> String {
-        guard let search = try? PostgresSearchQuery(parsing: text) else { throw StoreError.invalidSearch(text) }
+    /// The `tsquery` of `search`, its words bound in `sql`: each term a `photosync_term` (schema
+    /// version 8), which splits and folds its words as the documents were, joined by the
+    /// `tsquery` operators. No text of the search is read as `tsquery` syntax.
+    static func tsquery(_ search: SearchExpression, _ sql: inout SQL) throws -> String {
         sql.plannedPerValue = true
-        return "to_tsquery('simple', photosync_fold(\(try sql.bind(search.tsquery))))"
+        return try search.written(
+            term: { "photosync_term(\(try sql.bind($0.text)), \($0.prefix))" },
+            join: { join, parts in "(" + parts.joined(separator: join == .and ? " && " : " || ") + ")" },
+            not: { "(\($0) && !!(\($1)))" })
     }
 
     /// The keys of the listing's order and whether it runs from the highest key down.
@@ -313,7 +319,7 @@ struct PostgresListing {
     /// there are more, unranked: SQLite's rule, so that both stores page alike. The ranking is
     /// kept as the anchors are, as SQLite keeps it: each page of it is a slice, not the search
     /// ranked again (a phrase's candidates are each read to check the words' positions).
-    private func rankedPage(_ rows: Rows, text: String, _ sql: SQL) async throws -> Page {
+    private func rankedPage(_ rows: Rows, text: String, search: SearchExpression, _ sql: SQL) async throws -> Page {
         var sql = sql
         let counting = PostgresQuery(
             unsafeSQL: """
@@ -335,7 +341,7 @@ struct PostgresListing {
         }
         let ranking = """
             SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
-            ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(text, &sql))) DESC, \(Self.createdKey) DESC,
+            ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(search, &sql))) DESC, \(Self.createdKey) DESC,
                 photo.sequence DESC
             """
         let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { [sql] connection in

@@ -19,7 +19,7 @@ enum PostgresSchema {
     /// database is the number it has applied.
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
-        version4Tallies, version5Colors, version6Tracking, version7Walks,
+        version4Tallies, version5Colors, version6Tracking, version7Walks, version8Search,
     ]
 
     /// How far the walk that queues a variant's images for photos stored earlier has come

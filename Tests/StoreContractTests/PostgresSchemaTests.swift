@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import PhotoStore
-import PhotoStorePostgres
 import TestSupport
 import Testing
+
+@testable import PhotoStorePostgres
 
 /// PostgreSQL's schema is versioned as SQLite's: a database photosync did not make, or a newer
 /// photosync migrated, is refused with one line, and nothing in it is changed.
@@ -11,8 +12,19 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
-    /// Takes version 7's record of the image walks out of a database.
-    static let withoutVersion7 = "DROP TABLE image_walk;"
+    /// Takes version 8's search out of a database: version 2's functions back, every photo's
+    /// search computed by them, the location and tags columns gone.
+    static let withoutVersion8 = """
+        \(PostgresSchema.version2Search.joined(separator: ";\n"));
+        DROP FUNCTION photosync_search_document(text, text, text, text, text, text), photosync_words(text),
+            photosync_term(text, boolean), photosync_search_location(jsonb), photosync_search_tags(jsonb);
+        ALTER TABLE photo DROP COLUMN search_location, DROP COLUMN search_tags;
+        UPDATE photo SET search = photosync_search_document(description, alt_description, user_name, user_username,
+            coalesce((SELECT json FROM photo_details WHERE photo_id = photo.id AND json IS NOT NULL), json));
+        """
+
+    /// Takes version 7's record of the image walks, and what came after it, out of a database.
+    static let withoutVersion7 = withoutVersion8 + "DROP TABLE image_walk;"
 
     /// Takes version 7 out, and puts the tracking marks back in the photos' rows, as version 5
     /// kept them.
@@ -150,6 +162,43 @@ struct PostgresSchemaTests {
         #expect(try await counts() == [2, 1, 1, 2, 1, 1])
         try await PostgresTestCluster.shared.execute("TRUNCATE photo CASCADE", in: url)
         #expect(try await counts() == [0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func aVersion7DatabaseIsSearchedAsSQLiteSplitsWordsOnceMigrated() async throws {
+        // GIVEN a database as version 7 left it, its documents split by PostgreSQL's parser: a
+        // URL's path and a hyphenated word kept whole, a phrase running from one field into the
+        // next, the place and tags of a photo's details in its search alone
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        var photo = Sample.photo("a")
+        (photo.description, photo.altDescription) = ("see puppyhero.com/breed/terrier, a black", "dog short-coated")
+        try await store.ledger.commit([photo])
+        let details = #"{"id": "a", "tags": [{"title": "volcano"}], "location": {"city": "Reykjavík"}}"#
+        #expect(try await store.photoDetails.store(Data(details.utf8), photoID: "a", at: Date()))
+        try store.close()
+        try await PostgresTestCluster.shared.execute(
+            "UPDATE photosync_schema SET version = 7; \(Self.withoutVersion8)", in: url)
+        let before = try await PostgresTestCluster.shared.query(
+            "SELECT search @@ to_tsquery('simple', 'breed'), search @@ to_tsquery('simple', 'black <-> dog') FROM photo",
+            in: url)
+        #expect(before == "f|t")
+
+        // WHEN the writer's open migrates it
+        let migrated = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { try? migrated.close() }
+
+        // THEN every photo's search has FTS5's words, field by field, and the details' place
+        // and tags are kept for the ranking
+        func ids(_ text: String) async throws -> [String] {
+            try await migrated.catalog.photos(matching: PhotoQuery(text: text, sort: .relevance)).map(\.id)
+        }
+        for found in ["breed", "puppyhero", "\"short coated\"", "short", "volcano", "reykjavik", "dog"] {
+            #expect(try await ids(found) == ["a"], "\(found)")
+        }
+        #expect(try await ids("\"black dog\"").isEmpty, "a phrase stays within its field")
+        let kept = try await PostgresTestCluster.shared.query("SELECT search_location, search_tags FROM photo", in: url)
+        #expect(kept == "Reykjavík|volcano")
     }
 
     @Test func aDatabaseANewerPhotosyncMigratedIsRefused() async throws {

@@ -317,8 +317,8 @@ public struct UnsplashMirror: Sendable {
         return headers
     }
 
-    /// Every word of a client's search as an FTS5 phrase of its own: Unsplash takes any text,
-    /// so FTS5's operators and quotes must not reach its parser.
+    /// Every word of a client's search as a phrase of its own: Unsplash takes any text, so the
+    /// search syntax's operators and quotes must not reach its parser.
     static func searchText(_ text: String) -> String {
         text.split(whereSeparator: \.isWhitespace)
             .map { "\"" + String($0).replacingEach("\"", with: "\"\"") + "\"" }

@@ -33,6 +33,8 @@ struct PhotoListing {
         var empty = false
         /// The column that is a listed photo's row id.
         var rowID = "photo.rowid"
+        /// The search, when the query has one that can match.
+        var search: SQLiteSearch?
 
         mutating func add(_ condition: String, _ values: (any DatabaseValueConvertible)?...) {
             conditions.append(condition)
@@ -132,7 +134,7 @@ struct PhotoListing {
     func pageRowIDs() throws -> [Int64] {
         let selection = try selection()
         if selection.empty || query.limit == 0 { return [] }
-        if query.text != nil && query.sort == .relevance {
+        if selection.search != nil && query.sort == .relevance {
             return try rankedPage(selection)
         }
         return try orderedPage(selection)
@@ -142,7 +144,12 @@ struct PhotoListing {
         var selection = Selection()
         if let text = query.text {
             selection.from = "photo_search JOIN photo ON photo.sequence = photo_search.rowid"
-            selection.add("photo_search MATCH ?", text)
+            guard let search = try SQLiteSearch(text) else {
+                selection.empty = true
+                return selection
+            }
+            selection.search = search
+            selection.add("photo_search MATCH ?", search.match)
         }
         if let username = query.username {
             selection.add("photo.user_username = ? COLLATE NOCASE", username)

@@ -109,9 +109,10 @@ extension SQLitePhotoCatalog {
             query.username != nil || query.orientation != nil || query.color != nil
             || (query.text != nil && query.source != nil)
         if let text = query.text {
+            guard let search = try SQLiteSearch(text) else { return 0 }
             from = photoColumns ? "photo_search JOIN photo ON photo.sequence = photo_search.rowid" : "photo_search"
             conditions.append("photo_search MATCH ?")
-            _ = arguments.append(contentsOf: [text])
+            _ = arguments.append(contentsOf: [search.match])
         }
         if let source = query.source {
             if photoColumns {

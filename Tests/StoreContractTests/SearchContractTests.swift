@@ -1,0 +1,122 @@
+import Foundation
+import PhotoStore
+import TestSupport
+import Testing
+
+/// Search on the photos Unsplash really sent (Tests/TestSupport/Fixtures): the same matches on
+/// every store.
+@Suite("Search on the recorded photos, on every store")
+struct SearchContractTests {
+    @Test(
+        "every word and phrase of the recorded photos finds the same photos on SQLite and PostgreSQL"
+    )
+    func sameOnBothStores() async throws {
+        try await Backend.sqlite.withPhotoStore { sqlite in
+            try await Backend.postgres.withPhotoStore { postgres in
+                try await RecordedPhotos.commit(to: sqlite)
+                try await RecordedPhotos.commit(to: postgres)
+                let searches = try RecordedPhotos.searches()
+                var found = 0
+                for text in searches {
+                    let onSQLite = Set(try await RecordedPhotos.search(sqlite, text))
+                    #expect(Set(try await RecordedPhotos.search(postgres, text)) == onSQLite, "\(text)")
+                    found += onSQLite.isEmpty ? 0 : 1
+                }
+                #expect(found > searches.count * 9 / 10, "most of them find a photo: \(found) of \(searches.count)")
+            }
+        }
+    }
+}
+
+/// The recorded Unsplash photos, each once, as a sync of the fixtures would store them.
+enum RecordedPhotos {
+    /// The recordings that list photos, in the order they are committed.
+    static let fixtures: [Fixture] = [
+        .page1, .page2, .photo2025, .usersPhotos, .usersLikes, .collectionsPhotos, .topicsPhotos, .searchPhotos,
+        .searchPhotos2023, .photo, .photoRandom2023, .photosSponsored,
+    ]
+
+    /// The photo objects of `fixture`: a list, a search's results, or one photo.
+    static func objects(_ fixture: Fixture) throws -> [[String: Any]] {
+        let json = try JSONSerialization.jsonObject(with: try fixture.data)
+        if let list = json as? [[String: Any]] { return list }
+        if let object = json as? [String: Any] {
+            if let results = object["results"] as? [[String: Any]] { return results }
+            return object["urls"] == nil ? [] : [object]
+        }
+        return []
+    }
+
+    /// Every photo once, in the order first recorded; a version with tags over one without.
+    static func records() throws -> [PhotoRecord] {
+        var order: [String] = []
+        var objects: [String: [String: Any]] = [:]
+        for fixture in fixtures {
+            for object in try Self.objects(fixture) {
+                guard let id = object["id"] as? String, object["urls"] != nil else { continue }
+                if let kept = objects[id] {
+                    if kept["tags"] == nil && object["tags"] != nil { objects[id] = object }
+                } else {
+                    order.append(id)
+                    objects[id] = object
+                }
+            }
+        }
+        let dates = ISO8601DateFormatter()
+        return try order.map { id in
+            let object = objects[id]!
+            let user = object["user"] as? [String: Any]
+            return PhotoRecord(
+                id: id, createdAt: (object["created_at"] as? String).flatMap(dates.date(from:)), updatedAt: nil,
+                width: object["width"] as? Int, height: object["height"] as? Int, color: object["color"] as? String,
+                blurHash: nil, description: object["description"] as? String,
+                altDescription: object["alt_description"] as? String, userUsername: user?["username"] as? String,
+                userName: user?["name"] as? String, likes: object["likes"] as? Int, isSponsored: false,
+                imageURL: nil, downloadLocation: nil, isPlus: false,
+                json: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        }
+    }
+
+    /// Commits the photos as the feed's pages of 30.
+    static func commit(to store: PhotoStore) async throws {
+        let records = try records()
+        for (page, start) in stride(from: 0, to: records.count, by: 30).enumerated() {
+            try await store.ledger.commit(Array(records[start..<min(start + 30, records.count)]), next: page + 2)
+        }
+    }
+
+    /// Searches that tell how a store splits and folds words: every word of the photos' texts
+    /// (``SearchWords``), every piece of them between spaces as a phrase, punctuation and all,
+    /// as the mirror searches (`"puppyhero.com/breed/jack-russell-terrier"`), and the other
+    /// forms of words the recordings have (without an accent, an apostrophe or a hyphen).
+    static func searches() throws -> [String] {
+        var texts: [String] = []
+        for record in try records() {
+            let object = try JSONSerialization.jsonObject(with: record.json) as? [String: Any] ?? [:]
+            let location = object["location"] as? [String: Any] ?? [:]
+            let tags = (object["tags"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }
+            texts += [record.description, record.altDescription, record.userName, record.userUsername].compactMap { $0 }
+            texts += ["name", "city", "country"].compactMap { location[$0] as? String } + tags
+        }
+        var searches: [String] = []
+        for text in texts {
+            searches += SearchWords.words(of: text)
+            searches += text.split(whereSeparator: \.isWhitespace).filter { !$0.unicodeScalars.contains("\"") }
+                .map { "\"\($0)\"" }
+        }
+        searches += [
+            "dogs", "dog's", "\"dog s\"", "short-coated", "\"short coated\"", "\"brown short\"", "puppyhero", "breed",
+            "women’s", "womens", "e-mc2", "mc2", "9:10", "zurich", "turkei", "Türkei", "sessler", "seßler", "r",
+            "lucreative®", "mūsá", "musa", "shiʻb", "regan-asante", "asante", "baloon*", "\"hot air\"*",
+            "pupp* OR kitt*",
+            "\"black dog\"", "dog NOT puppy", "(dog OR cat) white", "- dog", "—",
+        ]
+        var seen = Set<String>()
+        return searches.filter { seen.insert($0).inserted }
+    }
+
+    /// The ids `text` finds, best first.
+    static func search(_ store: PhotoStore, _ text: String) async throws -> [String] {
+        try await store.catalog.photos(matching: PhotoQuery(text: text, sort: .relevance)).map(\.id)
+    }
+}
