@@ -33,8 +33,8 @@ public protocol PhotoCatalog: Sendable {
     /// indexes only: neither the JSON nor the image bytes, nor any row of the photos a page skips.
     ///
     /// A page costs about the same at any offset without a search. A search by relevance ranks
-    /// its matches best first (bm25) when there are at most ``rankLimit`` of them; with more, it
-    /// lists them most recently stored first, unranked.
+    /// its matches best first (``SearchRanking``, the same order on every store) when there are
+    /// at most ``rankLimit`` of them; with more, it lists them most recently stored first, unranked.
     ///
     /// Cancelling the calling task interrupts the query: a request whose client has gone stops
     /// reading.

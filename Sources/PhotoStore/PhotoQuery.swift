@@ -12,7 +12,7 @@ public struct PhotoQuery: Sendable, Equatable {
         case oldest
         /// Most liked first, then newest.
         case likes
-        /// Best match first (FTS5's bm25), then newest; without ``PhotoQuery/text``, newest.
+        /// Best match first (``SearchRanking``), then newest; without ``PhotoQuery/text``, newest.
         case relevance
     }
 

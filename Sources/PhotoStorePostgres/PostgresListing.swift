@@ -314,11 +314,12 @@ struct PostgresListing {
         }
     }
 
-    /// A search by relevance ranks its matches with `ts_rank_cd` when there are at most
-    /// ``rankLimit`` of them, ties newest first, and lists them most recently stored first when
-    /// there are more, unranked: SQLite's rule, so that both stores page alike. The ranking is
-    /// kept as the anchors are, as SQLite keeps it: each page of it is a slice, not the search
-    /// ranked again (a phrase's candidates are each read to check the words' positions).
+    /// A search by relevance ranks its matches with ``SearchRanking`` when there are at most
+    /// ``rankLimit`` of them, and lists them most recently stored first when there are more,
+    /// unranked: SQLite's rule and SQLite's order, so that both stores page alike. The ranking
+    /// reads the matches' document fields (their location and tags from `search_location` and
+    /// `search_tags`, kept with the index since version 8), and is kept as the anchors are, as
+    /// SQLite keeps it: each page of it is a slice, not the search ranked again.
     private func rankedPage(_ rows: Rows, text: String, search: SearchExpression, _ sql: SQL) async throws -> Page {
         var sql = sql
         let counting = PostgresQuery(
@@ -339,13 +340,26 @@ struct PostgresListing {
                 """
             return Page(statement: statement, sql: sql, reversed: false)
         }
-        let ranking = """
-            SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
-            ORDER BY ts_rank_cd(photo.search, \(try Self.tsquery(search, &sql))) DESC, \(Self.createdKey) DESC,
-                photo.sequence DESC
-            """
-        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { [sql] connection in
-            try await Self.ids(ranking, sql.bindings, on: connection, logger)
+        let matching = PostgresQuery(
+            unsafeSQL: """
+                SELECT \(rows.id), photo.created_at, photo.sequence, photo.description, photo.alt_description,
+                    photo.user_name, photo.user_username, photo.search_location, photo.search_tags
+                FROM \(rows.from) \(sql.whereClause())
+                """, binds: sql.bindings)
+        let ranked = try await anchors.value(for: "ranking \(signature)", connection, logger) { connection in
+            var found: [SearchMatch<String>] = []
+            let rows = try await connection.guardedQuery(matching, logger: logger)
+            for try await row in rows.decode(
+                (String, Date?, Int64, String?, String?, String?, String?, String?, String?).self)
+            {
+                let fields = [row.3, row.4, row.5, row.6, row.7, row.8]
+                let document = Dictionary(
+                    uniqueKeysWithValues: zip(Self.rankedFields, fields).compactMap { field, text in
+                        text.map { (field, $0) }
+                    })
+                found.append(SearchMatch(key: row.0, createdAt: row.1, sequence: row.2, document: document))
+            }
+            return SearchRanking(search).ranked(found)
         }
         let start = min(max(0, query.offset), ranked.count)
         let end = query.limit.flatMap { $0 >= 0 ? min(ranked.count, start + $0) : nil } ?? ranked.count
@@ -356,6 +370,11 @@ struct PostgresListing {
             """
         return Page(statement: statement, sql: page, reversed: false)
     }
+
+    /// The fields of the ranking's statement, in the order it reads them.
+    private static let rankedFields: [SearchField] = [
+        .description, .altDescription, .userName, .userUsername, .location, .tags,
+    ]
 
     /// The values of the query's filters but the search's text, for a kept value's key.
     private var filters: String {

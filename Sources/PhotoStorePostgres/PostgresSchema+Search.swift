@@ -4,7 +4,7 @@ import PhotoStore
 extension PostgresSchema {
     /// Version 8: the search document and the searched words split as FTS5's `unicode61
     /// remove_diacritics 2` splits them, each field apart, with the location and tags kept beside
-    /// it, as FTS5's columns keep each field's text.
+    /// it for the ranking (``SearchRanking``, which ranks the matches on both stores alike).
     ///
     /// Versions 1 and 2 folded text with `unaccent` and split it with PostgreSQL's parser:
     /// measured on the recorded Unsplash fixtures, 19 of their 79 photos' documents had other words

@@ -29,7 +29,7 @@ struct SearchTests {
         try await store.catalog.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
     }
 
-    @Test("words, phrases, prefixes, names, locations and tags, ranked by bm25")
+    @Test("words, phrases, prefixes, names, locations and tags, best match first")
     func searches() async throws {
         try await withStore { store, _ in
             try await store.commit(Self.records())

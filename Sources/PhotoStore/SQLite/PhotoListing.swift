@@ -12,7 +12,7 @@ typealias SQLValues = [(any DatabaseValueConvertible)?]
 /// Page numbers stay cheap at any depth: for a listing without a search, the key of every
 /// ``ListingLimits/anchorInterval``-th photo is kept (``ListingAnchors``, until the database
 /// changes), and a deep offset starts from the nearest anchor. A search by relevance ranks at
-/// most ``ListingLimits/rankLimit`` matches with bm25 (see ``rankedPage(_:)``).
+/// most ``ListingLimits/rankLimit`` matches (see ``rankedPage(_:_:)``).
 struct PhotoListing {
     let db: Database
     /// The database file, for errors.
@@ -134,8 +134,8 @@ struct PhotoListing {
     func pageRowIDs() throws -> [Int64] {
         let selection = try selection()
         if selection.empty || query.limit == 0 { return [] }
-        if selection.search != nil && query.sort == .relevance {
-            return try rankedPage(selection)
+        if let search = selection.search, query.sort == .relevance {
+            return try rankedPage(selection, search)
         }
         return try orderedPage(selection)
     }
@@ -325,15 +325,15 @@ struct PhotoListing {
 
     // MARK: - By relevance
 
-    /// A search by relevance ranks its matches with bm25 when there are at most
+    /// A search by relevance ranks its matches with ``SearchRanking`` when there are at most
     /// ``ListingLimits/rankLimit`` of them, and lists them most recently stored first when there
-    /// are more (the index's own order, no sort). bm25 reads the positions of every match it
-    /// ranks, and counts every document that has each searched word or phrase to weigh it: for
-    /// a word every photo has, that took seconds, and still 15 ms with the ranking bounded; a
-    /// rare phrase of common words costs as much. Matches are counted only up to the limit,
-    /// and the ranking is kept, like the anchors, until the database changes: each page of the
-    /// same search is then a slice of it.
-    private func rankedPage(_ selection: Selection) throws -> [Int64] {
+    /// are more (the index's own order, no sort). The ranking reads the matches' document fields
+    /// from the index (its own copy of them): its statistics are the matches', so a word every
+    /// photo has costs nothing more than a rare one (bm25, ranking here before, counted every
+    /// photo that had each word, 15 ms for a word every photo has). Matches are counted only up
+    /// to the limit, and the ranking is kept, like the anchors, until the database changes: each
+    /// page of the same search is then a slice of it.
+    private func rankedPage(_ selection: Selection, _ search: SQLiteSearch) throws -> [Int64] {
         let from = "FROM \(selection.from) \(selection.whereClause())"
         let ranking = try anchors.ranking(db, signature: "\(rankLimit) \(from) \(selection.values)") {
             () throws -> [Int64]? in
@@ -342,9 +342,10 @@ struct PhotoListing {
                     db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 \(from) LIMIT ?)"),
                     arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
             guard matches <= rankLimit else { return nil }
-            return try rows(
-                "SELECT photo.rowid \(from) ORDER BY bm25(photo_search), photo.created_at DESC, photo.sequence DESC",
-                selection.arguments)
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \(SQLiteSearch.rankedColumns) \(from)"),
+                arguments: StatementArguments(selection.arguments))
+            return search.ranked(rows)
         }
         guard let ranking else {
             return try rows(

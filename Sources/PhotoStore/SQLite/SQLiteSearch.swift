@@ -2,7 +2,8 @@ import Basics
 import Foundation
 import GRDB
 
-/// A search as SQLite's index reads it: the text of `photo_search MATCH ?`.
+/// A search as SQLite's index reads it: the text of `photo_search MATCH ?`, and the matches with
+/// their document's fields for the ranking (``SearchRanking``).
 struct SQLiteSearch {
     let expression: SearchExpression
 
@@ -22,5 +23,27 @@ struct SQLiteSearch {
             term: { "\"" + $0.text.replacingEach("\"", with: "\"\"") + "\"" + ($0.prefix ? "*" : "") },
             join: { join, parts in "(" + parts.joined(separator: join == .and ? " AND " : " OR ") + ")" },
             not: { "(\($0) NOT \($1))" })
+    }
+
+    /// The columns of the matches the ranking reads, after the photo's row id, from a
+    /// selection that joins `photo_search` to `photo`.
+    static let rankedColumns = """
+        photo.rowid, photo.created_at, photo.sequence, photo_search.description, photo_search.alt_description,
+        photo_search.user_name, photo_search.user_username, photo_search.location, photo_search.tags
+        """
+
+    /// The matches' row ids, best first, from the rows of ``rankedColumns``.
+    func ranked(_ rows: [Row]) -> [Int64] {
+        let fields: [SearchField] = [.description, .altDescription, .userName, .userUsername, .location, .tags]
+        let matches = rows.map { row in
+            var document: [SearchField: String] = [:]
+            for (index, field) in fields.enumerated() {
+                document[field] = row[3 + index] as String?
+            }
+            return SearchMatch(
+                key: row[0] as Int64, createdAt: (row[1] as StoredDate?)?.date, sequence: row[2],
+                document: document)
+        }
+        return SearchRanking(expression).ranked(matches)
     }
 }

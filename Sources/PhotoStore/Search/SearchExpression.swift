@@ -3,7 +3,7 @@ import Foundation
 /// A search in photosync's syntax (README's `photosync search`): plain words that must all
 /// match, `"quoted phrases"`, `prefix*` (and `"a phrase"*`), `AND`, `OR`, `NOT` and parentheses,
 /// read once here for every store: each driver writes it in its own dialect (FTS5's `MATCH`, a
-/// `tsquery`).
+/// `tsquery`), and the ranking (``SearchRanking``) reads its words.
 ///
 /// Precedence is FTS5's: `NOT` binds tightest, then `AND` (or words side by side), then `OR`;
 /// `NOT` joins two terms (`a NOT b`), and one at the start is refused, as FTS5 refuses it. Any
@@ -193,8 +193,8 @@ public struct SearchTerm: Sendable, Hashable {
     public let text: String
     /// Its last word is a prefix: `moun*`, `"mountain la"*`.
     public let prefix: Bool
-    /// Its words as ``SearchWords`` splits them: one for a plain word, several for a phrase or
-    /// a word with punctuation inside (`dog's`), none for punctuation alone.
+    /// Its words as the ranking splits them (``SearchWords``): one for a plain word, several
+    /// for a phrase or a word with punctuation inside (`dog's`), none for punctuation alone.
     public let words: [String]
 
     public init(_ text: String, prefix: Bool = false) {

@@ -1,10 +1,13 @@
 import Foundation
 
-/// How photosync splits a text into words, as SQLite's FTS5 index (`unicode61
+/// How the ranking splits a text into words, as SQLite's FTS5 index (`unicode61
 /// remove_diacritics 2`) splits it: a word is a run of letters, digits and private-use
 /// characters; anything else separates words; a word is lower-cased, and a Latin letter loses its
 /// diacritics (`Zürich` is `zurich`, `ł` stays). PostgreSQL's index splits as FTS5 does
-/// (`photosync_words`, schema version 8). A search's term without any word is left out.
+/// (`photosync_words`, schema version 8).
+///
+/// The ranking reads each store's matches with these words, never the index's own, so the same
+/// photos rank alike on every store even where an index splits a rare character otherwise.
 public enum SearchWords {
     /// The words of `text`, in order.
     public static func words(of text: String) -> [String] {

@@ -33,10 +33,11 @@ struct SearchCommand: AsyncParsableCommand {
         commandName: "search",
         abstract: "Search stored photos by their words: description, photographer, location, tags.",
         discussion: """
-            TEXT is searched with SQLite FTS5 over the description, the alt description, the \
-            photographer's name and username, the location and the tag titles. It takes words \
-            (all must match), "quoted phrases", prefix* and AND, OR, NOT. Results come best match \
-            first (bm25) unless --sort says otherwise. The filters and outputs are those of list.
+            TEXT is searched over the description, the alt description, the photographer's name \
+            and username, the location and the tag titles. It takes words (all must match), \
+            "quoted phrases", prefix* and AND, OR, NOT. Results come best match first (the words \
+            in the descriptions over those in the tags and the name) unless --sort says \
+            otherwise. The filters and outputs are those of list.
             """)
 
     @Argument(help: "What to search for.")
