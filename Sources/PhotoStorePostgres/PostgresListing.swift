@@ -352,12 +352,10 @@ struct PostgresListing {
             for try await row in rows.decode(
                 (String, Date?, Int64, String?, String?, String?, String?, String?, String?).self)
             {
-                let fields = [row.3, row.4, row.5, row.6, row.7, row.8]
-                let document = Dictionary(
-                    uniqueKeysWithValues: zip(Self.rankedFields, fields).compactMap { field, text in
-                        text.map { (field, $0) }
-                    })
-                found.append(SearchMatch(key: row.0, createdAt: row.1, sequence: row.2, document: document))
+                found.append(
+                    SearchMatch(
+                        key: row.0, createdAt: row.1, sequence: row.2,
+                        fields: [row.3, row.4, row.5, row.6, row.7, row.8]))
             }
             return SearchRanking(search).ranked(found)
         }
@@ -370,11 +368,6 @@ struct PostgresListing {
             """
         return Page(statement: statement, sql: page, reversed: false)
     }
-
-    /// The fields of the ranking's statement, in the order it reads them.
-    private static let rankedFields: [SearchField] = [
-        .description, .altDescription, .userName, .userUsername, .location, .tags,
-    ]
 
     /// The values of the query's filters but the search's text, for a kept value's key.
     private var filters: String {

@@ -3,6 +3,8 @@ import PhotoStore
 import TestSupport
 import Testing
 
+@testable import PhotoStorePostgres
+
 /// Search on the photos Unsplash really sent (Tests/TestSupport/Fixtures): the same matches in
 /// the same order on every store, held to one expected order each, and measured against the
 /// order Unsplash gave its own two recorded searches.
@@ -86,6 +88,21 @@ struct SearchContractTests {
                 }
                 #expect(found > searches.count * 9 / 10, "most of them find a photo: \(found) of \(searches.count)")
             }
+        }
+    }
+}
+
+/// The ranking's words and PostgreSQL's index fold Latin letters by one table, FTS5's, kept twice:
+/// in ``SearchWords`` and frozen in schema version 8's migration.
+@Suite("FTS5's table of Latin letters, kept twice")
+struct LatinLetterTests {
+    @Test("the ranking folds each Latin letter to the letter PostgreSQL's version 8 folds it to")
+    func tablesAgree() {
+        let letters = Array(PostgresSchema.latinLetters.unicodeScalars)
+        let bases = Array(PostgresSchema.latinBases.unicodeScalars)
+        #expect(letters.count == 490 && bases.count == 490)
+        for (letter, base) in zip(letters, bases) {
+            #expect(SearchWords.words(of: String(letter)) == [String(base)], "\(letter)")
         }
     }
 }

@@ -25,8 +25,9 @@ struct SQLiteSearch {
             not: { "(\($0) NOT \($1))" })
     }
 
-    /// The columns of the matches the ranking reads, after the photo's row id, from a
-    /// selection that joins `photo_search` to `photo`.
+    /// The columns of the matches the ranking reads: the photo's row id, creation date and
+    /// sequence, then its document's fields in ``SearchField``'s order, from a selection that
+    /// joins `photo_search` to `photo`.
     static let rankedColumns = """
         photo.rowid, photo.created_at, photo.sequence, photo_search.description, photo_search.alt_description,
         photo_search.user_name, photo_search.user_username, photo_search.location, photo_search.tags
@@ -34,15 +35,10 @@ struct SQLiteSearch {
 
     /// The matches' row ids, best first, from the rows of ``rankedColumns``.
     func ranked(_ rows: [Row]) -> [Int64] {
-        let fields: [SearchField] = [.description, .altDescription, .userName, .userUsername, .location, .tags]
         let matches = rows.map { row in
-            var document: [SearchField: String] = [:]
-            for (index, field) in fields.enumerated() {
-                document[field] = row[3 + index] as String?
-            }
-            return SearchMatch(
+            SearchMatch(
                 key: row[0] as Int64, createdAt: (row[1] as StoredDate?)?.date, sequence: row[2],
-                document: document)
+                fields: (3..<9).map { row[$0] as String? })
         }
         return SearchRanking(expression).ranked(matches)
     }

@@ -33,7 +33,7 @@ public struct SearchRanking: Sendable {
     /// The keys of `matches`, best first.
     public func ranked<Key>(_ matches: [SearchMatch<Key>]) -> [Key] {
         let fields = SearchField.allCases
-        let documents = matches.map { match in fields.map { SearchWords.words(of: match.document[$0] ?? "") } }
+        let documents = matches.map { match in match.fields.map { SearchWords.words(of: $0 ?? "") } }
         let count = Double(matches.count)
         let averageLength = fields.indices.map { field in
             Double(documents.reduce(0) { $0 + $1[field].count }) / max(count, 1)
@@ -80,19 +80,25 @@ public struct SearchMatch<Key>: Sendable where Key: Sendable {
     public var key: Key
     public var createdAt: Date?
     public var sequence: Int64
-    /// The texts of its search document, by field.
-    public var document: [SearchField: String]
+    /// The texts of its search document, in the order of ``SearchField/allCases`` (nil for a
+    /// field without text), as both stores keep them.
+    public var fields: [String?]
 
-    public init(key: Key, createdAt: Date?, sequence: Int64, document: [SearchField: String]) {
+    public init(key: Key, createdAt: Date?, sequence: Int64, fields: [String?]) {
+        precondition(fields.count == SearchField.allCases.count, "a text for each field")
         self.key = key
         self.createdAt = createdAt
         self.sequence = sequence
-        self.document = document
+        self.fields = fields
+    }
+
+    public init(key: Key, createdAt: Date?, sequence: Int64, document: [SearchField: String]) {
+        self.init(key: key, createdAt: createdAt, sequence: sequence, fields: SearchField.allCases.map { document[$0] })
     }
 }
 
-/// The fields of a photo's search document, as both stores index them: FTS5's columns, the
-/// parts of PostgreSQL's `tsvector`.
+/// The fields of a photo's search document, as both stores index them, in their order: FTS5's
+/// columns, the parts of PostgreSQL's `tsvector`.
 public enum SearchField: String, CaseIterable, Sendable {
     case description, altDescription, userName, userUsername, location, tags
 

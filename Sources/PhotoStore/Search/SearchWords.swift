@@ -1,5 +1,3 @@
-import Foundation
-
 /// How the ranking splits a text into words, as SQLite's FTS5 index (`unicode61
 /// remove_diacritics 2`) splits it: a word is a run of letters, digits and private-use
 /// characters; anything else separates words; a word is lower-cased, and a Latin letter loses its
@@ -12,35 +10,39 @@ public enum SearchWords {
     /// The words of `text`, in order.
     public static func words(of text: String) -> [String] {
         var words: [String] = []
-        var word = String.UnicodeScalarView()
+        // The word's UTF-8 so far, made a `String` once: a ranking splits thousands of texts.
+        var word: [UInt8] = []
+        func endWord() {
+            guard !word.isEmpty else { return }
+            words.append(String(decoding: word, as: UTF8.self))
+            word.removeAll(keepingCapacity: true)
+        }
         for scalar in text.unicodeScalars {
             if scalar.isASCII {
-                let value = scalar.value
-                if (0x61...0x7A).contains(value) || (0x30...0x39).contains(value) {
-                    word.append(scalar)
-                } else if (0x41...0x5A).contains(value) {
-                    word.append(Unicode.Scalar(value + 0x20)!)
-                } else if !word.isEmpty {
-                    words.append(String(word))
-                    word = String.UnicodeScalarView()
+                let byte = UInt8(scalar.value)
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte | 0x20)
+                default: endWord()
                 }
                 continue
             }
             switch scalar.properties.generalCategory {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
                 .decimalNumber, .letterNumber, .otherNumber, .privateUse:
-                word.append(contentsOf: folded(scalar))
+                if let base = latinBases[scalar.value] {
+                    word.append(base)
+                } else {
+                    word.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+                }
             case .nonspacingMark where droppedMarks.contains(scalar.value):
                 // A diacritic written apart from its letter goes as FTS5 drops it.
                 continue
             default:
-                if !word.isEmpty {
-                    words.append(String(word))
-                    word = String.UnicodeScalarView()
-                }
+                endWord()
             }
         }
-        if !word.isEmpty { words.append(String(word)) }
+        endWord()
         return words
     }
 
@@ -52,13 +54,27 @@ public enum SearchWords {
             0x330...0x331,
         ].joined())
 
-    /// A letter without case, and a Latin letter (whose canonical decomposition is an ASCII
-    /// letter and marks: `é`, `ǖ`) without its diacritics.
-    private static func folded(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
-        let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
-        if decomposed.count > 1, let base = decomposed.first, base.isASCII, base.properties.isAlphabetic {
-            return String(base).lowercased().unicodeScalars
-        }
-        return scalar.properties.lowercaseMapping.unicodeScalars
-    }
+    /// The lower-case ASCII letter of each Latin letter FTS5's `remove_diacritics 2` folds to
+    /// one (`é`, `ǖ`, `Å`): its own table, read from SQLite 3.40, the same as PostgreSQL's
+    /// version 8 keeps in its migration (a test holds the two alike).
+    static let latinBases: [UInt32: UInt8] = Dictionary(
+        uniqueKeysWithValues: zip(latinLetters.unicodeScalars.map(\.value), latinLetterBases.utf8))
+
+    static let latinLetters =
+        "ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜ"
+        + "ĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽ"
+        + "žſƠơƯưǍǎǏǐǑǒǓǔǕǖǗǘǙǚǛǜǞǟǦǧǨǩǪǫǬǭǰǴǵǸǹǺǻȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȪȫȬȭȮȯȰ"
+        + "ȱȲȳḀḁḂḃḄḅḆḇḈḉḊḋḌḍḎḏḐḑḒḓḔḕḖḗḘḙḚḛḜḝḞḟḠḡḢḣḤḥḦḧḨḩḪḫḬḭḮḯḰḱḲḳḴḵḶḷḸḹḺḻḼḽḾḿṀṁṂṃṄṅṆṇṈṉṊṋṌ"
+        + "ṍṎṏṐṑṒṓṔṕṖṗṘṙṚṛṜṝṞṟṠṡṢṣṤṥṦṧṨṩṪṫṬṭṮṯṰṱṲṳṴṵṶṷṸṹṺṻṼṽṾṿẀẁẂẃẄẅẆẇẈẉẊẋẌẍẎẏẐẑẒẓẔẕẖẗẘẙẛẠạ"
+        + "ẢảẤấẦầẨẩẪẫẬậẮắẰằẲẳẴẵẶặẸẹẺẻẼẽẾếỀềỂểỄễỆệỈỉỊịỌọỎỏỐốỒồỔổỖỗỘộỚớỜờỞởỠỡỢợỤụỦủỨứỪừỬửỮữỰự"
+        + "ỲỳỴỵỶỷỸỹKÅ"
+
+    static let latinLetterBases =
+        "aaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyyaaaaaaccccccccddeeeeeeeeeeg"
+        + "ggggggghhiiiiiiiiijjkkllllllnnnnnnoooooorrrrrrssssssssttttuuuuuuuuuuuuwwyyyzzzzz"
+        + "zsoouuaaiioouuuuuuuuuuaaggkkoooojggnnaaaaaaeeeeiiiioooorrrruuuusstthhaaeeooooooo"
+        + "oyyaabbbbbbccddddddddddeeeeeeeeeeffgghhhhhhhhhhiiiikkkkkkllllllllmmmmmmnnnnnnnno"
+        + "ooooooopppprrrrrrrrssssssssssttttttttuuuuuuuuuuvvvvwwwwwwwwwwxxxxyyzzzzzzhtwysaa"
+        + "aaaaaaaaaaaaaaaaaaaaaaeeeeeeeeeeeeeeeeiiiioooooooooooooooooooooooouuuuuuuuuuuuuu"
+        + "yyyyyyyyka"
 }
