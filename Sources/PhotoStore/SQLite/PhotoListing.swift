@@ -342,10 +342,10 @@ struct PhotoListing {
                     db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 \(from) LIMIT ?)"),
                     arguments: StatementArguments(selection.arguments + [rankLimit + 1])) ?? 0
             guard matches <= rankLimit else { return nil }
-            let rows = try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT \(SQLiteSearch.rankedColumns) \(from)"),
                 arguments: StatementArguments(selection.arguments))
-            return search.ranked(rows)
+            return try search.ranked(rows)
         }
         guard let ranking else {
             return try rows(
