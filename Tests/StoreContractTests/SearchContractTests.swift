@@ -1,9 +1,10 @@
 import Foundation
-import PhotoStore
+import Logging
+import PhotoStorePostgres
 import TestSupport
 import Testing
 
-@testable import PhotoStorePostgres
+@testable import PhotoStore
 
 /// Search on the photos Unsplash really sent (Tests/TestSupport/Fixtures): the same matches in
 /// the same order on every store, held to one expected order each, and measured against the
@@ -92,18 +93,26 @@ struct SearchContractTests {
     }
 }
 
-/// The ranking's words and PostgreSQL's index fold Latin letters by one table, FTS5's, kept twice:
-/// in ``SearchWords`` and frozen in schema version 8's migration.
-@Suite("FTS5's table of Latin letters, kept twice")
+/// The ranking's words (``SearchWords``, FTS5's table of Latin letters) and PostgreSQL's index
+/// (`photosync_words`, schema version 8, which decomposes them) fold Latin letters alike.
+@Suite("Latin letters, folded by the ranking and by PostgreSQL's index")
 struct LatinLetterTests {
-    @Test("the ranking folds each Latin letter to the letter PostgreSQL's version 8 folds it to")
-    func tablesAgree() {
-        let letters = Array(PostgresSchema.latinLetters.unicodeScalars)
-        let bases = Array(PostgresSchema.latinBases.unicodeScalars)
-        #expect(letters.count == 490 && bases.count == 490)
-        for (letter, base) in zip(letters, bases) {
-            #expect(SearchWords.words(of: String(letter)) == [String(base)], "\(letter)")
-        }
+    @Test("PostgreSQL's index folds each letter of FTS5's table to the letter the ranking folds it to")
+    func foldedAlike() async throws {
+        let letters = SearchWords.latinLetters.unicodeScalars.map { String($0) }
+        #expect(letters.count == 490)
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        try await PostgresStore.open(
+            try PostgresLocation(parsing: url), password: nil, logger: Logger(label: "photosync.contract")
+        ).close()
+        let folded = try await PostgresTestCluster.shared.query(
+            """
+            SELECT array_to_string(tsvector_to_array(to_tsvector('simple', photosync_words(letter))), ' ')
+            FROM unnest('{\(letters.joined(separator: ","))}'::text[]) WITH ORDINALITY AS letters (letter, n)
+            ORDER BY n
+            """, in: url)
+        let ranked = letters.map { SearchWords.words(of: $0).joined(separator: " ") }
+        #expect(folded.split(separator: "\n").map(String.init) == ranked)
     }
 }
 

@@ -55,8 +55,8 @@ public enum SearchWords {
         ].joined())
 
     /// The lower-case ASCII letter of each Latin letter FTS5's `remove_diacritics 2` folds to
-    /// one (`é`, `ǖ`, `Å`): its own table, read from SQLite 3.40, the same as PostgreSQL's
-    /// version 8 keeps in its migration (a test holds the two alike).
+    /// one (`é`, `ǖ`, `Å`): its own table, read from SQLite 3.40, which PostgreSQL's version 8
+    /// folds alike (a test holds the two to it).
     static let latinBases: [UInt32: UInt8] = Dictionary(
         uniqueKeysWithValues: zip(latinLetters.unicodeScalars.map(\.value), latinLetterBases.utf8))
 
