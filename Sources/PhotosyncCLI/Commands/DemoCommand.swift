@@ -39,7 +39,7 @@ import ArgumentParser
         func validate() throws {
             _ = try GalleryServing.address(listen)
             do {
-                _ = try DatabaseLocation(parsing: databasePath)
+                _ = try DatabaseLocation(parsing: databasePath, environment: ProcessInfo.processInfo.environment)
             } catch {
                 throw ValidationError("--database \(error.text)")
             }
@@ -73,7 +73,8 @@ import ArgumentParser
             }
             try await reportingErrors {
                 let environment = ProcessInfo.processInfo.environment
-                let store = try await DatabaseLocation(parsing: databasePath).openExisting(environment: environment)
+                let store = try await DatabaseLocation(parsing: databasePath, environment: environment)
+                    .openExisting(environment: environment)
                 // A sync that Ctrl-C stopped returns as if done (run --once exits 0 after a stop):
                 // an unfinished backfill tells the two apart, and Ctrl-C means stop the demo.
                 guard try await store.catalog.statistics().backfillComplete else { return }

@@ -46,7 +46,7 @@ struct AllSettings: Sendable {
         summary: "SQLite database file, or a PostgreSQL database as postgres://USER@HOST[:PORT]/DB.",
         valueName: "path|url", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file(),
-        reload: .restartNeeded, rule: DatabaseLocation.init(parsing:))
+        reload: .restartNeeded, rule: DatabaseLocation.init(parsing:environment:))
 
     let writerLease = Setting(
         "writer_lease", flag: "--writer-lease", .integer,
