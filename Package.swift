@@ -97,6 +97,9 @@ let package = Package(
             dependencies: [
                 "Basics", "PhotoStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // TLS as libpq makes it, and the network's and TLS's failures told apart by type.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 // `verify` re-hashes stored images.

@@ -100,6 +100,11 @@ enum CommandError: Error {
             .tempFailure
         case .loginRefused:
             .noPermission
+        case .connectionMisconfigured:
+            // TLS or a pooler as configured: a restart changes nothing until the configuration does.
+            .config
+        case .readOnlyStandby:
+            .ioError
         case .writerLeaseLost:
             // As when the lease is held at the start: another run writes the database.
             .writerLockHeld
