@@ -385,6 +385,8 @@ final class PostgresDatabase: Sendable {
             case "53100": return .diskFull(path: name, operation: operation)
             case "40001", "40P01", "55P03": return .busy(path: name, operation: operation)
             case "XX001", "XX002": return .corrupt(path: name, operation: operation)
+            // read_only_sql_transaction: a hot standby takes no writes.
+            case "25006": return .readOnlyStandby(path: name, operation: operation)
             default: break
             }
         }

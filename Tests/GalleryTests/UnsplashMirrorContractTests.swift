@@ -261,7 +261,7 @@ import UnsplashAPI
         let slug = try #require(recorded["slug"]?.text)
         #expect(recorded["links"]?["self"]?.text?.hasSuffix("/photos/\(slug)") == true)
 
-        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+        try await fixture.serve(mirror: MirrorConfiguration(downloadTracking: .off)) { client in
             // WHEN it is asked for by that slug, THEN it is the photo, as by its id
             let byID = try await client.get("/unsplash/photos/\(id)")
             let bySlug = try await client.get("/unsplash/photos/\(slug)")

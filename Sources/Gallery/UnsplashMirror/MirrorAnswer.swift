@@ -11,12 +11,20 @@ enum MirrorFailure: Error, Equatable {
     case notFound(String)
     /// The database cannot be read: 503, without SQLite's words.
     case unavailable
+    /// A request the mirror must record to answer (a download, which Unsplash must hear of;
+    /// a photo's full object, which the sync fetches when asked) could not be recorded: 503,
+    /// never an answer that loses it.
+    case notRecorded
 
     var response: Response {
         switch self {
         case .badRequest(let message): MirrorAnswer.errors(.badRequest, [message])
         case .notFound(let kind): MirrorAnswer.errors(.notFound, ["Couldn't find \(kind)"])
         case .unavailable: MirrorAnswer.errors(.serviceUnavailable, ["The mirror's database cannot be read just now"])
+        case .notRecorded:
+            MirrorAnswer.errors(
+                .serviceUnavailable, ["The mirror cannot record this request just now; try again later"],
+                headers: [.retryAfter: "30"])
         }
     }
 }
@@ -39,8 +47,8 @@ enum MirrorAnswer {
     }
 
     /// `{"errors": messages}` with `status`.
-    static func errors(_ status: HTTPResponse.Status, _ messages: [String]) -> Response {
-        json(status, JSONValue.object(["errors": .array(messages.map(JSONValue.string))]).encoded)
+    static func errors(_ status: HTTPResponse.Status, _ messages: [String], headers: HTTPFields = [:]) -> Response {
+        json(status, JSONValue.object(["errors": .array(messages.map(JSONValue.string))]).encoded, headers: headers)
     }
 
     /// A list's JSON array: the items' own texts joined, so each photo is encoded once.

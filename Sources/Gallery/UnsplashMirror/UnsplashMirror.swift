@@ -233,7 +233,7 @@ public struct UnsplashMirror: Sendable {
         var headers: HTTPFields = [:]
         // Unsplash+ photos need a paid licence: their downloads are never tracked (README).
         let isPlus = (try? Photo(json: json))?.isPlus ?? false
-        headers[.xPhotosyncDownloadTracking] = isPlus ? Self.plusNotTracked : await recordDownload(id)
+        headers[.xPhotosyncDownloadTracking] = isPlus ? Self.plusNotTracked : try await recordDownload(id)
         if !configuration.storesImages { headers[.xPhotosyncImages] = "none" }
         let body = JSONValue.object(["url": url.map(JSONValue.string) ?? .null]).encoded
         return MirrorAnswer.json(.ok, body, headers: headers)
@@ -243,19 +243,21 @@ public struct UnsplashMirror: Sendable {
     static let plusNotTracked = "not-tracked-unsplash-plus"
 
     /// Records the request for the sync to forward; what became of it, for the header.
-    private func recordDownload(_ id: String) async -> String {
+    /// - Throws: ``MirrorFailure/notRecorded`` when it cannot be recorded (a database `serve` may
+    ///   only read, a standby without its primary, a primary away): the client asks again later.
+    private func recordDownload(_ id: String) async throws(MirrorFailure) -> String {
         guard configuration.downloadTracking == .queued else {
             return MirrorConfiguration.DownloadTracking.off.rawValue
         }
-        guard let requests = configuration.downloadRequests else { return "not-recorded" }
         if askedDownloads.contains(id) { return MirrorConfiguration.DownloadTracking.queued.rawValue }
+        guard let requests = configuration.downloadRequests else { throw .notRecorded }
         do {
             if try await requests.record(photoID: id, at: configuration.now()) { askedDownloads.insert(id) }
             return MirrorConfiguration.DownloadTracking.queued.rawValue
         } catch {
             logger.warning(
                 "a download request could not be recorded", metadata: ["photo": "\(id)", "error": "\(error)"])
-            return "not-recorded"
+            throw .notRecorded
         }
     }
 
