@@ -259,9 +259,9 @@ struct PostgresConnector: Sendable {
             return switch self {
             case .connection: .unavailable(path: name, reason: reason)
             case .login: .loginRefused(path: name, reason: reason)
-            case .tls, .noTLS, .statementPooling, .poolerRefusedParameter:
+            case .tls, .noTLS, .refusedWithoutTLS, .statementPooling, .poolerRefusedParameter:
                 .connectionMisconfigured(path: name, reason: reason)
-            case .refusedWithoutTLS, .other: .cannotOpen(path: name, reason: reason)
+            case .other: .cannotOpen(path: name, reason: reason)
             }
         }
     }
