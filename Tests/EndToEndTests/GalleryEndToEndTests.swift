@@ -28,7 +28,7 @@ extension EndToEnd {
             async throws
         {
             // GIVEN `photosync serve` on a database synced from the stub
-            let world = try await PhotosyncEndToEndTests.World.start(photos: 120, store: store)
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 120, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let serve = try PhotosyncProcess([
