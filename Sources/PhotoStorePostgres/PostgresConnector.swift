@@ -51,8 +51,6 @@ struct PostgresConnector: Sendable {
         /// Whether the startup packet asks the server for keepalives (``keepalives``): over TCP,
         /// unless a pooler refused them, which then means photosync is behind one.
         var keepalives: Bool
-        /// A pooler refused a startup parameter only a server takes: photosync is behind one.
-        var pooled: Bool
     }
 
     /// The server probes an idle TCP connection after 5 s, every 2 s, and drops it after 3 probes
@@ -76,7 +74,7 @@ struct PostgresConnector: Sendable {
     ///   (no such database), each with the server's or the network's reason in words.
     func settle(logger: Logger) async throws(StoreError) -> Settled {
         let tcp = if case .tcp = location.endpoint { true } else { false }
-        var settled = Settled(tls: location.tls == .allow ? nil : tls, keepalives: tcp, pooled: false)
+        var settled = Settled(tls: location.tls == .allow ? nil : tls, keepalives: tcp)
         while true {
             do {
                 try await check(try await connect(settled, logger: logger), logger: logger)
@@ -85,7 +83,6 @@ struct PostgresConnector: Sendable {
                 switch Self.failure(error, location: location) {
                 case .poolerRefusedParameter where settled.keepalives:
                     settled.keepalives = false
-                    settled.pooled = true
                     logger.notice(
                         """
                         the database is behind a connection pooler: photosync connects to it without asking for \
