@@ -75,6 +75,8 @@ struct PostgresConnector: Sendable {
     func settle(logger: Logger) async throws(StoreError) -> Settled {
         let tcp = if case .tcp = location.endpoint { true } else { false }
         var settled = Settled(tls: location.tls == .allow ? nil : tls, keepalives: tcp)
+        // What the first way of `prefer` or `allow` met, said with the second way's failure.
+        var fellBack: String?
         while true {
             do {
                 try await check(try await connect(settled, logger: logger), logger: logger)
@@ -93,9 +95,11 @@ struct PostgresConnector: Sendable {
                     .noTLS where location.tls == .prefer && settled.tls != nil:
                     // libpq's `prefer`: a connection without TLS when one with it failed.
                     settled.tls = nil
+                    fellBack = "with TLS: " + Self.reason(error)
                 case .refusedWithoutTLS where location.tls == .allow && settled.tls == nil && tls != nil:
                     // libpq's `allow`: a connection with TLS when one without it was refused.
                     settled.tls = tls
+                    fellBack = "without TLS: " + Self.reason(error)
                 case .statementPooling:
                     throw StoreError.connectionMisconfigured(
                         path: location.description,
@@ -103,7 +107,9 @@ struct PostgresConnector: Sendable {
                             + "pool_mode = statement), where photosync's transactions cannot run: use a pool in "
                             + "transaction or session mode")
                 case let failure:
-                    throw failure.storeError(location: location, reason: Self.reason(error))
+                    let reason = Self.reason(error)
+                    throw failure.storeError(
+                        location: location, reason: fellBack.map { "\(reason) (and \($0))" } ?? reason)
                 }
             }
         }

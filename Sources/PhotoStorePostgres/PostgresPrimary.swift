@@ -127,12 +127,14 @@ public final class PostgresPrimary: Sendable {
 
     /// Connects now, so that a primary that is not this standby's is said at the start; one that
     /// cannot be reached is tried again at the first request.
+    /// - Returns: the reason the primary cannot be reached now, nil when it was.
     /// - Throws: `StoreError.connectionMisconfigured` and other failures but `.unavailable`.
-    public func check() async throws(StoreError) {
+    public func check() async throws(StoreError) -> String? {
         do {
             _ = try await database()
+            return nil
         } catch {
-            if case .unavailable = error { return }
+            if case .unavailable(_, let reason) = error { return reason }
             throw error
         }
     }

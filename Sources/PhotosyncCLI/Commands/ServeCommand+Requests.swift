@@ -51,7 +51,11 @@ extension ServeCommand {
             let writer = PostgresPrimary(
                 primary, password: PostgresPassword.find(for: primary, environment: environment), expected: identity,
                 logger: Logger(label: "photosync.primary"))
-            try await writer.check()
+            if let away = try await writer.check() {
+                Self.say(
+                    "primary_database cannot be reached now (\(away)): download and photo details requests answer "
+                        + "503 until it can")
+            }
             return (tracking ? writer.downloadRequests : nil, details ? writer.photoDetailsRequests : nil)
         }
         if let standby = try await store.storage.standby() {
