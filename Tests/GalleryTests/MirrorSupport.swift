@@ -124,6 +124,21 @@ indirect enum JSONShape: Codable, Equatable, Sendable {
 }
 
 extension JSONShape {
+    /// A user object as the mirror on `origin` answers it: the links under its own `links.self`
+    /// (`self`, `photos`, `likes`...) on `/unsplash/users/USERNAME`, everything else, its page on
+    /// unsplash.com included, as Unsplash sent it.
+    func mirroredUser(on origin: String) -> JSONShape {
+        guard case .object(var user) = self, case .object(var links)? = user["links"],
+            let own = links["self"]?.text, let username = user["username"]?.text
+        else { return self }
+        for (name, value) in links where name != "html" {
+            guard let url = value.text, url == own || url.hasPrefix(own + "/") else { continue }
+            links[name] = .string(origin + "/unsplash/users/" + username + url.dropFirst(own.count))
+        }
+        user["links"] = .object(links)
+        return .object(user)
+    }
+
     /// Where `actual` holds another value than `expected` (a recording), field by field: a key
     /// missing or extra, a value that differs. Paths `rewritten` says the mirror changes (its
     /// own API links) are left out; each is a path such as `$.links.self` or `$[3].links.download_location`.
@@ -151,6 +166,13 @@ extension JSONShape {
             return expected == actual ? [] : ["\(path) differs"]
         }
     }
+}
+
+/// `http://HOST:PORT` of a URL the mirror answered: its origin as the client reached it.
+func mirrorOrigin(of url: String) -> String? {
+    guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+    else { return nil }
+    return scheme + "://" + host + (components.port.map { ":\($0)" } ?? "")
 }
 
 /// Headers every list answer of Unsplash's carries, as the recordings show.

@@ -268,7 +268,7 @@ public struct UnsplashMirror: Sendable {
         guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
             let user = JSONValue.parse(json)?["user"], case .object = user
         else { throw MirrorFailure.notFound("User") }
-        return MirrorAnswer.json(.ok, user.encoded)
+        return MirrorAnswer.json(.ok, request.photo.user(user).encoded)
     }
 
     /// The collection's object as the sync last fetched it; 404 as Unsplash says it when the sync
