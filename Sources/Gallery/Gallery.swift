@@ -90,6 +90,8 @@ public struct Gallery: Sendable {
         }
         router.get("/healthz") { _, _ in try await self.healthResponse() }
         mirror.addRoutes(to: router)
+        // Last: it runs only for requests no route above matched.
+        router.add(middleware: MirrorFallback())
         return router
     }
 
