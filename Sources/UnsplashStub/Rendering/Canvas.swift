@@ -265,32 +265,43 @@ struct Canvas {
         }
     }
 
-    /// The mean of every pixel.
+    /// The mean of every pixel, as the picture's bytes hold it: each value within 0...1.
     var average: Paint {
         var (red, green, blue) = (Double(0), Double(0), Double(0))
         pixels.withUnsafeBufferPointer { pixels in
             for index in stride(from: 0, to: pixels.count, by: 3) {
-                red += Double(pixels[index])
-                green += Double(pixels[index + 1])
-                blue += Double(pixels[index + 2])
+                red += Double(Self.clamped(pixels[index]))
+                green += Double(Self.clamped(pixels[index + 1]))
+                blue += Double(Self.clamped(pixels[index + 2]))
             }
         }
         let count = Double(max(1, width * height))
         return Paint(Float(red / count), Float(green / count), Float(blue / count))
     }
 
-    /// Moves every pixel by the same amount, so that the picture's mean is `target` (within
-    /// what clipping to 0...1 allows): a photo's average colour is its `color`.
+    /// Moves every pixel by the same amount in each channel, so that the picture's mean is
+    /// `target`: a photo's average colour is its `color`. Pixels held at 0 or 1 do not move, so
+    /// each round moves the others further, by what the held ones could not.
     mutating func settle(average target: Paint) {
-        for _ in 0..<4 {
+        let count = width * height
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            for index in pixels.indices { pixels[index] = Self.clamped(pixels[index]) }
+        }
+        for _ in 0..<8 {
             let shift = target - average
-            guard max(abs(shift.x), abs(shift.y), abs(shift.z)) > 0.5 / 255 else { break }
-            let (red, green, blue) = (shift.x, shift.y, shift.z)
+            guard max(abs(shift.x), abs(shift.y), abs(shift.z)) > 0.25 / 255 else { break }
+            var movable = [0, 0, 0]
+            pixels.withUnsafeBufferPointer { pixels in
+                for index in pixels.indices where shift[index % 3] > 0 ? pixels[index] < 1 : pixels[index] > 0 {
+                    movable[index % 3] += 1
+                }
+            }
+            let steps = (0..<3).map { shift[$0] * Float(count) / Float(max(1, movable[$0])) }
             pixels.withUnsafeMutableBufferPointer { pixels in
                 for index in stride(from: 0, to: pixels.count, by: 3) {
-                    pixels[index] = Self.clamped(pixels[index] + red)
-                    pixels[index + 1] = Self.clamped(pixels[index + 1] + green)
-                    pixels[index + 2] = Self.clamped(pixels[index + 2] + blue)
+                    pixels[index] = Self.clamped(pixels[index] + steps[0])
+                    pixels[index + 1] = Self.clamped(pixels[index + 1] + steps[1])
+                    pixels[index + 2] = Self.clamped(pixels[index + 2] + steps[2])
                 }
             }
         }
