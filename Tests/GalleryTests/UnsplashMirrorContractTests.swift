@@ -162,6 +162,10 @@ import UnsplashAPI
             #expect(response.json["user"]?["links"]?["html"] == recorded["user"]?["links"]?["html"])
             #expect(response.json["user"]?["name"] == recorded["user"]?["name"])
             #expect(response.json["links"]?["self"]?.text == origin + "/unsplash/photos/\(id)")
+            // AND a photographer without a stored profile is the photo's user, its links on the mirror too
+            let profile = try await client.get("/unsplash/users/\(username)")
+            #expect(profile.status == .ok)
+            #expect(profile.json == recorded["user"]?.mirroredUser(on: origin))
             #expect(response.json["links"]?["html"] == recorded["links"]?["html"])
             #expect(response.json["urls"] == recorded["urls"], "Unsplash's image URLs by default")
             #expect(response.header("X-Ratelimit-Limit") == "5000")
