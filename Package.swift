@@ -266,7 +266,8 @@ let package = Package(
         .testTarget(
             name: "UnsplashStubTests",
             dependencies: [
-                "UnsplashStub", "Networking", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "UnsplashStub", "Networking", "TestSupport", "Basics",
+                .product(name: "Crypto", package: "swift-crypto"),
                 // The gallery's BlurHash decoder reads the stub's `blur_hash` as a client would.
                 "Gallery",
             ]

@@ -205,6 +205,19 @@ extension GalleryFixture {
         return photos
     }
 
+    /// The recorded collection (`collection:3773378`, published 2019, with its recorded photos)
+    /// and the 2019 recording's (`collection:201`, a numeric id, published 2017, with one photo),
+    /// their objects stored as the sync stores them.
+    func storeRecordedCollections() async throws {
+        try await commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try await commit([Sample.photo("iceland", day: 1)], source: "collection:201")
+        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
+        try await writer.ledger.storeSourceObject(
+            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
+        try await writer.ledger.storeSourceObject(
+            try Fixture.collection2019.data, sources: ["collection:201"], at: fetched)
+    }
+
     /// A recorded photo as the sync stores it, its JSON verbatim.
     static func record(_ photo: JSONShape) -> PhotoRecord {
         func number(_ value: JSONShape?) -> Int? {

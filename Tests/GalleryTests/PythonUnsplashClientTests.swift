@@ -106,13 +106,7 @@ import Testing
         // GIVEN the recorded collection and the 2019 one (a numeric id), stored with their photos
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
-        try await fixture.commit([Sample.photo("iceland", day: 1)], source: "collection:201")
-        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
-        try await fixture.writer.ledger.storeSourceObject(
-            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
-        try await fixture.writer.ledger.storeSourceObject(
-            try Fixture.collection2019.data, sources: ["collection:201"], at: fetched)
+        try await fixture.storeRecordedCollections()
         let scriptFile = fixture.directory.appending(path: "collections.py")
         try Data(Self.collectionsScript.utf8).write(to: scriptFile)
         let owner = try #require(try JSONShape.parse(try Fixture.collection.data)["user"]?["username"]?.text)

@@ -93,17 +93,11 @@ import Testing
     }
 
     @Test func collectionsListsTheStoredCollectionsNewestFirst() async throws {
-        // GIVEN the recorded collection (published 2019-01-07) and the 2019 one with a numeric
-        // id (published 2012), stored
+        // GIVEN the recorded collection (published 2019) and the 2019 one with a numeric id
+        // (published 2017), stored
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
-        try await fixture.commit(recording: .collectionsPhotos, source: "collection:3773378")
-        try await fixture.commit([Sample.photo("iceland", day: 1)], source: "collection:201")
-        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
-        try await fixture.writer.ledger.storeSourceObject(
-            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
-        try await fixture.writer.ledger.storeSourceObject(
-            try Fixture.collection2019.data, sources: ["collection:201"], at: fetched)
+        try await fixture.storeRecordedCollections()
 
         try await fixture.serve(mirror: MirrorConfiguration()) { client in
             let response = try await client.get("/unsplash/collections")

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import TestSupport
 import Testing
@@ -92,10 +93,7 @@ import UnsplashStub
     /// BlurHash's components of a picture: each the mean of the linear colour weighted by a
     /// cosine across and one down, the first the average colour.
     static func components(of picture: DecodedPicture, columns: Int, rows: Int) -> [SIMD3<Double>] {
-        let linear = (0...255).map { byte -> Double in
-            let value = Double(byte) / 255
-            return value <= 0.040_45 ? value / 12.92 : pow((value + 0.055) / 1.055, 2.4)
-        }
+        let linear = (0...255).map(SRGB.linear)
         let (width, height) = (picture.width, picture.height)
         var components: [SIMD3<Double>] = []
         for row in 0..<rows {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A picture's BlurHash (<https://blurha.sh>), as Unsplash sends it in each photo's
@@ -34,7 +35,9 @@ enum BlurHashEncoder {
         let maximum = ac.isEmpty ? 1 : Float(quantisedMaximum + 1) / 166
         hash += base83(quantisedMaximum, length: 1)
         let dc = factors[0]
-        hash += base83(Int(sRGB(dc.x)) << 16 | Int(sRGB(dc.y)) << 8 | Int(sRGB(dc.z)), length: 4)
+        hash += base83(
+            Int(SRGB.byte(Double(dc.x))) << 16 | Int(SRGB.byte(Double(dc.y))) << 8 | Int(SRGB.byte(Double(dc.z))),
+            length: 4)
         for factor in ac {
             func quantised(_ value: Float) -> Int {
                 let signedRoot = copysign(abs(value / maximum).squareRoot(), value)
@@ -59,14 +62,5 @@ enum BlurHashEncoder {
     }
 
     /// sRGB bytes in linear light.
-    private static let linearTable: [Float] = (0...255).map { byte in
-        let value = Float(byte) / 255
-        return value <= 0.040_45 ? value / 12.92 : pow((value + 0.055) / 1.055, 2.4)
-    }
-
-    private static func sRGB(_ value: Float) -> UInt8 {
-        let clamped = min(max(value, 0), 1)
-        let encoded = clamped <= 0.003_130_8 ? clamped * 12.92 : 1.055 * pow(clamped, 1 / 2.4) - 0.055
-        return UInt8((encoded * 255).rounded())
-    }
+    private static let linearTable: [Float] = (0...255).map { Float(SRGB.linear($0)) }
 }
