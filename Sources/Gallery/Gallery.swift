@@ -101,6 +101,8 @@ public struct Gallery: Sendable {
         }
         router.get("/healthz") { _, _ in try await self.healthResponse() }
         mirror.addRoutes(to: router)
+        // Last: it runs only for requests no route above matched.
+        router.add(middleware: MirrorFallback())
         return router
     }
 
@@ -151,7 +153,7 @@ public struct Gallery: Sendable {
         var view = GridPage(
             title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user,
             sources: search.sources,
-            message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
+            message: nil, matches: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
         let photos: [PhotoSummary]
         do {
             // One more than a page tells whether there is an older page. A tile shows the
@@ -175,14 +177,22 @@ public struct Gallery: Sendable {
                 id: photo.id, href: GalleryLinks.photo(photo.id),
                 image: photo.smallestImage.map { image in
                     TileImage(
-                        url: GalleryLinks.image(photo.id, variant: image.variant), width: photo.width ?? 0,
-                        height: photo.height ?? 0, alt: photo.altDescription ?? photo.description ?? attribution.text)
+                        url: GalleryLinks.image(photo.id, variant: image.variant),
+                        alt: photo.altDescription ?? photo.description ?? attribution.text)
                 },
                 color: GalleryLinks.cssColor(photo.color) ?? GalleryLinks.placeholderColor,
                 photographer: attribution.photographer,
                 photographerHref: GalleryLinks.grid(query: nil, user: photo.userUsername, source: nil))
         }
         view.empty = shown.isEmpty
+        if let query {
+            // A search says how many photos it found, as `/api/photos` and the Unsplash API's
+            // `total` do: counted once, then kept until the database changes.
+            let total = try await reading { () async throws(StoreError) in
+                try await store.catalog.count(matching: PhotoQuery(text: query, username: user, source: source))
+            }
+            view.matches = total == 1 ? "1 photo matches “\(query)”" : "\(total) photos match “\(query)”"
+        }
         if page > 1 { view.newerURL = GalleryLinks.grid(query: query, user: user, source: source, page: page - 1) }
         if photos.count > pageSize {
             view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1)
@@ -222,7 +232,7 @@ public struct Gallery: Sendable {
             title: photo.description ?? photo.altDescription ?? attribution.text,
             query: search.query, user: search.user, sources: search.sources,
             imageURL: shown.map { GalleryLinks.image(photo.id, variant: $0.variant) },
-            width: photo.width ?? 0, height: photo.height ?? 0,
+            shape: GalleryLinks.shape(width: photo.width, height: photo.height),
             color: GalleryLinks.cssColor(photo.color),
             alt: photo.altDescription, description: photo.description,
             attribution: attribution,

@@ -370,11 +370,14 @@ extension EndToEnd {
                 #expect(noKey.status == 64)
                 #expect(noKey.stderr.hasPrefix("photosync: "))
                 #expect(noKey.stderr.filter(\.isNewline).count == 1)
+                #expect(
+                    noKey.stderr.hasSuffix(" (see 'photosync run --help')\n"), "as every usage error: \(noKey.stderr)")
 
                 // A flag out of range is bad usage; the same value from the environment, bad configuration.
                 let badFlag = try await world.sync(["--per-page", "50"])
                 #expect(badFlag.status == 64, "\(badFlag.stderr)")
                 #expect(badFlag.stderr.contains("per-page"))
+                #expect(badFlag.stderr.hasSuffix(" (see 'photosync run --help')\n"), "\(badFlag.stderr)")
                 let badEnvironment = try await PhotosyncProcess.run(
                     await world.runArguments(),
                     environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])

@@ -62,3 +62,24 @@ enum MirrorAnswer {
         return body
     }
 }
+
+/// Answers a request under `/unsplash` that no route matched as Unsplash answers an unknown
+/// route, `404 {"errors": [...]}`, where the router's own answer is an empty 404.
+///
+/// The routes' `**` cannot catch them all: the router matches a path's segments one by one and
+/// gives up at a segment that starts a longer route but is none itself (`/unsplash/users`, the
+/// start of `users/:username`), without trying `**`. Added to the router after every route, so
+/// that it runs only where none matched.
+struct MirrorFallback<Context: RequestContext>: RouterMiddleware {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let path = request.uri.path
+        guard path == "/unsplash" || path.hasPrefix("/unsplash/") else { return try await next(request, context) }
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return MirrorFailure.notFound("the requested resource").response
+        }
+    }
+}

@@ -19,10 +19,11 @@ import UnsplashAPI
 ///   sources the mirror syncs, in the order the API listed them, and the objects the sync
 ///   fetched for them; any other answers 404. A photo may be named by its slug (`...-ID`), a
 ///   topic by its id or its slug, as Unsplash takes them.
+/// - `GET /collections`, `/topics`: those objects listed, a page at a time.
 ///
 /// Every photo is its stored JSON, see ``MirroredPhoto``. Bad parameters answer 400 and unknown
-/// routes 404, in Unsplash's shape; a database that cannot be read answers 503, never with
-/// SQLite's words.
+/// routes 404, in Unsplash's shape (``MirrorFallback`` answers what no route matched); a
+/// database that cannot be read answers 503, never with SQLite's words.
 public struct UnsplashMirror: Sendable {
     let store: PhotoStore
     let configuration: MirrorConfiguration
@@ -76,6 +77,8 @@ public struct UnsplashMirror: Sendable {
                 return await answer(request) { try await list(source, missing: route.missing, $0) }
             }
         }
+        group.get("collections") { request, _ in await answer(request) { try await collections($0) } }
+        group.get("topics") { request, _ in await answer(request) { try await topics($0) } }
         group.get("collections/:id") { request, context in
             let id = try context.parameters.require("id")
             return await answer(request) { try await collection(id, $0) }
@@ -270,7 +273,7 @@ public struct UnsplashMirror: Sendable {
         guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
             let user = JSONValue.parse(json)?["user"], case .object = user
         else { throw MirrorFailure.notFound("User") }
-        return MirrorAnswer.json(.ok, user.encoded)
+        return MirrorAnswer.json(.ok, request.photo.user(user).encoded)
     }
 
     /// The collection's object as the sync last fetched it; 404 as Unsplash says it when the sync
@@ -309,7 +312,7 @@ public struct UnsplashMirror: Sendable {
         return try await store.archive.storedImages(photoIDs: ids)
     }
 
-    private func listHeaders(_ page: MirrorPage, total: Int, _ request: MirrorRequest) -> HTTPFields {
+    func listHeaders(_ page: MirrorPage, total: Int, _ request: MirrorRequest) -> HTTPFields {
         var headers: HTTPFields = [.xTotal: String(total), .xPerPage: String(page.size)]
         if let link = page.link(
             base: request.photo.origin, path: request.path, parameters: request.parameters, total: total)

@@ -104,11 +104,12 @@ enum GalleryServing {
 
     /// Serves `store`'s gallery on `address` until SIGINT or SIGTERM, then returns, with the
     /// `metrics` server beside it when there is one. Once it accepts connections it says where on
-    /// stderr: `photosync: serving the gallery at http://127.0.0.1:PORT/ ...`.
+    /// stderr: `photosync: serving the gallery at http://127.0.0.1:PORT/ ...`, and then `next`, if
+    /// any, in the same write (a reader that has the first line has the second).
     /// - Throws: ``CommandFailure`` with exit 78 when the address cannot be bound.
     static func serve(
         _ store: PhotoStore, on address: ListenAddress, mirror: MirrorConfiguration = MirrorConfiguration(),
-        maxStandbyLag: Duration = Gallery.defaultMaxStandbyLag, metrics: MetricsServer? = nil
+        maxStandbyLag: Duration = Gallery.defaultMaxStandbyLag, metrics: MetricsServer? = nil, next: String? = nil
     ) async throws {
         var logger = Logger(label: "photosync.gallery")
         logger.logLevel = .warning
@@ -118,6 +119,7 @@ enum GalleryServing {
             let line =
                 "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "
                 + "(no authentication: anyone who reaches this address sees every photo; Ctrl-C stops it)\n"
+                + (next.map { "photosync: " + $0 + "\n" } ?? "")
             FileHandle.standardError.write(Data(line.utf8))
         }
         do {
