@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A photo's `blur_hash` (<https://blurha.sh>), the few colours Unsplash sends so that an app can
@@ -28,7 +29,7 @@ struct BlurHash: Equatable {
         let maximum = Double(quantisedMaximum + 1) / 166
         var colors = [
             SIMD3(
-                Self.linear(average >> 16), Self.linear((average >> 8) & 255), Self.linear(average & 255))
+                SRGB.linear(average >> 16), SRGB.linear((average >> 8) & 255), SRGB.linear(average & 255))
         ]
         for index in 1..<(columns * rows) {
             guard let value = Self.number(bytes[(4 + 2 * index)..<(6 + 2 * index)]) else { return nil }
@@ -56,7 +57,7 @@ struct BlurHash: Equatable {
                         color += colors[column + row * columns] * (across * down)
                     }
                 }
-                bytes += [Self.sRGB(color.x), Self.sRGB(color.y), Self.sRGB(color.z)]
+                bytes += [SRGB.byte(color.x), SRGB.byte(color.y), SRGB.byte(color.z)]
             }
         }
         return bytes
@@ -113,17 +114,6 @@ struct BlurHash: Equatable {
             value = value * 83 + digit
         }
         return value
-    }
-
-    private static func linear(_ value: Int) -> Double {
-        let fraction = Double(value) / 255
-        return fraction <= 0.04045 ? fraction / 12.92 : pow((fraction + 0.055) / 1.055, 2.4)
-    }
-
-    private static func sRGB(_ value: Double) -> UInt8 {
-        let clamped = min(max(value, 0), 1)
-        let encoded = clamped <= 0.003_130_8 ? clamped * 12.92 : 1.055 * pow(clamped, 1 / 2.4) - 0.055
-        return UInt8((encoded * 255).rounded())
     }
 
     private static func signedSquare(_ quantised: Int) -> Double {

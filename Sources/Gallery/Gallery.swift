@@ -19,7 +19,8 @@ import PhotoStore
 /// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects;
 ///   `after=ID` (or `before=ID`) continues a listing by key from a photo, and a full page's
 ///   `Link` header names the next page that way.
-/// - `/healthz`: 200 while the database can be read, 503 otherwise.
+/// - `/healthz`: 200 while the database can be read (and, a standby, lags its primary by no more
+///   than `maxStandbyLag`), 503 otherwise.
 /// - `/unsplash/...`: Unsplash's API answered from the mirror (``UnsplashMirror``).
 ///
 /// It only reads (the one write, a download requested through `/unsplash`, has its own connection:
@@ -31,6 +32,8 @@ public struct Gallery: Sendable {
     let fixedSources: [String]?
     let templates: MustacheLibrary
     let mirror: UnsplashMirror
+    /// How far behind its primary a standby may be before `/healthz` says it is unhealthy.
+    let maxStandbyLag: Duration
 
     /// The most `/api/photos` answers at once.
     public static let apiLimit = 1_000
@@ -46,24 +49,32 @@ public struct Gallery: Sendable {
     ///   - sources: the sources the filter offers; by default those the database knows, read
     ///     again for each page, since `run` may add one while the gallery serves.
     ///   - mirror: how `/unsplash`, Unsplash's API answered from the mirror, answers.
+    ///   - maxStandbyLag: on a standby database, the lag past which `/healthz` answers 503.
     public init(
         store: PhotoStore, pageSize: Int = 30, sources: [String]? = nil,
-        mirror: MirrorConfiguration = MirrorConfiguration()
+        mirror: MirrorConfiguration = MirrorConfiguration(), maxStandbyLag: Duration = Self.defaultMaxStandbyLag
     ) {
         self.init(
-            store: store, pageSize: pageSize, sources: sources, mirror: mirror, templates: GalleryTemplates.shared)
+            store: store, pageSize: pageSize, sources: sources, mirror: mirror, templates: GalleryTemplates.shared,
+            maxStandbyLag: maxStandbyLag)
     }
 
     /// As the public initializer, with the pages' templates given (a test's, that fail).
     init(
-        store: PhotoStore, pageSize: Int, sources: [String]?, mirror: MirrorConfiguration, templates: MustacheLibrary
+        store: PhotoStore, pageSize: Int, sources: [String]?, mirror: MirrorConfiguration, templates: MustacheLibrary,
+        maxStandbyLag: Duration = Self.defaultMaxStandbyLag
     ) {
         self.store = store
         self.mirror = UnsplashMirror(store: store, configuration: mirror)
         self.pageSize = max(1, pageSize)
         self.fixedSources = sources
         self.templates = templates
+        self.maxStandbyLag = maxStandbyLag
     }
+
+    /// 30 s: a standby streaming from a live primary is a second behind or less; one 30 s behind
+    /// has lost its primary or cannot keep up, and answers a client what it has long changed.
+    public static let defaultMaxStandbyLag = Duration.seconds(30)
 
     /// The gallery's routes.
     ///
@@ -90,6 +101,8 @@ public struct Gallery: Sendable {
         }
         router.get("/healthz") { _, _ in try await self.healthResponse() }
         mirror.addRoutes(to: router)
+        // Last: it runs only for requests no route above matched.
+        router.add(middleware: MirrorFallback())
         return router
     }
 
@@ -140,7 +153,7 @@ public struct Gallery: Sendable {
         var view = GridPage(
             title: query.map { "“\($0)”" } ?? user ?? "Photos", query: search.query, user: search.user,
             sources: search.sources,
-            message: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
+            message: nil, matches: nil, empty: false, tiles: [], page: page, newerURL: nil, olderURL: nil)
         let photos: [PhotoSummary]
         do {
             // One more than a page tells whether there is an older page. A tile shows the
@@ -164,14 +177,22 @@ public struct Gallery: Sendable {
                 id: photo.id, href: GalleryLinks.photo(photo.id),
                 image: photo.smallestImage.map { image in
                     TileImage(
-                        url: GalleryLinks.image(photo.id, variant: image.variant), width: photo.width ?? 0,
-                        height: photo.height ?? 0, alt: photo.altDescription ?? photo.description ?? attribution.text)
+                        url: GalleryLinks.image(photo.id, variant: image.variant),
+                        alt: photo.altDescription ?? photo.description ?? attribution.text)
                 },
                 color: GalleryLinks.cssColor(photo.color) ?? GalleryLinks.placeholderColor,
                 photographer: attribution.photographer,
                 photographerHref: GalleryLinks.grid(query: nil, user: photo.userUsername, source: nil))
         }
         view.empty = shown.isEmpty
+        if let query {
+            // A search says how many photos it found, as `/api/photos` and the Unsplash API's
+            // `total` do: counted once, then kept until the database changes.
+            let total = try await reading { () async throws(StoreError) in
+                try await store.catalog.count(matching: PhotoQuery(text: query, username: user, source: source))
+            }
+            view.matches = total == 1 ? "1 photo matches “\(query)”" : "\(total) photos match “\(query)”"
+        }
         if page > 1 { view.newerURL = GalleryLinks.grid(query: query, user: user, source: source, page: page - 1) }
         if photos.count > pageSize {
             view.olderURL = GalleryLinks.grid(query: query, user: user, source: source, page: page + 1)
@@ -211,7 +232,7 @@ public struct Gallery: Sendable {
             title: photo.description ?? photo.altDescription ?? attribution.text,
             query: search.query, user: search.user, sources: search.sources,
             imageURL: shown.map { GalleryLinks.image(photo.id, variant: $0.variant) },
-            width: photo.width ?? 0, height: photo.height ?? 0,
+            shape: GalleryLinks.shape(width: photo.width, height: photo.height),
             color: GalleryLinks.cssColor(photo.color),
             alt: photo.altDescription, description: photo.description,
             attribution: attribution,
@@ -333,10 +354,18 @@ public struct Gallery: Sendable {
     }
 
     func healthResponse() async throws(GalleryError) -> Response {
-        _ = try await reading { () async throws(StoreError) in
-            try await store.catalog.photos(matching: PhotoQuery(limit: 1))
+        let standby = try await reading { () async throws(StoreError) in
+            _ = try await store.catalog.photos(matching: PhotoQuery(limit: 1))
+            return try await store.storage.standby()
         }
-        return GalleryAnswer.text(.ok, "ok\n")
+        guard let standby else { return GalleryAnswer.text(.ok, "ok\n") }
+        let line = standby.description
+        guard !standby.lags(beyond: maxStandbyLag) else {
+            return GalleryAnswer.text(
+                .serviceUnavailable,
+                "\(line), more than max_replica_lag (\(maxStandbyLag.components.seconds) s)\n")
+        }
+        return GalleryAnswer.text(.ok, "ok: \(line)\n")
     }
 
     // MARK: - Responses

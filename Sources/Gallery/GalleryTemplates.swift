@@ -55,8 +55,9 @@ enum GalleryTemplates {
         .tile .by { position: absolute; left: 0; right: 0; bottom: 0; padding: 4px 8px; color: #fff; background: rgba(0, 0, 0, .45); font-size: 13px; text-decoration: none; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         .pages { display: flex; justify-content: space-between; margin-top: 20px; }
         .message { padding: 8px 12px; background: #fff3cd; border: 1px solid #e6d28a; }
+        .matches { margin: 0 0 12px; color: #555; }
         .photo { display: grid; grid-template-columns: minmax(0, 3fr) minmax(240px, 1fr); gap: 24px; }
-        .photo .frame img { display: block; max-width: 100%; max-height: 80vh; }
+        .photo .frame img { display: block; max-width: 100%; max-height: 80vh; height: auto; }
         .swatch { display: inline-block; width: 1em; height: 1em; vertical-align: middle; border: 1px solid #ccc; }
         dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 12px; }
         dt { color: #666; }
@@ -89,10 +90,11 @@ enum GalleryTemplates {
         {{> search}}
         <main>
         {{#message}}<p class="message">{{.}}</p>{{/message}}
+        {{#matches}}<p class="matches" id="matches">{{.}}</p>{{/matches}}
         {{#empty}}<p class="empty">No photos here.</p>{{/empty}}
         <ul class="grid" id="grid">
         {{#tiles}}<li class="tile" data-id="{{id}}" style="background-color: {{color}}">
-        <a href="{{href}}">{{#image}}<img src="{{url}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/image}}</a>
+        <a href="{{href}}">{{#image}}<img src="{{url}}" alt="{{alt}}">{{/image}}</a>
         <a class="by" href="{{photographerHref}}">{{photographer}}</a>
         </li>
         {{/tiles}}
@@ -113,8 +115,8 @@ enum GalleryTemplates {
         {{> search}}
         <main class="photo">
         <div class="frame" style="background-color: {{color}}">
-        {{#imageURL}}<img id="photo" src="{{.}}" width="{{width}}" height="{{height}}" alt="{{alt}}">{{/imageURL}}
-        {{^imageURL}}{{#blurURL}}<img id="blur" src="{{.}}" width="{{width}}" height="{{height}}" alt="">{{/blurURL}}{{/imageURL}}
+        {{#imageURL}}<img id="photo" src="{{.}}"{{#shape}} style="{{.}}"{{/shape}} alt="{{alt}}">{{/imageURL}}
+        {{^imageURL}}{{#blurURL}}<img id="blur" src="{{.}}"{{#shape}} style="{{.}}"{{/shape}} alt="">{{/blurURL}}{{/imageURL}}
         {{^imageURL}}{{#pruned}}<p class="pruned">This image was pruned to keep the mirror within its storage limit. <a id="pruned-unsplash" href="{{attribution.photoURL}}">See it on Unsplash</a>.</p>{{/pruned}}{{^pruned}}<p>No image of this photo is stored yet.</p>{{/pruned}}{{/imageURL}}
         </div>
         <aside>

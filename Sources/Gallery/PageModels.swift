@@ -36,10 +36,11 @@ struct Tile {
 
 /// A tile's `<img>`: a model of its own, so that inside `{{#image}}` each name is found in the
 /// first model Mustache asks (a URL string there sent every name through reflection first).
+///
+/// It claims no size: the tile crops whatever the image is to its own box, and the stored
+/// variant's pixels are not the photo's `width` and `height` (a `thumb` is 200 wide).
 struct TileImage {
     var url: String
-    var width: Int
-    var height: Int
     var alt: String
 }
 
@@ -49,6 +50,8 @@ struct GridPage {
     var user: String
     var sources: [SourceOption]
     var message: String?
+    /// How many photos a search found, in words; nil without a search.
+    var matches: String?
     var empty: Bool
     var tiles: [Tile]
     var page: Int
@@ -83,8 +86,8 @@ struct SinglePhotoPage {
     var user: String
     var sources: [SourceOption]
     var imageURL: String?
-    var width: Int
-    var height: Int
+    /// The frame's shape: the photo's proportions as CSS (``GalleryLinks/shape(width:height:)``).
+    var shape: String?
     var color: String?
     var alt: String?
     var description: String?
@@ -142,6 +145,15 @@ enum GalleryLinks {
     }
 
     static let placeholderColor = "#d8d8d8"
+
+    /// The style that gives a photo's image the photo's proportions, as large as the frame
+    /// allows (its column's width, and 80 % of the window's height): the pixels of a stored
+    /// variant are not the photo's `width` and `height`, so the page claims only the proportion,
+    /// which every variant of the photo has. Nil without both.
+    static func shape(width: Int?, height: Int?) -> String? {
+        guard let width, let height, width > 0, height > 0 else { return nil }
+        return "aspect-ratio: \(width) / \(height); width: min(100%, calc(80vh * \(width) / \(height)))"
+    }
 
     /// `pairs` encoded as a query, for links that keep the current filters; empty values are left out.
     static func query(_ pairs: [(String, String?)]) -> String {
@@ -223,8 +235,6 @@ extension TileImage: TemplateModel {
     func value(named name: String) -> Any? {
         switch name {
         case "url": url
-        case "width": width
-        case "height": height
         case "alt": alt
         default: nil
         }
@@ -239,6 +249,7 @@ extension GridPage: TemplateModel {
         case "user": user
         case "sources": sources
         case "message": message
+        case "matches": matches
         case "empty": empty
         case "tiles": tiles
         case "page": page
@@ -257,8 +268,7 @@ extension SinglePhotoPage: TemplateModel {
         case "user": user
         case "sources": sources
         case "imageURL": imageURL
-        case "width": width
-        case "height": height
+        case "shape": shape
         case "color": color
         case "alt": alt
         case "description": description

@@ -7,7 +7,9 @@ import Foundation
 /// `photosync query`, as long as the lookup itself. This makes the same text with integer
 /// arithmetic (a test compares the two): decimal units (1 KB = 1,000 bytes), whole KB, MB to
 /// one decimal and larger units to two, rounded half to even, no trailing zeros. Unlike the
-/// formatter it does not follow the locale, so every command and page writes sizes alike.
+/// formatter it does not follow the locale, so every command and page writes sizes alike, and
+/// it writes nothing as `0 bytes`, not the formatter's `Zero KB` (which read as a typo in
+/// `status` and the demo's summary).
 public enum ByteCount {
     private static let units: [(name: String, bytes: Int64, decimals: Int)] = [
         ("KB", 1_000, 0),
@@ -18,12 +20,12 @@ public enum ByteCount {
         ("EB", 1_000_000_000_000_000_000, 2),
     ]
 
-    /// `Zero KB`, `1 byte`, `999 bytes`, `69 KB`, `1.5 MB`, `2.25 GB`; negative counts, which
+    /// `0 bytes`, `1 byte`, `999 bytes`, `69 KB`, `1.5 MB`, `2.25 GB`; negative counts, which
     /// photosync never has, go to `ByteCountFormatter`.
     public static func text(_ bytes: Int64) -> String {
         switch bytes {
         case ..<0: return ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
-        case 0: return "Zero KB"
+        case 0: return "0 bytes"
         case 1: return "1 byte"
         case ..<1_000: return "\(bytes) bytes"
         default: break

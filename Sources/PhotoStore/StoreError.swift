@@ -56,6 +56,14 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
     /// Another `photosync run` took the writer lease of the database at `path` (a standby, after
     /// this process stopped renewing it): this process wrote nothing since, and writes no more.
     case writerLeaseLost(path: String)
+    /// A connection to the database's server cannot be made as configured, and trying again
+    /// will not change that: TLS that does not check out (a certificate signed by no CA given,
+    /// for another host, a client certificate the server refuses), a certificate file that
+    /// cannot be read, a connection pooler photosync cannot work behind.
+    case connectionMisconfigured(path: String, reason: String)
+    /// The database is a read-only standby (a replica), and what was asked writes: `serve` on a
+    /// replica without `primary_database` records no requests.
+    case readOnlyStandby(path: String, operation: String)
 
     public var errorDescription: String? {
         switch self {
@@ -105,6 +113,10 @@ public enum StoreError: Error, Sendable, Equatable, LocalizedError {
                 + "the systemd credential database-password, or ~/.pgpass)"
         case .writerLeaseLost(let path):
             return "another photosync run took the writer lease of \(path): this one no longer writes it"
+        case .connectionMisconfigured(let path, let reason):
+            return "cannot connect to the database server of \(path): \(reason)"
+        case .readOnlyStandby(let path, let operation):
+            return "the database at \(path) is a read-only standby: nothing was written while \(operation)"
         }
     }
 }

@@ -65,8 +65,52 @@ public protocol StoreStorage: Sendable {
     /// and for a database no `run` has written yet.
     func writerLease() async throws(StoreError) -> WriterLeaseHolder?
 
+    /// Whether the database is a read-only standby of another (a PostgreSQL hot standby, a
+    /// replica), and how far behind it is; nil for one that takes writes (a primary, a file).
+    func standby() async throws(StoreError) -> StandbyState?
+
     /// Closes the connection; every later call throws.
     func close() throws(StoreError)
+}
+
+/// A read-only standby of another database, as it says of itself: what `status`, `/metrics` and
+/// `/healthz` show of a replica that `serve` reads.
+public struct StandbyState: Sendable, Equatable, CustomStringConvertible {
+    /// How far behind its primary the standby is: nothing when it has replayed everything it
+    /// received while receiving; otherwise the age of the last transaction it replayed (which
+    /// grows while the primary is idle too, when nothing arrives); nil before the standby
+    /// replayed any.
+    public var lag: Duration?
+    /// Whether it is receiving the primary's changes now (its WAL receiver runs). A standby cut
+    /// off from its primary, or fed from an archive, is not.
+    public var receiving: Bool
+
+    public init(lag: Duration?, receiving: Bool) {
+        self.lag = lag
+        self.receiving = receiving
+    }
+
+    /// Whether it lags more than `bound`, or by an unknown amount.
+    public func lags(beyond bound: Duration) -> Bool {
+        lag.map { $0 > bound } ?? true
+    }
+
+    /// The lag in seconds, to a tenth.
+    public var lagSeconds: Double? {
+        lag.map { Double($0.components.seconds) + Double($0.components.attoseconds / 100_000_000_000_000_000) / 10 }
+    }
+
+    /// "a standby 0.0 s behind its primary, receiving its changes", as `status` and `/healthz` say it.
+    public var description: String {
+        guard let seconds = lagSeconds else {
+            return "a standby that has replayed nothing of its primary yet"
+                + (receiving ? ", receiving its changes" : ", not receiving its changes")
+        }
+        let behind = String(format: "%.1f", seconds)
+        return receiving
+            ? "a standby \(behind) s behind its primary, receiving its changes"
+            : "a standby not receiving its primary's changes, the last it replayed \(behind) s old"
+    }
 }
 
 /// The holder of a shared database's writer lease: what a standby `run` and `status` show.

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NIOSSL
+import NIOPosix
 import PhotoStore
 import PostgresNIO
 
@@ -23,6 +23,9 @@ final class PostgresDatabase: Sendable {
     private let leaseTurns = WriteTurns()
     /// This process's writer lease, when it holds one: every write transaction is fenced by it.
     let fence = WriterFence()
+    /// The statements this database's connections prepare, until they turn out to be pooled per
+    /// transaction (``Failure/pooledStatement``).
+    let shapes = PreparedShapes(limit: 200)
 
     /// Which writes a write takes turns with.
     enum WriteLane {
@@ -50,96 +53,46 @@ final class PostgresDatabase: Sendable {
 
     /// Connects to the database at `location` and checks that the server answers.
     ///
-    /// One connection is made first, alone, so that a server that cannot be reached, or a login
-    /// it refuses, fails at once with its reason: the pool would keep retrying in the background.
+    /// One connection is made first, alone, as the pool will make each (``PostgresConnector``),
+    /// so that a server that cannot be reached, a login it refuses or TLS that does not check out
+    /// fails at once with its reason: the pool would keep retrying in the background.
     /// - Throws: `StoreError.unavailable` when the server cannot be reached, `.loginRefused`
-    ///   when it refuses the user or the password, `.cannotOpen` for anything else (no such
-    ///   database), each with the server's or the network's reason.
+    ///   when it refuses the user or the password, `.connectionMisconfigured` for TLS or a pooler
+    ///   as configured, `.cannotOpen` for anything else (no such database), each with the
+    ///   server's or the network's reason.
     ///
     /// `applicationName` is what the server shows of each connection (`pg_stat_activity`).
     static func open(
         _ location: PostgresLocation, password: String?, applicationName: String = "photosync", logger: Logger
     ) async throws(StoreError) -> PostgresDatabase {
-        var configuration: PostgresClient.Configuration
-        switch location.endpoint {
-        case .tcp(let host, let port):
-            let tls: PostgresClient.Configuration.TLS =
-                switch location.tls {
-                case .disable: .disable
-                case .prefer: .prefer(.makeClientConfiguration())
-                case .require: .require(.makeClientConfiguration())
-                }
-            configuration = PostgresClient.Configuration(
-                host: host, port: port, username: location.user, password: password, database: location.database,
-                tls: tls)
-        case .socket(let path, _):
-            configuration = PostgresClient.Configuration(
-                unixSocketPath: path, username: location.user, password: password, database: location.database)
-        }
-        configuration.options.connectTimeout = .seconds(10)
-        configuration.options.maximumConnections = location.connections
-        // Commits as SQLite's are in WAL mode (synchronous=NORMAL): consistent after a crash,
-        // without waiting for the disk at each one; a crash of the server can lose the last
-        // fraction of a second of commits, which the next run fetches again.
-        //
-        // The server probes an idle TCP connection after 5 s, every 2 s, and drops it after 3
-        // probes unanswered, and drops one whose answers go unacknowledged for 10 s: a host cut
-        // off from the network loses its sessions (and the locks of a transaction under way) in
-        // about 11 s, not the kernel's two hours or more.
-        configuration.options.additionalStartupParameters = [
-            ("application_name", applicationName), ("synchronous_commit", "off"),
-            ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3"),
-            ("tcp_user_timeout", "10000"),
-        ]
-        do {
-            let probe = try Self.probeConfiguration(location, password: password)
-            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
-            try await connection.close()
-        } catch {
-            let reason = Self.reason(error)
-            if let state = (error as? PSQLError)?.serverInfo?[.sqlState], state == "28P01" || state == "28000" {
-                throw StoreError.loginRefused(path: location.description, reason: reason)
-            }
-            if Self.failure(error) == .connection {
-                throw StoreError.unavailable(path: location.description, reason: reason)
-            }
-            throw StoreError.cannotOpen(path: location.description, reason: reason)
-        }
+        let connector = try PostgresConnector(location, password: password, applicationName: applicationName)
+        let settled = try await connector.settle(logger: logger)
         // The pool's own lines only when they are errors: a lost connection is photosync's to say
         // (``attempting(_:)``), and the pool warns of a first lease that comes before its task
         // has started, which is harmless.
         var background = logger
         background.logLevel = max(logger.logLevel, .error)
         return PostgresDatabase(
-            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: background),
+            location: location,
+            client: PostgresClient(configuration: connector.poolConfiguration(settled), backgroundLogger: background),
             logger: logger)
-    }
-
-    /// The configuration of the one connection ``open(_:password:logger:)`` tries first.
-    private static func probeConfiguration(
-        _ location: PostgresLocation, password: String?
-    ) throws -> PostgresConnection.Configuration {
-        var probe: PostgresConnection.Configuration
-        switch location.endpoint {
-        case .tcp(let host, let port):
-            let context = location.tls == .disable ? nil : try NIOSSLContext(configuration: .makeClientConfiguration())
-            let tls: PostgresConnection.Configuration.TLS =
-                context.map { location.tls == .require ? .require($0) : .prefer($0) } ?? .disable
-            probe = PostgresConnection.Configuration(
-                host: host, port: port, username: location.user, password: password, database: location.database,
-                tls: tls)
-        case .socket(let path, _):
-            probe = PostgresConnection.Configuration(
-                unixSocketPath: path, username: location.user, password: password, database: location.database)
-        }
-        probe.options.connectTimeout = .seconds(10)
-        return probe
     }
 
     /// Stops the pool; every later call throws.
     func close() {
         running.cancel()
     }
+
+    /// What each write transaction sets for itself, as an SQL expression that is true: its
+    /// commit does not wait for the disk (`synchronous_commit=off`). Consistent after a crash,
+    /// as SQLite's commits are in WAL mode (synchronous=NORMAL); a crash of the server can lose
+    /// the last fraction of a second of commits, which the next run fetches again.
+    ///
+    /// Set in the transaction, not for the session: a connection pooler passes no session
+    /// parameter but the ones it knows, and in transaction mode hands each transaction another
+    /// server connection. A statement that is its own transaction sets it too
+    /// (``writeStatement(_:lane:_:)``); `set_config(..., true)` holds until the commit, which reads it.
+    static let transactionSettings = "set_config('synchronous_commit', 'off', true) = 'off'"
 
     /// Runs `body` in one transaction: all of it commits, or, when it throws, none of it.
     ///
@@ -164,6 +117,8 @@ final class PostgresDatabase: Sendable {
                         WriterFence.statement(token), logger: logger
                     ).collect().isEmpty
                     guard holds else { throw WriterFence.Refused() }
+                } else {
+                    try await connection.guardedQuery("SELECT \(unescaped: Self.transactionSettings)", logger: logger)
                 }
                 return try await body(connection)
             }
@@ -184,14 +139,12 @@ final class PostgresDatabase: Sendable {
         _ operation: @autoclosure () -> String, lane: WriteLane = .rows,
         _ body: (PostgresConnection, WriterFence.Token?) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let (client, fence, name) = (client, fence, name)
+        let (fence, name) = (fence, name)
         do {
             return try await turns(of: lane).take { () async throws -> sending T in
                 try await attempting { () async throws -> sending T in
                     let token = try fence.token(database: name)
-                    return try await Self.toTheEnd {
-                        try await client.withConnection { connection in try await body(connection, token) }
-                    }
+                    return try await connected { connection in try await body(connection, token) }
                 }
             }
         } catch is WriterFence.Refused {
@@ -223,12 +176,9 @@ final class PostgresDatabase: Sendable {
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let client = client
         do {
             return try await attempting { () async throws -> sending T in
-                try await Self.toTheEnd {
-                    try await client.withConnection { connection in try await body(connection) }
-                }
+                try await connected { connection in try await body(connection) }
             }
         } catch {
             throw storeError(error, operation: operation())
@@ -240,19 +190,28 @@ final class PostgresDatabase: Sendable {
     func snapshot<T: Sendable>(
         _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        let (client, logger) = (client, logger)
+        let logger = logger
         do {
             return try await attempting { () async throws -> sending T in
-                try await Self.toTheEnd {
-                    try await client.withConnection { connection in
-                        try await Self.transaction(
-                            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection,
-                            logger: logger, body)
-                    }
+                try await connected { connection in
+                    try await Self.transaction(
+                        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection,
+                        logger: logger, body)
                 }
             }
         } catch {
             throw storeError(error, operation: operation())
+        }
+    }
+
+    /// What `body` returns from a connection of the pool, run to its end (``toTheEnd(_:)``), with
+    /// this database's ``PreparedShapes`` as the current ones.
+    private func connected<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let (client, shapes) = (client, shapes)
+        return try await Self.toTheEnd {
+            try await PreparedShapes.$running.withValue(shapes) {
+                try await client.withConnection { connection in try await body(connection) }
+            }
         }
     }
 
@@ -331,7 +290,9 @@ final class PostgresDatabase: Sendable {
     /// Runs `body`, and again when it failed for a reason that passes by itself: a deadlock or
     /// a serialization failure (up to ``timingAttempts`` times), or a lost connection, while
     /// ``reconnectWindow`` lasts (the pool connects again; a server restarting is back within
-    /// it). Anything else is the caller's at once.
+    /// it). A statement the server did not find prepared, or found prepared already, tells that
+    /// the connections are pooled per transaction: from then on none is prepared, and `body`
+    /// runs again at once. Anything else is the caller's at once.
     func attempting<T>(_ body: () async throws -> sending T) async throws -> sending T {
         let deadline = ContinuousClock.now + reconnectWindow
         var attempt = 1
@@ -344,6 +305,16 @@ final class PostgresDatabase: Sendable {
                 case .timing where attempt < Self.timingAttempts:
                     attempt += 1
                     try await Task.sleep(for: .milliseconds(10 * attempt))
+                case .pooledStatement where attempt < Self.timingAttempts:
+                    attempt += 1
+                    if shapes.stopPreparing() {
+                        logger.notice(
+                            """
+                            the database's connections are pooled per transaction (a pooler such as PgBouncer in \
+                            transaction mode): photosync prepares no statements on them
+                            """,
+                            metadata: ["database": "\(name)", "reason": "\(Self.reason(error))"])
+                    }
                 case .connection where ContinuousClock.now + delay < deadline:
                     if delay == .milliseconds(100) {
                         logger.warning(
@@ -363,6 +334,10 @@ final class PostgresDatabase: Sendable {
     enum Failure {
         /// The server ended the transaction for its timing alone (deadlock, serialization).
         case timing
+        /// A prepared statement was not found where this connection had prepared it, or found
+        /// prepared already where it had not: the connection's statements run on server
+        /// connections it does not keep (``PreparedShapes``).
+        case pooledStatement
         /// The connection was lost, or none could be made: the server is away or restarting.
         case connection
         /// Anything else.
@@ -381,6 +356,9 @@ final class PostgresDatabase: Sendable {
         guard let error = error as? PSQLError else { return .other }
         if let state = error.serverInfo?[.sqlState] {
             if state == "40P01" || state == "40001" { return .timing }
+            // invalid_sql_statement_name, duplicate_prepared_statement: only photosync's own
+            // prepared statements have names.
+            if state == "26000" || state == "42P05" { return .pooledStatement }
             // Connection exceptions, and a server shutting down or starting up.
             if state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) { return .connection }
             return .other
@@ -407,6 +385,8 @@ final class PostgresDatabase: Sendable {
             case "53100": return .diskFull(path: name, operation: operation)
             case "40001", "40P01", "55P03": return .busy(path: name, operation: operation)
             case "XX001", "XX002": return .corrupt(path: name, operation: operation)
+            // read_only_sql_transaction: a hot standby takes no writes.
+            case "25006": return .readOnlyStandby(path: name, operation: operation)
             default: break
             }
         }
@@ -420,11 +400,15 @@ final class PostgresDatabase: Sendable {
         {
             return reason(cause)
         }
+        if "\(error)".contains("connectionCreationCircuitBreakerTripped") {
+            return "new connections kept failing (the server is away, or refuses them)"
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
             return message + state
         }
+        if let failed = error.underlying as? NIOConnectionError { return PostgresConnector.connectionReason(failed) }
         return error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
     }
 }

@@ -435,7 +435,10 @@ struct PostgresImageArchive: ImageArchive {
                 WHERE \(fence != nil) AND id = 1 AND instance = \(fence?.instance ?? "") AND epoch = \(fence?.epoch ?? 0)
                 FOR KEY SHARE
             ),
-            held AS (SELECT NOT \(fence != nil) OR EXISTS (SELECT FROM fence) AS held),
+            held AS (
+                SELECT (NOT \(fence != nil) OR EXISTS (SELECT FROM fence))
+                    AND \(unescaped: PostgresDatabase.transactionSettings) AS held
+            ),
             batch AS (
                 SELECT * FROM unnest(\(images.map(\.image.photoID))::text[],
                     \(images.map(\.image.variant.rawValue))::text[], \(images.map(\.image.contentType))::text[],

@@ -1,10 +1,25 @@
 import Foundation
 
-/// Where a PostgreSQL database is, as `--database` names it:
-/// `postgres://USER@HOST[:PORT]/DB` (or `postgresql://`), with `?host=/path/to/dir` for the
-/// unix socket in that directory (as libpq reads it), `sslmode=` (`disable`, `prefer`, the
-/// default, or `require`) and `pool_max_conns=` (as pgx names it: how many connections a process
-/// opens at most, ``connections``).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where a PostgreSQL database is, as `--database` names it, read as libpq reads a connection URI:
+/// `postgres://[USER@][HOST][:PORT][/DB][?PARAM=VALUE&...]` (or `postgresql://`).
+///
+/// - **Where**: `HOST` a name or an address; `?host=/path/to/dir` (or a percent-encoded
+///   `%2Fpath` as the host) for the unix socket in that directory. What the URL leaves out comes
+///   from `PGHOST`, `PGPORT`, `PGUSER` and `PGDATABASE`, then libpq's defaults: the socket in
+///   `/var/run/postgresql`, port 5432, the user this process runs as, a database named as the
+///   user. `host`, `port`, `user` and `dbname` may also be given as parameters, which win over
+///   the URL's own parts, as libpq's do.
+/// - **TLS**: `sslmode` (``TLSMode``, libpq's six: `prefer` unless `PGSSLMODE` says otherwise),
+///   `sslrootcert` (a file of CA certificates, or `system` for the system's; `PGSSLROOTCERT`,
+///   else `~/.postgresql/root.crt` when it exists), `sslcert` and `sslkey` (a client certificate
+///   and its key; `PGSSLCERT` and `PGSSLKEY`, else `~/.postgresql/postgresql.crt` and `.key` when
+///   both exist).
+/// - `pool_max_conns` (as pgx names it): how many connections a process opens at most,
+///   ``connections``.
 ///
 /// A password never comes from the URL: a URL is shown by `ps`, logs and `status`, so one with a
 /// password is refused. It comes from ``PostgresPassword`` instead.
@@ -17,14 +32,50 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// TLS over TCP, as libpq's `sslmode` names it; a unix socket never uses it.
+    ///
+    /// As in libpq, only the two `verify-` modes promise anything about whom photosync talks
+    /// to: `require` encrypts, and checks the server's certificate against a root certificate only
+    /// when one is given (``PostgresLocation/rootCertificate``); `verify-ca` always checks it;
+    /// `verify-full` also checks that it names the host photosync connected to.
     public enum TLSMode: String, Sendable, CaseIterable {
-        case disable, prefer, require
+        /// Never TLS.
+        case disable
+        /// Without TLS, and with it only when the server refuses a connection without.
+        case allow
+        /// With TLS when the server offers it, without when it does not or the handshake fails.
+        case prefer
+        /// Always TLS.
+        case require
+        /// Always TLS, with a certificate signed by a trusted CA.
+        case verifyCA = "verify-ca"
+        /// Always TLS, with a certificate signed by a trusted CA, for the host connected to.
+        case verifyFull = "verify-full"
+
+        /// Whether the server's certificate is checked against the root certificates at all.
+        var verifies: Bool { self == .verifyCA || self == .verifyFull }
+
+        /// The modes in a sentence, for messages.
+        static let sentence = "disable, allow, prefer, require, verify-ca or verify-full"
+    }
+
+    /// The CA certificates the server's certificate is checked against.
+    public enum RootCertificate: Sendable, Equatable {
+        /// A PEM file of one or more certificates.
+        case file(String)
+        /// The system's trusted CAs (`sslrootcert=system`).
+        case system
     }
 
     public var user: String
     public var database: String
     public var endpoint: Endpoint
     public var tls: TLSMode
+    /// What the server's certificate is checked against; nil: nothing (under `require` and the
+    /// weaker modes, any certificate is taken).
+    public var rootCertificate: RootCertificate?
+    /// A client certificate (PEM) and its key (PEM, unencrypted), for a server that asks for one.
+    public var clientCertificate: String?
+    public var clientKey: String?
     /// How many connections one process opens to the server at most.
     ///
     /// More connections than the server has cores to run them do not answer more: each waits
@@ -37,6 +88,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// commit, an image batch, its writer lease's renewal and a read), so fewer are refused.
     public static let defaultConnections = 4
     public static let connectionRange = defaultConnections...100
+    /// libpq's (Debian's) socket directory when neither the URL nor `PGHOST` names a host.
+    public static let defaultSocketDirectory = "/var/run/postgresql"
 
     /// Whether `text` is meant as a PostgreSQL URL rather than a file's path.
     public static func isURL(_ text: String) -> Bool {
@@ -44,64 +97,174 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
     }
 
-    /// Reads a URL of the forms above.
+    /// Reads a URL of the forms above, completed from `environment` as libpq completes it.
+    ///
+    /// `fileExists` and `systemUser` are the file system and the process's user, passed in so
+    /// that tests touch neither: the default certificate files under `~/.postgresql` are used
+    /// only when they exist, and the user defaults to the one this process runs as.
     /// - Throws: ``PostgresLocationError`` saying what is wrong; a password in the URL is
     ///   ``PostgresLocationError/passwordInURL``.
-    public init(parsing text: String) throws(PostgresLocationError) {
+    public init(
+        parsing text: String, environment: [String: String] = [:],
+        fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) },
+        systemUser: () -> String? = PostgresLocation.processUser
+    ) throws(PostgresLocationError) {
         guard Self.isURL(text), let components = URLComponents(string: text) else {
             throw .malformed("is not a postgres:// URL")
         }
         guard components.password == nil else { throw .passwordInURL }
-        guard let user = components.user.flatMap({ $0.removingPercentEncoding }), !user.isEmpty else {
-            throw .malformed("names no user (postgres://USER@HOST/DB)")
-        }
-        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        guard let database = path.removingPercentEncoding, !database.isEmpty, !database.contains("/") else {
-            throw .malformed("names no database (postgres://USER@HOST/DB)")
-        }
-        let port = components.port ?? 5432
-        guard (1...65535).contains(port) else { throw .malformed("has a port out of range") }
-        var socketDirectory: String?
-        var tls = TLSMode.prefer
+        var given = Given(
+            user: components.user.flatMap { $0.removingPercentEncoding }, host: components.host,
+            port: components.port.map(String.init),
+            database: (components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path)
+                .removingPercentEncoding)
         var connections = Self.defaultConnections
         for item in components.queryItems ?? [] {
+            try given.read(item, connections: &connections)
+        }
+        try self.init(given, connections: connections, environment: environment, fileExists: fileExists)
+        if user.isEmpty {
+            guard let name = systemUser(), !name.isEmpty else {
+                throw .malformed("names no user, and neither does PGUSER (postgres://USER@HOST/DB)")
+            }
+            user = name
+        }
+        if database.isEmpty { database = user }
+    }
+
+    /// The URL's parts as it gives them, before the environment completes them.
+    private struct Given {
+        var user: String?
+        var host: String?
+        var port: String?
+        var database: String?
+        var sslmode: String?
+        var sslrootcert: String?
+        var sslcert: String?
+        var sslkey: String?
+
+        /// Takes one parameter of the query.
+        mutating func read(_ item: URLQueryItem, connections: inout Int) throws(PostgresLocationError) {
+            let value = item.value ?? ""
             switch item.name {
-            case "host":
-                guard let value = item.value, value.hasPrefix("/") else {
-                    throw .malformed("has a host= that is not a socket directory (an absolute path)")
-                }
-                socketDirectory = value
-            case "sslmode":
-                guard let value = item.value.flatMap(TLSMode.init(rawValue:)) else {
-                    throw .malformed("has an sslmode other than disable, prefer or require")
-                }
-                tls = value
+            case "host": host = value
+            case "port": port = value
+            case "user": user = value
+            case "dbname": database = value
+            case "sslmode": sslmode = value
+            case "sslrootcert": sslrootcert = value
+            case "sslcert": sslcert = value
+            case "sslkey": sslkey = value
             case "pool_max_conns":
-                guard let value = item.value.flatMap({ Int($0) }), Self.connectionRange.contains(value) else {
+                guard let count = Int(value), PostgresLocation.connectionRange.contains(count) else {
                     throw .malformed(
-                        "has a pool_max_conns that is not a number from \(Self.connectionRange.lowerBound) "
-                            + "to \(Self.connectionRange.upperBound)")
+                        "has a pool_max_conns that is not a number from "
+                            + "\(PostgresLocation.connectionRange.lowerBound) "
+                            + "to \(PostgresLocation.connectionRange.upperBound)")
                 }
-                connections = value
+                connections = count
             default:
                 throw .malformed("has a parameter photosync does not know: \(item.name)")
             }
         }
-        if let socketDirectory {
-            endpoint = .socket(path: socketDirectory + "/.s.PGSQL.\(port)", port: port)
-        } else {
-            guard let host = components.host, !host.isEmpty else {
-                throw .malformed("names no host (postgres://USER@HOST/DB, or ?host=/socket/dir)")
-            }
-            endpoint = .tcp(host: host, port: port)
+    }
+
+    /// The location `given` names, each part missing from it taken from `environment` (libpq's
+    /// variable for it), then from libpq's default; the user and the database may stay empty,
+    /// for the caller to default.
+    private init(
+        _ given: Given, connections: Int, environment: [String: String], fileExists: (String) -> Bool
+    ) throws(PostgresLocationError) {
+        func part(_ value: String?, _ variable: String) -> (value: String, from: String?)? {
+            if let value, !value.isEmpty { return (value, nil) }
+            if let value = environment[variable], !value.isEmpty { return (value, variable) }
+            return nil
         }
-        self.user = user
-        self.database = database
-        self.tls = tls
+        func problem(_ from: String?, _ text: String) -> PostgresLocationError {
+            from.map { .environment(variable: $0, problem: text) } ?? .malformed("has " + text)
+        }
+        guard given.database.map({ !$0.contains("/") }) ?? true else {
+            throw .malformed("names a database with a slash in it (postgres://USER@HOST/DB)")
+        }
+        let port: Int
+        if let (text, from) = part(given.port, "PGPORT") {
+            guard let number = Int(text), (1...65535).contains(number) else {
+                throw problem(from, "a port out of range (got '\(text)')")
+            }
+            port = number
+        } else {
+            port = 5432
+        }
+        let host = part(given.host?.removingPercentEncoding, "PGHOST")
+        let hostName = host?.value ?? Self.defaultSocketDirectory
+        guard !hostName.contains(",") else {
+            throw problem(
+                host?.from,
+                "several hosts: photosync connects to one (put a pooler or a virtual address in front of several)")
+        }
+        endpoint =
+            hostName.hasPrefix("/")
+            ? .socket(path: hostName + (hostName.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)", port: port)
+            : .tcp(host: hostName, port: port)
+        user = part(given.user, "PGUSER")?.value ?? ""
+        database = part(given.database, "PGDATABASE")?.value ?? ""
         self.connections = connections
+
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        func file(_ name: String) -> String? {
+            home.map { ($0 as NSString).appendingPathComponent(".postgresql/" + name) }.flatMap {
+                fileExists($0) ? $0 : nil
+            }
+        }
+        let root = part(given.sslrootcert, "PGSSLROOTCERT")
+        rootCertificate =
+            if let root { root.value == "system" ? .system : .file(root.value) } else {
+                file("root.crt").map { .file($0) }
+            }
+        if let (text, from) = part(given.sslmode, "PGSSLMODE") {
+            guard let mode = TLSMode(rawValue: text) else {
+                throw problem(from, "an sslmode other than \(TLSMode.sentence) (got '\(text)')")
+            }
+            tls = mode
+        } else {
+            // libpq 16: the system's CAs make sense only with the host name checked, and are its
+            // default then.
+            tls = rootCertificate == .system ? .verifyFull : .prefer
+        }
+        if rootCertificate == .system && tls != .verifyFull {
+            throw problem(
+                given.sslmode == nil ? "PGSSLMODE" : nil,
+                "sslrootcert=system with sslmode=\(tls.rawValue): the system's CAs vouch only for a host name, "
+                    + "so they need sslmode=verify-full")
+        }
+        if tls.verifies && rootCertificate == nil {
+            throw problem(
+                given.sslmode == nil ? "PGSSLMODE" : nil,
+                "sslmode=\(tls.rawValue) and no root certificate to verify the server's against: give sslrootcert "
+                    + "(a file of CA certificates, or system), or put it at ~/.postgresql/root.crt")
+        }
+        let certificate = part(given.sslcert, "PGSSLCERT")
+        let key = part(given.sslkey, "PGSSLKEY")
+        if certificate != nil || key != nil {
+            guard let certificate, let key else {
+                throw problem(
+                    certificate?.from ?? key?.from,
+                    certificate == nil ? "an sslkey without an sslcert" : "an sslcert without an sslkey")
+            }
+            (clientCertificate, clientKey) = (certificate.value, key.value)
+        } else if let certificate = file("postgresql.crt"), let key = file("postgresql.key") {
+            (clientCertificate, clientKey) = (certificate, key)
+        }
+    }
+
+    /// The name of the user this process runs as, as libpq defaults the user to.
+    public static func processUser() -> String? {
+        guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
     }
 
     /// The URL, which never holds a password: what messages and `status` name the store by.
+    /// It says everything the connection was made with, the parts the environment gave included.
     public var description: String {
         var components = URLComponents()
         components.scheme = "postgres"
@@ -118,6 +281,15 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             items.append(URLQueryItem(name: "host", value: (path as NSString).deletingLastPathComponent))
         }
         if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
+        switch rootCertificate {
+        case .file(let path): items.append(URLQueryItem(name: "sslrootcert", value: path))
+        case .system: items.append(URLQueryItem(name: "sslrootcert", value: "system"))
+        case nil: break
+        }
+        if let clientCertificate, let clientKey {
+            items.append(URLQueryItem(name: "sslcert", value: clientCertificate))
+            items.append(URLQueryItem(name: "sslkey", value: clientKey))
+        }
         if connections != Self.defaultConnections {
             items.append(URLQueryItem(name: "pool_max_conns", value: String(connections)))
         }
@@ -132,8 +304,15 @@ public enum PostgresLocationError: Error, Sendable, Equatable, CustomStringConve
     case passwordInURL
     /// Anything else, said as the rest of a sentence that starts with the URL.
     case malformed(String)
+    /// A variable of libpq's that the URL leaves a part to has a value photosync cannot use.
+    case environment(variable: String, problem: String)
 
-    public var description: String { "the database URL \(problem)" }
+    public var description: String {
+        switch self {
+        case .passwordInURL, .malformed: "the database URL \(problem)"
+        case .environment(let variable, let problem): "\(variable) in the environment has \(problem)"
+        }
+    }
 
     /// What is wrong, said of the URL: the rest of a sentence that starts with it (as a setting's
     /// problem follows the setting's name).
@@ -145,6 +324,8 @@ public enum PostgresLocationError: Error, Sendable, Equatable, CustomStringConve
                 + "or the file PGPASSFILE names)"
         case .malformed(let problem):
             problem
+        case .environment(let variable, let problem):
+            "takes \(variable) from the environment, which has \(problem)"
         }
     }
 }

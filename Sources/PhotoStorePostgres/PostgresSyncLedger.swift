@@ -231,7 +231,10 @@ struct PostgresSyncLedger: SyncLedger {
                         AND epoch = \(token?.epoch ?? 0)
                     FOR KEY SHARE
                 ),
-                held AS (SELECT NOT \(token != nil) OR EXISTS (SELECT FROM fence) AS held),
+                held AS (
+                    SELECT (NOT \(token != nil) OR EXISTS (SELECT FROM fence))
+                        AND \(unescaped: PostgresDatabase.transactionSettings) AS held
+                ),
                 marked AS (
                     INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
                     SELECT id, sequence, \(date) FROM photo

@@ -1,3 +1,5 @@
+import Basics
+import Crypto
 import Logging
 import PostgresNIO
 import Synchronization
@@ -9,9 +11,11 @@ extension PostgresConnection {
     /// listing's first page; a page at an offset, whose `LIMIT` and `OFFSET` are placeholders, is
     /// still planned for each).
     /// A statement whose text is new once ``PreparedShapes/limit`` texts are prepared is sent
-    /// unprepared, as ``guardedQuery(_:logger:)`` does.
+    /// unprepared, as ``guardedQuery(_:logger:)`` does, and so is every statement once the
+    /// database's connections turned out to be pooled per transaction
+    /// (``PreparedShapes/stopPreparing()``).
     func preparedRows(_ statement: PreparableQuery, logger: Logger) async throws -> [PostgresRow] {
-        guard statement.prepare, let shape = PreparedShapes.shared.shape(of: statement) else {
+        guard statement.prepare, let shape = PreparedShapes.current.shape(of: statement) else {
             return try await guardedQuery(statement.query, logger: logger).collect()
         }
         let bindings = statement.query.binds
@@ -101,17 +105,31 @@ private struct TextStatement: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }
 
-/// The name of each statement text this process prepares, the same on every connection.
+/// The name of each statement text a database's connections prepare, and whether they prepare
+/// any: ``PostgresDatabase`` makes its own the ``current`` ones for the work it runs.
 ///
 /// There is a text for each combination of a listing's filters and order that clients have asked
 /// for, a few dozen in practice; each costs a prepared statement on every connection of the
 /// pool, in the server's memory. So past ``limit`` texts, a new one is not prepared.
+///
+/// A statement's name is drawn from its text and its placeholders' types, so that two processes,
+/// or two versions of photosync, never give one name to different statements: behind a pooler
+/// in transaction mode (PgBouncer before 1.21), one connection's statements run on the server
+/// connections of all, where a statement of the same name prepared by another client would
+/// otherwise be run in its place. There the server answers that a statement does not exist, or
+/// exists already (``PostgresDatabase/Failure/pooledStatement``); the database then stops
+/// preparing and runs the transaction again.
 final class PreparedShapes: Sendable {
-    static let shared = PreparedShapes(limit: 200)
+    /// The shapes of the database whose work runs (the task-local ``PostgresDatabase`` sets);
+    /// a shared one elsewhere, for tests that send statements on a bare connection.
+    static var current: PreparedShapes { running ?? fallback }
+    @TaskLocal static var running: PreparedShapes?
+    private static let fallback = PreparedShapes(limit: 200)
+
     /// How many texts are prepared at most.
     let limit: Int
 
-    struct Shape: Sendable {
+    struct Shape: Sendable, Equatable {
         var name: String
         var sql: String
         var types: [PostgresDataType]
@@ -122,19 +140,44 @@ final class PreparedShapes: Sendable {
         var types: [UInt32]
     }
 
-    private let shapes = Mutex([Key: Shape]())
+    private struct State {
+        var shapes: [Key: Shape] = [:]
+        var preparing = true
+    }
+
+    private let state = Mutex(State())
 
     init(limit: Int) { self.limit = limit }
 
     /// The shape `statement` is prepared as, or nil when it is not prepared.
     func shape(of statement: PreparableQuery) -> Shape? {
         let key = Key(sql: statement.query.sql, types: statement.types.map(\.rawValue))
-        return shapes.withLock { shapes in
-            if let shape = shapes[key] { return shape }
-            guard shapes.count < limit else { return nil }
-            let shape = Shape(name: "photosync_\(shapes.count + 1)", sql: key.sql, types: statement.types)
-            shapes[key] = shape
+        return state.withLock { state in
+            guard state.preparing else { return nil }
+            if let shape = state.shapes[key] { return shape }
+            guard state.shapes.count < limit else { return nil }
+            let shape = Shape(name: Self.name(key), sql: key.sql, types: statement.types)
+            state.shapes[key] = shape
             return shape
         }
     }
+
+    /// `photosync_` and 16 hex digits of the SHA-256 of the text and its types.
+    private static func name(_ key: Key) -> String {
+        let types = key.types.map(String.init).joined(separator: ",")
+        let digest = SHA256.hash(data: Array((key.sql + "\u{0}" + types).utf8))
+        return "photosync_" + String(Hex.string(digest).prefix(16))
+    }
+
+    /// From now on nothing is prepared. Returns whether statements were prepared until now, so
+    /// that only the first to notice says so.
+    func stopPreparing() -> Bool {
+        state.withLock { state in
+            defer { state.preparing = false }
+            return state.preparing
+        }
+    }
+
+    /// Whether statements are prepared.
+    var isPreparing: Bool { state.withLock { $0.preparing } }
 }

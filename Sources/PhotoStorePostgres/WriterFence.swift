@@ -131,10 +131,12 @@ final class WriterFence: Sendable {
     /// transaction ends. It also ends the transaction when it waits for its next statement for
     /// more than ``idleLimit``: a holder stopped in the middle of one (SIGSTOP, a cut network)
     /// would otherwise keep the standby waiting for as long as the server keeps the connection.
-    /// A transaction so ended is the holder's to run again, as any on a lost connection.
+    /// A transaction so ended is the holder's to run again, as any on a lost connection. It sets
+    /// what every write transaction sets (``PostgresDatabase/transactionSettings``).
     static func statement(_ token: Token) -> PostgresQuery {
         """
-        SELECT set_config('idle_in_transaction_session_timeout', \(String(idleLimit.components.seconds * 1000)), true)
+        SELECT set_config('idle_in_transaction_session_timeout', \(String(idleLimit.components.seconds * 1000)), true),
+            \(unescaped: PostgresDatabase.transactionSettings)
         FROM writer_lease WHERE id = 1 AND instance = \(token.instance) AND epoch = \(token.epoch) FOR KEY SHARE
         """
     }

@@ -32,7 +32,8 @@ public actor UnsplashStub {
     public init(configuration: Configuration = .init()) {
         self.configuration = configuration
         feed = PhotoFeed(seed: configuration.seed, count: configuration.photoCount)
-        images = ImageGenerator(seed: configuration.seed, baseSize: configuration.imageSize)
+        images = ImageGenerator(
+            seed: configuration.seed, baseSize: configuration.imageSize, pictures: Pictures(seed: configuration.seed))
         photographers = Photographer.photographers(seed: configuration.seed)
         sponsors = Photographer.sponsors(seed: configuration.seed)
         profileImageNames = Set((photographers + sponsors).map { "profile-" + $0.id })
@@ -106,7 +107,8 @@ public actor UnsplashStub {
         SourceCatalog(
             feed: feed,
             renderer: PhotoRenderer(
-                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors),
+                seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors,
+                pictures: images.pictures),
             seed: configuration.seed)
     }
 

@@ -11,7 +11,7 @@ extension EndToEnd {
             async throws
         {
             // GIVEN a daemon busy with a feed whose images come slowly, and a notification socket
-            let world = try await PhotosyncEndToEndTests.World.start(photos: 150, store: store)
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 150, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 await world.stub.delayImages(by: .milliseconds(20))
                 let socket = try NotifySocket()

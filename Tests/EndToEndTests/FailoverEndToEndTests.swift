@@ -46,11 +46,15 @@ extension EndToEnd {
             }
         }
 
-        @Test func theStandbyTakesOverAfterEachOfTenKillsAndNothingIsLostOrRepeated() async throws {
+        /// Straight to the server, and through PgBouncer in each pool mode: behind a pooler in
+        /// transaction mode, consecutive transactions of one process run on different server
+        /// connections, and the lease and its fence hold all the same.
+        @Test(arguments: StoreSetup.postgresRoutes)
+        func theStandbyTakesOverAfterEachOfTenKillsAndNothingIsLostOrRepeated(_ setup: StoreSetup) async throws {
             // GIVEN an active and a standby daemon on one database, photos arriving at the head
             let stub = UnsplashStub(
                 configuration: .init(photoCount: 240, accessKey: PhotosyncEndToEndTests.key, imageSize: 2_000, seed: 7))
-            let world = try await World.start(stub, store: .postgres)
+            let world = try await World.start(stub, store: setup)
             var processes: [PhotosyncProcess] = []
             try await withTeardown(await Self.stop(processes, world)) {
                 await stub.delayImages(by: .milliseconds(20))
@@ -377,9 +381,11 @@ extension EndToEnd {
             }
         }
 
-        @Test func twoServesOnOneDatabaseShowNewPhotosAndForwardATrackingRequestOnce() async throws {
-            // GIVEN a mirror in PostgreSQL, metadata only, and `serve` twice on it
-            let world = try await World.start(photos: 60, store: .postgres)
+        @Test(arguments: StoreSetup.postgresRoutes)
+        func twoServesOnOneDatabaseShowNewPhotosAndForwardATrackingRequestOnce(_ setup: StoreSetup) async throws {
+            // GIVEN a mirror in PostgreSQL (straight, or through PgBouncer), metadata only, and
+            // `serve` twice on it
+            let world = try await World.start(photos: 60, store: setup)
             var processes: [PhotosyncProcess] = []
             try await withTeardown(await Self.stop(processes, world)) {
                 let key = ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key]

@@ -28,7 +28,7 @@ extension EndToEnd {
             async throws
         {
             // GIVEN `photosync serve` on a database synced from the stub
-            let world = try await PhotosyncEndToEndTests.World.start(photos: 120, store: store)
+            let world = try await PhotosyncEndToEndTests.World.start(photos: 120, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let serve = try PhotosyncProcess([
@@ -107,7 +107,40 @@ extension EndToEnd {
             }
         }
 
-        @Test func demoSyncsTheStubServesTilesAndStopsOnCtrlC() async throws {
+        /// A tile's picture as the browser decoded it: its pixels' size, average colour (0-255)
+        /// and 8 x 8 cells (0-1, as ``DecodedPicture/cells(_:)``).
+        struct TilePicture: Decodable, Sendable {
+            var id: String
+            var width: Int
+            var height: Int
+            var average: [Double]
+            var cells: [Double]
+        }
+
+        /// Each tile's image drawn on a canvas at its own size and read back.
+        static let tilePictures = """
+            (async () => JSON.stringify(await Promise.all(Array.from(document.querySelectorAll('#grid .tile')).map(async tile => {
+              const image = tile.querySelector('img');
+              if (!image) return {id: tile.dataset.id, width: 0, height: 0, average: [], cells: []};
+              await image.decode().catch(() => {});
+              const [width, height] = [image.naturalWidth, image.naturalHeight];
+              const canvas = document.createElement('canvas');
+              [canvas.width, canvas.height] = [Math.max(1, width), Math.max(1, height)];
+              const context = canvas.getContext('2d');
+              context.drawImage(image, 0, 0);
+              const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+              const average = [0, 0, 0], cells = new Array(192).fill(0), counts = new Array(64).fill(0);
+              for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+                const at = (y * width + x) * 4, cell = Math.floor(y * 8 / height) * 8 + Math.floor(x * 8 / width);
+                counts[cell]++;
+                for (let c = 0; c < 3; c++) { average[c] += pixels[at + c]; cells[cell * 3 + c] += pixels[at + c]; }
+              }
+              return {id: tile.dataset.id, width, height, average: average.map(v => v / Math.max(1, width * height)),
+                      cells: cells.map((v, i) => v / Math.max(1, counts[Math.floor(i / 3)]) / 255)};
+            }))))()
+            """
+
+        @Test func theDemoShowsThirtyDifferentPicturesSaysWhatToTryNextAndStopsOnCtrlC() async throws {
             let directory = FileManager.default.temporaryDirectory.appending(
                 path: "photosync-demo-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -128,7 +161,62 @@ extension EndToEnd {
             let page = String(decoding: body, as: UTF8.self)
             #expect(page.components(separatedBy: "class=\"tile\"").count - 1 == 30)
             #expect(page.contains("src=\"/images/"))
-            #expect(try await PhotoStore.openExisting(path: database).catalog.statistics().imagesStored == 45)
+            let store = try PhotoStore.openExisting(path: database)
+            #expect(try await store.catalog.statistics().imagesStored == 45)
+
+            // AND, as it starts serving, it says the one command to try next, against its database
+            let said = demo.stderrSoFar.split(separator: "\n").map(String.init)
+            let next = try #require(said.first { $0.hasPrefix("photosync: demo: try next") }, "\(said)")
+            let command = try #require(next.split(separator: ": ", maxSplits: 2).last.map(String.init))
+            #expect(command.hasSuffix("swift run photosync status --database \(database)"), "\(next)")
+            let status = try await PhotosyncProcess.run(["status", "--database", database])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("45"), "\(status.stdout)")
+
+            // AND in a browser its home page is thirty pictures, each of its photo's shape and colour,
+            // no two alike; a photo's page shows the image in the photo's proportions
+            let chromium = try await Chromium.start()
+            defer { chromium.stop() }
+            let (pictures, frame) = try await chromium.withPage { page in
+                try await page.send("Page.enable")
+                try await page.navigate(base)
+                let pictures = try JSONDecoder().decode(
+                    [TilePicture].self, from: Data((try await page.evaluate(Self.tilePictures) as? String ?? "[]").utf8)
+                )
+                try await page.screenshot().write(to: Self.buildDirectory().appending(path: "demo-screenshot.png"))
+                try await page.loading {
+                    _ = try await page.evaluate("document.querySelector('#grid .tile a').click()")
+                }
+                let frame = try await page.evaluate(
+                    "(r => JSON.stringify([r.width, r.height]))(document.querySelector('#photo').getBoundingClientRect())"
+                )
+                return (pictures, try JSONDecoder().decode([Double].self, from: Data((frame as? String ?? "[]").utf8)))
+            }
+            #expect(pictures.count == 30)
+            for picture in pictures {
+                let photo = try #require(try await store.catalog.photo(id: picture.id))
+                let (width, height) = (try #require(photo.width), try #require(photo.height))
+                #expect(picture.width > 0 && picture.height > 0, "\(picture.id) loaded")
+                let (long, short) = (max(width, height), min(width, height))
+                let (pictureLong, pictureShort) = (
+                    max(picture.width, picture.height), min(picture.width, picture.height)
+                )
+                #expect(
+                    pictureShort == Int((Double(pictureLong) * Double(short) / Double(long)).rounded())
+                        && (picture.width > picture.height) == (width > height),
+                    "\(picture.id): \(picture.width)x\(picture.height) for \(width)x\(height)")
+                let color = try #require(rgb(ofHexColor: photo.color ?? ""), "\(photo.color ?? "no color")")
+                #expect(
+                    picture.average.count == 3
+                        && zip(picture.average, [color.x, color.y, color.z]).allSatisfy { abs($0 - $1) <= 5 },
+                    "\(picture.id): average \(picture.average), color \(photo.color ?? "")")
+            }
+            let closest = closestPair(pictures.map { ($0.id, $0.cells) })
+            #expect(closest.difference >= 0.05, "the two most alike: \(closest)")
+            let firstID = try #require(pictures.first?.id)
+            let first = try #require(try await store.catalog.photo(id: firstID))
+            let ratio = Double(try #require(first.width)) / Double(try #require(first.height))
+            #expect(frame.count == 2 && abs(frame[0] / frame[1] - ratio) < 0.02 * ratio, "\(frame) for \(ratio)")
 
             // AND Ctrl-C stops it with exit 0
             demo.signal(SIGINT)

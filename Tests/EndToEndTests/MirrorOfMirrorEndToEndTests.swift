@@ -18,7 +18,7 @@ extension EndToEnd {
         func aSecondMirrorGetsTheSamePhotosAndImagesAndItsTrackingReachesUnsplashOnce(_ store: StoreKind) async throws {
             // GIVEN a first mirror of the feed, a user, a collection and a search, metadata only, so
             // that whatever tracking reaches the stub came through the mirror's API
-            let world = try await World.start(photos: 90, store: store)
+            let world = try await World.start(photos: 90, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let user = world.stub.usernames[0]
                 let sources = ["feed", "user:\(user)", "collection:3773378", "search:lake"]

@@ -21,7 +21,7 @@ extension EndToEnd {
             var config: String { directory.appending(path: "photosync.yaml").path }
             var store: StoreKind { PostgresLocation.isURL(database) ? .postgres : .sqlite }
 
-            static func start(photos: Int, store: StoreKind = .sqlite) async throws -> World {
+            static func start(photos: Int, store: StoreSetup = .sqlite) async throws -> World {
                 try await start(
                     UnsplashStub(
                         configuration: .init(
@@ -29,8 +29,15 @@ extension EndToEnd {
                     store: store)
             }
 
-            /// `stub`, started, with a scratch directory and a database of `store`.
-            static func start(_ stub: UnsplashStub, store: StoreKind) async throws -> World {
+            /// `stub`, started, with a scratch directory and a database reached as `store` says.
+            static func start(_ stub: UnsplashStub, store: StoreSetup) async throws -> World {
+                try await start(
+                    stub, database: store == .sqlite ? nil : try await store.makeDatabase())
+            }
+
+            /// `stub`, started, with a scratch directory and `database` (a PostgreSQL URL), or an
+            /// SQLite file in the directory.
+            static func start(_ stub: UnsplashStub, database url: String?) async throws -> World {
                 try await stub.start()
                 let directory = FileManager.default.temporaryDirectory.appending(
                     path: "photosync-e2e-\(UUID().uuidString)")
@@ -38,11 +45,7 @@ extension EndToEnd {
                 // An explicit, empty configuration: the machine's /etc/photosync must not leak in.
                 try "# photosync end-to-end test\nper_page: 30\n".write(
                     toFile: directory.appending(path: "photosync.yaml").path, atomically: true, encoding: .utf8)
-                let database =
-                    switch store {
-                    case .sqlite: directory.appending(path: "photosync.sqlite").path
-                    case .postgres: try await PostgresTestCluster.shared.makeDatabase()
-                    }
+                let database = url ?? directory.appending(path: "photosync.sqlite").path
                 return World(stub: stub, directory: directory, database: database)
             }
 
@@ -96,7 +99,7 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: StoreKind.allCases) func aOnceSyncStoresEveryPhotoAndImageByteExact(_ store: StoreKind)
+        @Test(arguments: StoreSetup.allCases) func aOnceSyncStoresEveryPhotoAndImageByteExact(_ store: StoreSetup)
             async throws
         {
             let world = try await World.start(photos: 300, store: store)
@@ -124,7 +127,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func aSecondRunOnlyAsksWhetherAnythingIsNew(_ store: StoreKind)
             async throws
         {
-            let world = try await World.start(photos: 120, store: store)
+            let world = try await World.start(photos: 120, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 await world.stub.resetRequestLog()
@@ -138,7 +141,7 @@ extension EndToEnd {
             }
         }
 
-        @Test(arguments: StoreKind.allCases) func aRunKilledMidwayAndRestartedEndsComplete(_ store: StoreKind)
+        @Test(arguments: StoreSetup.allCases) func aRunKilledMidwayAndRestartedEndsComplete(_ store: StoreSetup)
             async throws
         {
             let world = try await World.start(photos: 300, store: store)
@@ -184,7 +187,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func queryFindsAPhotoAndWritesItsExactBytes(_ store: StoreKind)
             async throws
         {
-            let world = try await World.start(photos: 30, store: store)
+            let world = try await World.start(photos: 30, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let id = try #require(await world.stub.photoIDs().dropFirst(3).first)
@@ -270,7 +273,7 @@ extension EndToEnd {
         }
 
         @Test(arguments: StoreKind.allCases) func anUnknownIDExitsOne(_ store: StoreKind) async throws {
-            let world = try await World.start(photos: 5, store: store)
+            let world = try await World.start(photos: 5, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
@@ -284,7 +287,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func aBadKeyExits77AndLeavesTheDatabaseAsItWas(_ store: StoreKind)
             async throws
         {
-            let world = try await World.start(photos: 40, store: store)
+            let world = try await World.start(photos: 40, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
                 let before = try await world.store().catalog.statistics()
@@ -326,7 +329,7 @@ extension EndToEnd {
         }
 
         @Test(arguments: StoreKind.allCases) func statusReportsWhatIsStored(_ store: StoreKind) async throws {
-            let world = try await World.start(photos: 35, store: store)
+            let world = try await World.start(photos: 35, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 #expect(try await world.sync().status == 0)
 
@@ -349,7 +352,7 @@ extension EndToEnd {
 
         @Test(arguments: StoreKind.allCases) func theKeyNeverReachesTheLogsEvenAtTrace(_ store: StoreKind) async throws
         {
-            let world = try await World.start(photos: 10, store: store)
+            let world = try await World.start(photos: 10, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--log-level", "trace"])
                 #expect(result.status == 0)
@@ -367,11 +370,14 @@ extension EndToEnd {
                 #expect(noKey.status == 64)
                 #expect(noKey.stderr.hasPrefix("photosync: "))
                 #expect(noKey.stderr.filter(\.isNewline).count == 1)
+                #expect(
+                    noKey.stderr.hasSuffix(" (see 'photosync run --help')\n"), "as every usage error: \(noKey.stderr)")
 
                 // A flag out of range is bad usage; the same value from the environment, bad configuration.
                 let badFlag = try await world.sync(["--per-page", "50"])
                 #expect(badFlag.status == 64, "\(badFlag.stderr)")
                 #expect(badFlag.stderr.contains("per-page"))
+                #expect(badFlag.stderr.hasSuffix(" (see 'photosync run --help')\n"), "\(badFlag.stderr)")
                 let badEnvironment = try await PhotosyncProcess.run(
                     await world.runArguments(),
                     environment: ["UNSPLASH_ACCESS_KEY": Self.key, "PHOTOSYNC_PER_PAGE": "50"])

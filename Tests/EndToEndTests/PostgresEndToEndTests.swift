@@ -71,15 +71,18 @@ extension EndToEnd {
             #expect(verify.status == 0 && verify.stdout.contains("problems        0"), "\(verify.stdout)")
         }
 
-        @Test func theMirrorAnswersTheSameFromBothStores() async throws {
-            // GIVEN the same stub synced into an SQLite file and a PostgreSQL database
+        @Test(arguments: StoreSetup.postgresRoutes) func theMirrorAnswersTheSameFromBothStores(_ setup: StoreSetup)
+            async throws
+        {
+            // GIVEN the same stub synced into an SQLite file and a PostgreSQL database (straight,
+            // or through PgBouncer)
             let world = try await World.start(photos: 120)
             try await withTeardown(await world.stop()) {
                 let user = world.stub.usernames[0]
                 let sources = ["feed", "user:\(user)", "likes:\(user)", "collection:3773378", "topic:wallpapers"]
                     .flatMap { ["--source", $0] }
                 #expect(try await world.sync(sources).status == 0)
-                let postgres = try await PostgresTestCluster.shared.makeDatabase()
+                let postgres = try await setup.makeDatabase()
                 let synced = try await PhotosyncProcess.run(
                     await world.runArguments(sources + ["--database", postgres]),
                     environment: ["UNSPLASH_ACCESS_KEY": PhotosyncEndToEndTests.key])
@@ -148,6 +151,15 @@ extension EndToEnd {
                 let away = try await run("postgres://nobody@/photos?host=/nonexistent-photosync-socket")
                 #expect(away.status == 75, "\(away.stderr)")
                 #expect(lastLine(away).contains("cannot be reached"), "\(away.stderr)")
+
+                // A pooler that runs each statement on its own (PgBouncer's statement mode), where
+                // no transaction can run: refused at once, one line naming the mode, 78
+                let statements = try await PgBouncerTestPool.shared(.statement).url(
+                    through: try await PostgresTestCluster.shared.makeDatabase())
+                let pooled = try await run(statements)
+                #expect(pooled.status == 78, "\(pooled.stderr)")
+                #expect(lastLine(pooled).contains("pool_mode = statement"), "\(pooled.stderr)")
+                #expect(!pooled.stderr.contains("CircuitBreaker"), "\(pooled.stderr)")
 
                 // Another application's database: refused and left as it was
                 let theirs = try await PostgresTestCluster.shared.makeDatabase()

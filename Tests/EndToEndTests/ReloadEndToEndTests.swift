@@ -31,7 +31,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases)
         func aSIGHUPAddsASourceAndRaisesConcurrencyWithoutFetchingAnythingTwice(_ store: StoreKind) async throws {
             // GIVEN a daemon backfilling the feed, one image at a time
-            let world = try await World.start(photos: 300, store: store)
+            let world = try await World.start(photos: 300, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 try Self.write("per_page: 30\nsources:\n  - feed\nconcurrency: 1\npoll_interval: 10\n", to: world)
                 let socket = try NotifySocket()

@@ -33,7 +33,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func everySourceIsStoredOnceWithEachImageOnceAndTrackedOnce(
             _ store: StoreKind
         ) async throws {
-            let world = try await World.start(photos: 150, store: store)
+            let world = try await World.start(photos: 150, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
 
@@ -93,7 +93,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func aSecondRunOnlyChecksTheHeadOfEachSource(_ store: StoreKind)
             async throws
         {
-            let world = try await World.start(photos: 90, store: store)
+            let world = try await World.start(photos: 90, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 #expect(try await world.sync(Self.arguments(sources)).status == 0)
@@ -113,7 +113,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func aKilledMultiSourceSyncResumesEachSourceWhereItStopped(
             _ store: StoreKind
         ) async throws {
-            let world = try await World.start(photos: 240, store: store)
+            let world = try await World.start(photos: 240, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let sources = await Self.sources(world)
                 await world.stub.delayImages(by: .milliseconds(5))
@@ -198,7 +198,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func aSourceThatDoesNotExistIsOneLineAndTheOthersFinish(_ store: StoreKind)
             async throws
         {
-            let world = try await World.start(photos: 60, store: store)
+            let world = try await World.start(photos: 60, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync(["--source", "user:nobody-here", "--source", "feed"])
 
@@ -243,7 +243,7 @@ extension EndToEnd {
         @Test(arguments: StoreKind.allCases) func severalVariantsAreEachFetchedOnceAndTrackedOncePerPhoto(
             _ store: StoreKind
         ) async throws {
-            let world = try await World.start(photos: 40, store: store)
+            let world = try await World.start(photos: 40, store: StoreSetup(store))
             try await withTeardown(await world.stop()) {
                 let result = try await world.sync([
                     "--source", "feed", "--source", "topic:wallpapers", "--variant", "regular,thumb",

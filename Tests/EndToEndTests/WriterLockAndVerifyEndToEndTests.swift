@@ -10,7 +10,7 @@ extension EndToEnd.PhotosyncEndToEndTests {
     @Test(arguments: StoreKind.allCases) func aSecondRunExits73NamingTheWriterWhileReadersGoOn(_ store: StoreKind)
         async throws
     {
-        let world = try await World.start(photos: 60, store: store)
+        let world = try await World.start(photos: 60, store: StoreSetup(store))
         try await withTeardown(await world.stop()) {
             await world.stub.delayImages(by: .milliseconds(20))
             // GIVEN a daemon that has stored its first page, so it holds the lock
@@ -53,7 +53,7 @@ extension EndToEnd.PhotosyncEndToEndTests {
     @Test(arguments: StoreKind.allCases) func verifyPassesASyncedDatabaseAndNamesACorruptedImage(_ store: StoreKind)
         async throws
     {
-        let world = try await World.start(photos: 30, store: store)
+        let world = try await World.start(photos: 30, store: StoreSetup(store))
         try await withTeardown(await world.stop()) {
             #expect(try await world.sync().status == 0)
             let verifyArguments = ["verify", "--database", world.database, "--config", world.config]

@@ -32,9 +32,8 @@ import Testing
             #expect(order.count == 3 && order == order.sorted(), "newest first")
             #expect(page.contains("src=\"/images/old?variant=small\""), "the smallest stored variant")
             #expect(
-                page.contains(
-                    "<img src=\"/images/mid?variant=regular\" width=\"4000\" height=\"3000\" alt=\"alt text of mid\">"),
-                "the tile's image with the photo's size and alt text")
+                page.contains("<img src=\"/images/mid?variant=regular\" alt=\"alt text of mid\">"),
+                "the tile's image with its alt text, claiming no size its pixels may not have")
             #expect(!page.contains("/images/new"), "no image is stored for it")
             #expect(page.contains("style=\"background-color: #abcdef\""))
             #expect(page.contains("href=\"/photos/new\""))
@@ -104,6 +103,28 @@ import Testing
             #expect(bad.status == .badRequest)
             #expect(bad.text.contains("cannot be understood"))
             #expect(!bad.text.lowercased().contains("fts5"), "never SQLite's own words")
+        }
+    }
+
+    @Test func aSearchSaysHowManyPhotosMatchBeyondItsPage() async throws {
+        // GIVEN five photos of a lake and one of a city, and a grid of two a page
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try await fixture.commit(
+            (1...5).map { Sample.photo("lake\($0)", day: $0, description: "A lake, take \($0)") }
+                + [Sample.photo("city", day: 9, description: "A city")])
+
+        try await fixture.serve(pageSize: 2) { client in
+            // WHEN the grid is searched, THEN it says how many photos match, not how many it shows
+            let lakes = try await client.execute(uri: "/?q=lake", method: .get).text
+            #expect(lakes.contains("<p class=\"matches\" id=\"matches\">5 photos match “lake”</p>"))
+            #expect(lakes.components(separatedBy: "class=\"tile\"").count - 1 == 2)
+            let city = try await client.execute(uri: "/?q=city", method: .get).text
+            #expect(city.contains(">1 photo matches “city”</p>"))
+            let none = try await client.execute(uri: "/?q=forest", method: .get).text
+            #expect(none.contains(">0 photos match “forest”</p>"))
+            // AND the grid without a search counts nothing
+            #expect(try await !client.execute(uri: "/", method: .get).text.contains("id=\"matches\""))
         }
     }
 
@@ -178,6 +199,13 @@ import Testing
             let page = response.text
             #expect(page.contains("<h1>Harbour at noon</h1>"))
             #expect(page.contains("src=\"/images/-R6xwObznIX?variant=regular\""))
+            // The image has the photo's proportions, as large as the frame allows, and claims no
+            // pixel size: a stored variant is not 4000 px wide.
+            #expect(
+                page.contains(
+                    "<img id=\"photo\" src=\"/images/-R6xwObznIX?variant=regular\" style=\"aspect-ratio: 4000 / 3000; width: min(100%, calc(80vh * 4000 / 3000))\""
+                ))
+            #expect(!page.contains("width=\"4000\""))
             #expect(
                 page.contains(
                     "Photo by <a id=\"photographer\" href=\"https://unsplash.com/@ann.b?utm_source=photosync&amp;utm_medium=referral\">Ann B</a> on <a href=\"https://unsplash.com/?utm_source=photosync&amp;utm_medium=referral\">Unsplash</a>"

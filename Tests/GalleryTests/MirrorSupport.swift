@@ -124,6 +124,21 @@ indirect enum JSONShape: Codable, Equatable, Sendable {
 }
 
 extension JSONShape {
+    /// A user object as the mirror on `origin` answers it: the links under its own `links.self`
+    /// (`self`, `photos`, `likes`...) on `/unsplash/users/USERNAME`, everything else, its page on
+    /// unsplash.com included, as Unsplash sent it.
+    func mirroredUser(on origin: String) -> JSONShape {
+        guard case .object(var user) = self, case .object(var links)? = user["links"],
+            let own = links["self"]?.text, let username = user["username"]?.text
+        else { return self }
+        for (name, value) in links where name != "html" {
+            guard let url = value.text, url == own || url.hasPrefix(own + "/") else { continue }
+            links[name] = .string(origin + "/unsplash/users/" + username + url.dropFirst(own.count))
+        }
+        user["links"] = .object(links)
+        return .object(user)
+    }
+
     /// Where `actual` holds another value than `expected` (a recording), field by field: a key
     /// missing or extra, a value that differs. Paths `rewritten` says the mirror changes (its
     /// own API links) are left out; each is a path such as `$.links.self` or `$[3].links.download_location`.
@@ -151,6 +166,13 @@ extension JSONShape {
             return expected == actual ? [] : ["\(path) differs"]
         }
     }
+}
+
+/// `http://HOST:PORT` of a URL the mirror answered: its origin as the client reached it.
+func mirrorOrigin(of url: String) -> String? {
+    guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host
+    else { return nil }
+    return scheme + "://" + host + (components.port.map { ":\($0)" } ?? "")
 }
 
 /// Headers every list answer of Unsplash's carries, as the recordings show.
@@ -181,6 +203,19 @@ extension GalleryFixture {
         let photos = body["results"]?.elements ?? body.elements
         try await commit(photos.map(Self.record), source: source)
         return photos
+    }
+
+    /// The recorded collection (`collection:3773378`, published 2019, with its recorded photos)
+    /// and the 2019 recording's (`collection:201`, a numeric id, published 2017, with one photo),
+    /// their objects stored as the sync stores them.
+    func storeRecordedCollections() async throws {
+        try await commit(recording: .collectionsPhotos, source: "collection:3773378")
+        try await commit([Sample.photo("iceland", day: 1)], source: "collection:201")
+        let fetched = Date(timeIntervalSince1970: 1_700_000_000)
+        try await writer.ledger.storeSourceObject(
+            try Fixture.collection.data, sources: ["collection:3773378"], at: fetched)
+        try await writer.ledger.storeSourceObject(
+            try Fixture.collection2019.data, sources: ["collection:201"], at: fetched)
     }
 
     /// A recorded photo as the sync stores it, its JSON verbatim.

@@ -15,7 +15,7 @@ import UnsplashAPI
     static func recordedPhotos() throws -> [(id: String, json: Data)] {
         var texts: [Data] = []
         for fixture in [Fixture.photo, .photo2025, .photoRandom2023] { texts.append(try fixture.data) }
-        for fixture in [Fixture.page1, .usersPhotos, .usersLikes, .collectionsPhotos, .topicsPhotos] {
+        for fixture in [Fixture.page1, .photosSponsored, .usersPhotos, .usersLikes, .collectionsPhotos, .topicsPhotos] {
             let body = try fixture.data
             texts += JSONSpans.arrayElements(of: body).map { body[$0] }
         }
@@ -37,16 +37,39 @@ import UnsplashAPI
         }
     }
 
-    @Test func everyByteButTheLocationIsTheRecordedText() throws {
+    @Test func everyByteButTheLinksIsTheRecordedText() throws {
         let (id, json) = try #require(try Self.recordedPhotos().first)
         let text = try #require(Self.mirror.text(json, id: id, storedVariants: []))
-        let recorded = try #require(JSONValue.parse(json)?["links"]?["download_location"]?.string)
-        let served = try #require(JSONValue.parse(text)?["links"]?["download_location"]?.string)
-        let quoted = { (location: String) in "\"" + location + "\"" }
+
+        // The photo's links are the recorded ones but the download location and `self`, each a
+        // string where it was
+        let (links, recordedLinks) = (
+            try #require(JSONSpans.member("links", of: text)), try #require(JSONSpans.member("links", of: json))
+        )
+        var expected = String(decoding: json[recordedLinks], as: UTF8.self)
+        for name in ["download_location", "self"] {
+            let recorded = try #require(JSONValue.parse(json)?["links"]?[name]?.string)
+            let served = try #require(JSONValue.parse(text)?["links"]?[name]?.string)
+            expected = expected.replacingOccurrences(of: "\"\(recorded)\"", with: "\"\(served)\"")
+        }
+        #expect(String(decoding: text[links], as: UTF8.self) == expected)
+        // AND every byte but the photo's links and its photographer's is the recorded text
+        let (user, recordedUser) = (
+            try #require(JSONSpans.member("user", of: text)), try #require(JSONSpans.member("user", of: json))
+        )
+        let (userLinks, recordedUserLinks) = (
+            try #require(JSONSpans.member("links", of: text[user])),
+            try #require(JSONSpans.member("links", of: json[recordedUser]))
+        )
+        #expect(text[..<links.lowerBound] == json[..<recordedLinks.lowerBound])
         #expect(
-            String(decoding: text, as: UTF8.self)
-                == String(decoding: json, as: UTF8.self).replacingOccurrences(
-                    of: quoted(recorded), with: quoted(served)))
+            text[links.upperBound..<userLinks.lowerBound]
+                == json[recordedLinks.upperBound..<recordedUserLinks.lowerBound])
+        #expect(text[userLinks.upperBound...] == json[recordedUserLinks.upperBound...])
+        #expect(
+            JSONValue.parse(text)?["user"]?["links"]?["self"]?.string?.hasPrefix(
+                "http://mirror.test:8080/unsplash/users/")
+                == true)
     }
 
     @Test func aHostThatIsNotAURLStillMakesJSON() throws {

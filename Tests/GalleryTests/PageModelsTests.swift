@@ -19,15 +19,18 @@ struct PageModelsTests {
             VariantLink(name: "regular", href: "/images/a?variant=regular", size: "1 KB"),
             ProblemPage(title: "Not found", message: "No such photo"),
             Tile(
-                id: "a", href: "/photos/a", image: TileImage(url: "/images/a", width: 3, height: 2, alt: "lake"),
+                id: "a", href: "/photos/a", image: TileImage(url: "/images/a", alt: "lake"),
                 color: "#fff", photographer: "Ann", photographerHref: "/?user=ann"),
-            TileImage(url: "/images/a", width: 3, height: 2, alt: "lake"),
+            TileImage(url: "/images/a", alt: "lake"),
             GridPage(
-                title: "photosync", query: "lake", user: "ann", sources: sources, message: "none", empty: false,
+                title: "photosync", query: "lake", user: "ann", sources: sources, message: "none",
+                matches: "2 photos match",
+                empty: false,
                 tiles: [], page: 2, newerURL: "/", olderURL: "/?page=3"),
             SinglePhotoPage(
-                title: "A lake", query: "lake", user: "ann", sources: sources, imageURL: "/images/a", width: 3,
-                height: 2, color: "#fff", alt: "lake", description: "A lake", attribution: attribution,
+                title: "A lake", query: "lake", user: "ann", sources: sources, imageURL: "/images/a",
+                shape: "aspect-ratio: 3 / 2", color: "#fff", alt: "lake", description: "A lake",
+                attribution: attribution,
                 photographerHref: "/?user=ann", size: "3 × 2 px", created: "2026-11-27", likes: "4",
                 location: "Kyoto", exif: [PhotoDetails.Fact(name: "Camera", value: "X100")], tags: TagList(["lake"]),
                 photoSources: [link], variants: [], pruned: true, blurURL: "data:image/png;base64,"),

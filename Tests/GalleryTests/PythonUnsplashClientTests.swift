@@ -86,6 +86,52 @@ import Testing
         #expect(try await requests.requested().keys.sorted() == ["lake"], "the download is queued for Unsplash")
     }
 
+    static let collectionsScript = """
+        import sys
+        from unsplash.api import Api
+        from unsplash.auth import Auth
+        auth = Auth("any-client-key", "", "")
+        auth.BASE_API_URL = sys.argv[1]
+        api = Api(auth)
+        collections = api.collection.all(per_page=10)
+        print("collections", ",".join("%s:%s" % (c.id, c.title.strip()) for c in collections))
+        print("page2", ",".join(str(c.id) for c in api.collection.all(page=2, per_page=1)))
+        first = collections[0]
+        print("owner", first.user.username, first.user.links.self)
+        print("links", first.links.self, first.links.html)
+        print("cover", first.cover_photo.id)
+        """
+
+    @Test func itListsTheMirrorsCollections() async throws {
+        // GIVEN the recorded collection and the 2019 one (a numeric id), stored with their photos
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        try await fixture.storeRecordedCollections()
+        let scriptFile = fixture.directory.appending(path: "collections.py")
+        try Data(Self.collectionsScript.utf8).write(to: scriptFile)
+        let owner = try #require(try JSONShape.parse(try Fixture.collection.data)["user"]?["username"]?.text)
+
+        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+            let base = "http://127.0.0.1:\(try #require(client.port))"
+            // WHEN python-unsplash lists all collections from the mirror
+            let (status, output) = try await Self.python(scriptFile.path, base + "/unsplash")
+
+            // THEN it reads both, newest first, a page at a time, with their owners and links
+            #expect(status == 0, "\(output)")
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.contains("collections 3773378:Neon Signage,201:Explore Iceland"), "\(output)")
+            #expect(lines.contains("page2 201"), "\(output)")
+            #expect(
+                lines.contains("owner \(owner) \(base)/unsplash/users/\(owner)"), "links a client can follow: \(output)"
+            )
+            #expect(
+                lines.contains(
+                    "links \(base)/unsplash/collections/3773378 https://unsplash.com/collections/3773378/neon-signage"),
+                "\(output)")
+            #expect(lines.contains("cover 32Kch97sX1A"), "\(output)")
+        }
+    }
+
     /// Runs `python3 script argument`; its exit status and its output, stderr included.
     static func python(_ script: String, _ argument: String) async throws -> (Int32, String) {
         let pipe = try Spawned.pipe()

@@ -153,8 +153,19 @@ import UnsplashAPI
             let ixid = try #require(recorded["links"]?["download_location"]?.text?.split(separator: "?").last)
             #expect(location.hasPrefix("http://"))
             #expect(location.hasSuffix("/unsplash/photos/\(id)/download?\(ixid)"), "\(location)")
-            // Attribution: the photographer and the photo's page stay Unsplash's.
-            #expect(response.json["user"] == recorded["user"])
+            // Attribution: the photographer and the photo's page stay Unsplash's; the API links
+            // (the photo's own, its photographer's) are the mirror's, which needs no key of Unsplash's.
+            let origin = try #require(mirrorOrigin(of: location))
+            let username = try #require(recorded["user"]?["username"]?.text)
+            #expect(response.json["user"] == recorded["user"]?.mirroredUser(on: origin))
+            #expect(response.json["user"]?["links"]?["self"]?.text == origin + "/unsplash/users/\(username)")
+            #expect(response.json["user"]?["links"]?["html"] == recorded["user"]?["links"]?["html"])
+            #expect(response.json["user"]?["name"] == recorded["user"]?["name"])
+            #expect(response.json["links"]?["self"]?.text == origin + "/unsplash/photos/\(id)")
+            // AND a photographer without a stored profile is the photo's user, its links on the mirror too
+            let profile = try await client.get("/unsplash/users/\(username)")
+            #expect(profile.status == .ok)
+            #expect(profile.json == recorded["user"]?.mirroredUser(on: origin))
             #expect(response.json["links"]?["html"] == recorded["links"]?["html"])
             #expect(response.json["urls"] == recorded["urls"], "Unsplash's image URLs by default")
             #expect(response.header("X-Ratelimit-Limit") == "5000")
@@ -199,11 +210,11 @@ import UnsplashAPI
     /// The members of an object's `links` that are API links, which the mirror moves to itself.
     static let apiLinks: Set<String> = ["self", "photos", "related", "likes", "portfolio", "following", "followers"]
 
-    /// What the mirror rewrites in a recorded object or photo: its API links and each photo's
-    /// `links.download_location`; everything else is Unsplash's, value for value.
+    /// What the mirror rewrites in a recorded object or photo: the API links of each object in
+    /// it (its own, its photos', its users') and each photo's `links.download_location`;
+    /// everything else is Unsplash's, value for value. Where they point is checked by name.
     static func rewritten(_ path: String) -> Bool {
-        path.hasSuffix(".links.download_location")
-            || apiLinks.contains { path == "$.links.\($0)" }
+        path.hasSuffix(".links.download_location") || apiLinks.contains { path.hasSuffix(".links.\($0)") }
     }
 
     @Test func aCollectionATopicAndAUserAreTheRecordingsFieldByField() async throws {
@@ -261,7 +272,7 @@ import UnsplashAPI
         let slug = try #require(recorded["slug"]?.text)
         #expect(recorded["links"]?["self"]?.text?.hasSuffix("/photos/\(slug)") == true)
 
-        try await fixture.serve(mirror: MirrorConfiguration()) { client in
+        try await fixture.serve(mirror: MirrorConfiguration(downloadTracking: .off)) { client in
             // WHEN it is asked for by that slug, THEN it is the photo, as by its id
             let byID = try await client.get("/unsplash/photos/\(id)")
             let bySlug = try await client.get("/unsplash/photos/\(slug)")
@@ -316,7 +327,12 @@ import UnsplashAPI
                 #expect(response.header("Content-Type") == "application/json", "\(uri)")
             }
             #expect(try await client.get("/unsplash/topics/none/photos").json == Self.errors("Topic"))
-            for uri in ["/unsplash/nothing", "/unsplash/photos/a/b/c", "/unsplash/search/users?query=x"] {
+            // Every path under /unsplash no route answers, those that start a route included
+            // (the router gives up on them before its catch-all).
+            for uri in [
+                "/unsplash/nothing", "/unsplash/photos/a/b/c", "/unsplash/search/users?query=x", "/unsplash/users",
+                "/unsplash/search", "/unsplash", "/unsplash/users/ann/followers", "/unsplash/topics/a/b/c",
+            ] {
                 let response = try await client.get(uri)
                 #expect(response.status == .notFound, "\(uri)")
                 #expect(response.json["errors"]?.elements.count == 1, "\(uri)")
@@ -384,12 +400,17 @@ import UnsplashAPI
             #expect(collection.status == .ok)
             #expect(JSONShape.mismatches(expected: recordedCollection, actual: collection.json) == [])
             #expect(collection.json["title"] == recordedCollection["title"])
-            #expect(collection.json["user"] == owner)
+            let origin = try #require(mirrorOrigin(of: collection.json["links"]?["self"]?.text ?? ""))
+            #expect(collection.json["user"] == owner.mirroredUser(on: origin))
             #expect(collection.json["total_photos"] == recordedCollection["total_photos"])
             #expect(topic.status == .ok)
             #expect(JSONShape.mismatches(expected: recordedTopic, actual: topic.json) == [])
             #expect(topic.json["title"] == .string("Wallpapers"))
-            #expect(topic.json["owners"] == recordedTopic["owners"])
+            #expect(
+                topic.json["owners"]?.elements == recordedTopic["owners"]?.elements.map { $0.mirroredUser(on: origin) })
+            #expect(
+                topic.json["top_contributors"]?.elements
+                    == recordedTopic["top_contributors"]?.elements.map { $0.mirroredUser(on: origin) })
             #expect(user.status == .ok)
             #expect(JSONShape.mismatches(expected: owner, actual: user.json) == [])
             #expect(user.json["name"] == owner["name"])
@@ -410,7 +431,16 @@ import UnsplashAPI
             // AND the embedded cover photo tracks downloads through the mirror
             let cover = try #require(collection.json["cover_photo"]?["links"]?["download_location"]?.text)
             #expect(cover.hasSuffix("/unsplash/photos/32Kch97sX1A/download"))
-            #expect(collection.json["cover_photo"]?["user"] == recordedCollection["cover_photo"]?["user"])
+            #expect(
+                collection.json["cover_photo"]?["user"]
+                    == recordedCollection["cover_photo"]?["user"]?.mirroredUser(on: origin))
+            // AND no link of a user leads to the API the sync read: each is the mirror's or unsplash.com's
+            for person in [collection.json["user"], topic.json["owners"]?.elements.first, user.json] {
+                guard case .object(let links)? = person?["links"] else { continue }
+                for link in links.values.compactMap(\.text) {
+                    #expect(link.hasPrefix(origin + "/unsplash/") || link.hasPrefix("https://unsplash.com/"), "\(link)")
+                }
+            }
         }
     }
 
@@ -435,12 +465,28 @@ import UnsplashAPI
             #expect(served[..<servedLinks.lowerBound] == recorded[..<recordedLinks.lowerBound])
             // AND so are the members after it that the mirror does not change, the preview
             // photos (which have no links) among them
-            for name in ["user", "preview_photos", "meta"] {
+            for name in ["preview_photos", "meta"] {
                 let mine = try #require(JSONSpans.member(name, of: served), "\(name)")
                 let theirs = try #require(JSONSpans.member(name, of: recorded), "\(name)")
                 #expect(served[mine] == recorded[theirs], "\(name)")
             }
-            // AND the cover photo is Unsplash's but for its download location
+            // AND so is the owner but for its links
+            let (owner, recordedOwner) = (
+                try #require(JSONSpans.member("user", of: served)), try #require(JSONSpans.member("user", of: recorded))
+            )
+            let (ownerLinks, recordedOwnerLinks) = (
+                try #require(JSONSpans.member("links", of: served[owner])),
+                try #require(JSONSpans.member("links", of: recorded[recordedOwner]))
+            )
+            #expect(
+                served[owner.lowerBound..<ownerLinks.lowerBound]
+                    == recorded[recordedOwner.lowerBound..<recordedOwnerLinks.lowerBound])
+            #expect(
+                served[ownerLinks.upperBound..<owner.upperBound]
+                    == recorded[recordedOwnerLinks.upperBound..<recordedOwner.upperBound])
+            let origin = try #require(
+                mirrorOrigin(of: try JSONShape.parse(Data(served[ownerLinks]))["self"]?.text ?? ""))
+            // AND the cover photo is Unsplash's but for its API links
             let cover = try #require(JSONSpans.member("cover_photo", of: served))
             let recordedCover = try #require(JSONSpans.member("cover_photo", of: recorded))
             let servedCover = try JSONShape.parse(Data(served[cover]))
@@ -453,7 +499,9 @@ import UnsplashAPI
                 return
             }
             links["download_location"] = location
+            links["self"] = .string(origin + "/unsplash/photos/32Kch97sX1A")
             expected["links"] = .object(links)
+            expected["user"] = expected["user"]?.mirroredUser(on: origin)
             #expect(servedCover == .object(expected))
         }
     }

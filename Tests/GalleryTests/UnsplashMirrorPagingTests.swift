@@ -162,13 +162,40 @@ import Testing
         #expect(try await fixture.writer.ledger.pendingDownloadTracking(limit: 10).isEmpty)
     }
 
+    @Test func aRequestThatCannotBeRecordedIsA503InUnsplashsShapeNeverA200() async throws {
+        // GIVEN a mirror whose requests cannot be written (a standby without its primary, a
+        // primary away), a photo without details, and the sync fetching details on demand
+        let fixture = try GalleryFixture()
+        defer { fixture.remove() }
+        var photo = Sample.photo("a", day: 1)
+        photo.downloadLocation = "https://api.unsplash.com/photos/a/download"
+        try await fixture.commit([photo], source: "feed")
+        let refusing = RefusingRequests()
+        var mirror = MirrorConfiguration(downloadRequests: refusing)
+        mirror.photoDetailsRequests = refusing
+
+        try await fixture.serve(mirror: mirror) { client in
+            // WHEN a client asks for its download, then for the photo
+            for path in ["/unsplash/photos/a/download", "/unsplash/photos/a"] {
+                let response = try await client.get(path)
+                // THEN each is a 503 with Unsplash's errors and a time to try again, not a 200
+                #expect(response.status == .serviceUnavailable, "\(path)")
+                #expect(response.json["errors"]?.elements.first?.text?.contains("cannot record") == true, "\(path)")
+                #expect(response.header("Retry-After") == "30", "\(path)")
+            }
+            // AND what needs no record still answers
+            #expect(try await client.get("/unsplash/photos").status == .ok)
+        }
+        #expect(refusing.attempts == 2)
+    }
+
     @Test func localImageURLsPointAtTheMirrorsStoredVariantsOnly() async throws {
         let fixture = try GalleryFixture()
         defer { fixture.remove() }
         try await fixture.commit([Sample.photo("a", day: 1)], source: "feed")
         let sha256 = try await fixture.storeImage("a", variant: .regular, bytes: Sample.bytes(3_000))
 
-        try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local)) { client in
+        try await fixture.serve(mirror: MirrorConfiguration(imageURLs: .local, downloadTracking: .off)) { client in
             let photo = try await client.get("/unsplash/photos/a").json
             let regular = try #require(photo["urls"]?["regular"]?.text)
             #expect(regular.hasPrefix("http://") && regular.hasSuffix("/images/a?variant=regular"), "\(regular)")
@@ -233,4 +260,20 @@ final class CountingDownloadRequests: DownloadRequests {
     func close() throws(StoreError) {
         try recorded.close()
     }
+}
+
+/// Requests that cannot be recorded: every record fails as on a read-only standby.
+final class RefusingRequests: DownloadRequests, PhotoDetailsRequests {
+    private let counted = Mutex(0)
+
+    var attempts: Int { counted.withLock { $0 } }
+
+    func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
+        counted.withLock { $0 += 1 }
+        throw .readOnlyStandby(path: "postgres://u@standby/photos", operation: "recording a request")
+    }
+
+    func requested() async throws(StoreError) -> [String: Date] { [:] }
+
+    func close() throws(StoreError) {}
 }

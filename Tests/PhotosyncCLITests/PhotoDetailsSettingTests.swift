@@ -38,13 +38,22 @@ import Testing
         let none = directory.write("none.yaml", "photo_details: none\n")
         let all = directory.write("all.yaml", "photo_details: all\n")
 
-        #expect(try ServeCommand.parse(["--config", none]).photoDetailsRequests(environment: [:], store: store) == nil)
-        let requests = try ServeCommand.parse(["--config", all]).photoDetailsRequests(environment: [:], store: store)
-        #expect(requests != nil)
-        try requests?.close()
-        let byDefault = try ServeCommand.parse([]).photoDetailsRequests(environment: [:], store: store)
-        #expect(byDefault != nil, "on-demand")
-        try byDefault?.close()
+        func writers(_ arguments: [String], tracking: Bool = true) async throws -> (
+            downloads: (any DownloadRequests)?, details: (any PhotoDetailsRequests)?
+        ) {
+            try await ServeCommand.parse(arguments).requestWriters(
+                for: store, primary: nil, tracking: tracking, environment: [:])
+        }
+        let withNone = try await writers(["--config", none])
+        #expect(withNone.details == nil && withNone.downloads != nil)
+        let withAll = try await writers(["--config", all])
+        #expect(withAll.details != nil)
+        try withAll.details?.close()
+        let byDefault = try await writers([])
+        #expect(byDefault.details != nil, "on-demand")
+        try byDefault.details?.close()
+        let neither = try await writers(["--config", none], tracking: false)
+        #expect(neither.details == nil && neither.downloads == nil)
     }
 
     @Test func queryShowsTheCameraThePlaceAndTheTagsOnOneLineEach() {

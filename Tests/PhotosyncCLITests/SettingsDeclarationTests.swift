@@ -18,12 +18,13 @@ import Testing
         "metrics_listen": ["127.0.0.1:0"], "log_level": ["debug"],
         "storage_limit": ["5GB"], "min_free_disk": ["2GiB"], "mirror_client_keys": ["k1"],
         "mirror_rate_limit": ["50"], "mirror_image_urls": ["local"], "image_min_rate": ["1KB/s over 2s"],
-        "photo_details": ["all"], "writer_lease": ["30"],
+        "photo_details": ["all"], "writer_lease": ["30"], "primary_database": ["postgres://sync@primary/photos"],
+        "max_replica_lag": ["60"],
     ]
 
     @Test func namesAreUnique() {
         let settings = AllSettings.list
-        #expect(settings.count == 21)
+        #expect(settings.count == 23)
         #expect(Set(settings.map(\.name)).count == settings.count)
         #expect(Set(settings.map(\.flag)).count == settings.count)
         #expect(Set(settings.map(\.environmentVariable)).count == settings.count)

@@ -223,6 +223,23 @@ struct LayeredSetting: Sendable, CustomTestStringConvertible {
         #expect(try resolveSettings(["--variant", "NONE", "--config", list]).variant == "none")
     }
 
+    /// A PostgreSQL URL's missing parts come from libpq's variables, in the environment the
+    /// settings are resolved in, whichever layer gave the URL.
+    @Test func aDatabaseURLIsCompletedFromLibpqsVariables() throws {
+        let environment = ["PGHOST": "db.example.com", "PGUSER": "sync", "PGSSLMODE": "require"]
+        #expect(
+            try resolveSettings(["--database", "postgres:///photos"], environment: environment).database.description
+                == "postgres://sync@db.example.com/photos?sslmode=require")
+        let directory = TemporaryDirectory()
+        let file = directory.write("photosync.yaml", "database: postgresql://other@/photos\n")
+        #expect(
+            try DatabaseOptions.parse(["--config", file]).database(environment: environment).description
+                == "postgres://other@db.example.com/photos?sslmode=require")
+        #expect(throws: ConfigurationError.self) {
+            try resolveSettings(["--database", "postgres:///photos"], environment: ["PGSSLMODE": "on"])
+        }
+    }
+
     @Test func databaseDefaultsIntoSystemdStateDirectory() throws {
         #expect(
             try resolveSettings([], environment: ["STATE_DIRECTORY": "/var/lib/photosync"]).database.description

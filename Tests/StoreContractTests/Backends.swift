@@ -6,12 +6,21 @@ import TestSupport
 import Testing
 
 /// The stores every contract test runs on: SQLite in a temporary file, and PostgreSQL in a
-/// database of its own on the tests' throwaway cluster (`PostgresTestCluster`).
+/// database of its own on the tests' throwaway cluster (`PostgresTestCluster`), reached straight
+/// and through PgBouncer in transaction pooling (`PgBouncerTestPool`), where each transaction may
+/// run on another server connection and prepared statements do not follow a client.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgres
+    case pgbouncer = "postgres through PgBouncer, transaction pooling"
 
     var testDescription: String { rawValue }
+
+    /// A new, empty PostgreSQL database reached as this backend reaches it.
+    private func makeDatabase() async throws -> PostgresLocation {
+        let setup: StoreSetup = self == .pgbouncer ? .pgbouncerTransaction : .postgres
+        return try PostgresLocation(parsing: try await setup.makeDatabase())
+    }
 
     /// Runs `body` with the ledger of a new, empty store of this kind, and closes the store.
     func withLedger(_ body: (any SyncLedger) async throws -> Void) async throws {
@@ -37,10 +46,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 defer { try? store.close() }
                 try await body(store)
             }
-        case .postgres:
+        case .postgres, .pgbouncer:
             let store = try await PostgresStore.open(
-                try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase()), password: nil,
-                logger: Logger(label: "photosync.contract"))
+                try await makeDatabase(), password: nil, logger: Logger(label: "photosync.contract"))
             defer { try? store.close() }
             try await body(store)
         }
@@ -67,8 +75,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 defer { try? reader.close() }
                 try await body(store, reader)
             }
-        case .postgres:
-            let location = try PostgresLocation(parsing: try await PostgresTestCluster.shared.makeDatabase())
+        case .postgres, .pgbouncer:
+            let location = try await makeDatabase()
             let logger = Logger(label: "photosync.contract")
             let store = try await PostgresStore.open(location, password: nil, logger: logger)
             defer { try? store.close() }

@@ -2,10 +2,11 @@ import Foundation
 import PhotoStore
 import UnsplashAPI
 
-/// A stored photo as the mirror sends it: the JSON Unsplash sent, with
-/// `links.download_location` on the mirror, and with `urls` on the mirror's stored images when
-/// ``MirrorConfiguration/ImageURLs/local`` says so. The photographer (`user`) and the photo's
-/// page (`links.html`) stay Unsplash's: attribution is never rewritten.
+/// A stored photo as the mirror sends it: the JSON Unsplash sent, with its API links on the
+/// mirror (`links.download_location`, `links.self`, and those of its user objects: see
+/// `MirroredPhoto+Links.swift`), and with `urls` on the mirror's stored images when
+/// ``MirrorConfiguration/ImageURLs/local`` says so. The photographer's name and page and the
+/// photo's page (`links.html`) stay Unsplash's: attribution is never rewritten.
 struct MirroredPhoto {
     /// The mirror's origin, `http://HOST:PORT`, as the client reached it.
     let origin: String
@@ -21,30 +22,40 @@ struct MirroredPhoto {
 
     /// `json` rewritten, as the text to send; nil when it is not a JSON object.
     ///
-    /// When only `links.download_location` changes, as it does unless `urls` point at stored
-    /// images, the new location replaces the old one in the text Unsplash sent, and every other
-    /// byte stays as it was: decoding and encoding each of a page's photos whole was most of
+    /// When only links change, as they do unless `urls` point at stored images, the new links
+    /// replace the old ones in the text Unsplash sent, and every other byte stays as it was: decoding and encoding each of a page's photos whole was most of
     /// what a list cost. The new location is written as bytes too: a `JSONDecoder`, a
     /// `JSONEncoder` and a `URLComponents` for each photo were a tenth of a page's CPU.
     func text(_ json: Data, id: String, storedVariants: [StoredImage]) -> Data? {
         guard imageURLs == .unsplash || storedVariants.isEmpty,
             json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
-        // Without `links` (a collection's preview photos) there is nothing to change.
+        var edits = userEdits(inPhoto: json)
+        // Without `links` (a collection's preview photos) there is nothing else to change.
         guard let links = JSONSpans.member("links", of: json), json[links.lowerBound] == UInt8(ascii: "{") else {
-            return json
+            return JSONSpans.replacing(edits, in: json)
         }
         guard let location = JSONSpans.member("download_location", of: json[links]) else {
             // A photo without a location gets one added: rare enough to take the long way.
             return render(json, id: id, storedVariants: storedVariants)?.encoded
         }
-        var literal = Data(capacity: originInJSON.count + 64)
+        edits.append(
+            (location, literal(onOrigin: downloadPath(id: id, query: Self.query(ofStringLiteral: json[location])))))
+        if let link = JSONSpans.member("self", of: json[links]), json[link.lowerBound] == UInt8(ascii: "\"") {
+            edits.append((link, literal(onOrigin: photoPath(id: id))))
+        }
+        return JSONSpans.replacing(edits, in: json)
+    }
+
+    /// The JSON string literal of the mirror's URL with `path`, which must be ASCII that JSON
+    /// takes as it is (the mirror's paths percent-encode ids and queries).
+    private func literal(onOrigin path: String) -> Data {
+        var literal = Data(capacity: originInJSON.count + path.utf8.count + 2)
         literal.append(UInt8(ascii: "\""))
         literal.append(contentsOf: originInJSON)
-        // The rest is ASCII that JSON takes as it is: the id and the query are percent-encoded.
-        literal.append(contentsOf: downloadPath(id: id, query: Self.query(ofStringLiteral: json[location])).utf8)
+        literal.append(contentsOf: path.utf8)
         literal.append(UInt8(ascii: "\""))
-        return JSONSpans.replacing([(location, literal)], in: json)
+        return literal
     }
 
     /// `json` rewritten; nil when it is not a JSON object.
@@ -58,7 +69,13 @@ struct MirroredPhoto {
         var photo = photo
         if var links = photo["links"], case .object = links {
             links["download_location"] = .string(downloadLocation(id: id, unsplash: links["download_location"]?.string))
+            if links["self"]?.string != nil { links["self"] = .string(origin + photoPath(id: id)) }
             photo["links"] = links
+        }
+        if let user = photo["user"] { photo["user"] = self.user(user) }
+        if var sponsorship = photo["sponsorship"], let sponsor = sponsorship["sponsor"] {
+            sponsorship["sponsor"] = user(sponsor)
+            photo["sponsorship"] = sponsorship
         }
         if imageURLs == .local, var urls = photo["urls"], case .object = urls {
             for image in storedVariants where urls[image.variant.rawValue] != nil {
@@ -73,6 +90,11 @@ struct MirroredPhoto {
     /// (its `ixid`) kept.
     func downloadLocation(id: String, unsplash: String?) -> String {
         origin + downloadPath(id: id, query: unsplash.flatMap { Self.query(of: $0.utf8) })
+    }
+
+    /// The mirror's path of photo `id`, its `links.self`.
+    private func photoPath(id: String) -> String {
+        "/unsplash/photos/" + Attribution.encoded(id)
     }
 
     private func downloadPath(id: String, query: String?) -> String {

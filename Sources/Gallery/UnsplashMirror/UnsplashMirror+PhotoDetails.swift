@@ -30,7 +30,7 @@ extension UnsplashMirror {
         guard let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
             let body = request.photo.text(json, id: id, storedVariants: images[id] ?? [])
         else { return nil }
-        await requestDetails(id)
+        try await requestDetails(id)
         return (body, .summary)
     }
 
@@ -56,15 +56,17 @@ extension UnsplashMirror {
     }
 
     /// Records that a client asked for photo `id`'s full object, unless that is recorded already
-    /// (``RecordedRequests``); a failure is logged and changes nothing else: the answer is the
-    /// summary either way.
-    private func requestDetails(_ id: String) async {
+    /// (``RecordedRequests``) or the sync fetches none (`photo_details: none`).
+    /// - Throws: ``MirrorFailure/notRecorded`` when it cannot be recorded: the answer would
+    ///   otherwise be a summary whose full object never comes.
+    private func requestDetails(_ id: String) async throws(MirrorFailure) {
         guard let requests = configuration.photoDetailsRequests, !askedDetails.contains(id) else { return }
         do {
             if try await requests.record(photoID: id, at: configuration.now()) { askedDetails.insert(id) }
         } catch {
             logger.warning(
                 "a photo details request could not be recorded", metadata: ["photo": "\(id)", "error": "\(error)"])
+            throw .notRecorded
         }
     }
 }

@@ -13,11 +13,12 @@ extension UnsplashMirror {
     ///
     /// Its API links (every member of `links` under its own `links.self`: `self`, `photos`,
     /// `related`, `likes`, `portfolio`...) move to the mirror's `/unsplash` + `path`, whatever
-    /// API the sync read it from. `links.html` and every user object (the owner, `owners`,
-    /// `top_contributors`) stay as they are: attribution is Unsplash's. `cover_photo` and
+    /// API the sync read it from, and so do those of every user object it holds (the owner,
+    /// `owners`, `top_contributors`: see `MirroredPhoto+Links.swift`). `links.html` and the rest
+    /// of each user stay as they are: attribution is Unsplash's. `cover_photo` and
     /// `preview_photos` are rendered as listed photos are (``MirroredPhoto``).
     ///
-    /// Those three members are rewritten where they lie in the text Unsplash sent, which the
+    /// Those members are rewritten where they lie in the text Unsplash sent, which the
     /// sync took only once it parsed as an object; every other byte stays as it was, members
     /// in Unsplash's order. Parsing and encoding the whole object was most of what it cost.
     func storedObject(of sources: [PhotoSource], path: String, _ request: MirrorRequest) async throws -> Data? {
@@ -38,6 +39,15 @@ extension UnsplashMirror {
         if let span = JSONSpans.member("preview_photos", of: json) {
             for element in JSONSpans.arrayElements(of: json[span]) {
                 if let id = Self.photoID(json[element]) { photos.append((element, id)) }
+            }
+        }
+        // The users it names: a collection's owner, a topic's owners and top contributors.
+        if let span = JSONSpans.member("user", of: json), let edit = request.photo.userEdit(in: json, at: span) {
+            edits.append(edit)
+        }
+        for name in ["owners", "top_contributors"] {
+            if let span = JSONSpans.member(name, of: json) {
+                edits += request.photo.userEdits(inArrayAt: span, of: json)
             }
         }
         let images = try await storedImages(photos.map(\.id))

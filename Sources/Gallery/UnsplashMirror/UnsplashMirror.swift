@@ -19,10 +19,11 @@ import UnsplashAPI
 ///   sources the mirror syncs, in the order the API listed them, and the objects the sync
 ///   fetched for them; any other answers 404. A photo may be named by its slug (`...-ID`), a
 ///   topic by its id or its slug, as Unsplash takes them.
+/// - `GET /collections`, `/topics`: those objects listed, a page at a time.
 ///
 /// Every photo is its stored JSON, see ``MirroredPhoto``. Bad parameters answer 400 and unknown
-/// routes 404, in Unsplash's shape; a database that cannot be read answers 503, never with
-/// SQLite's words.
+/// routes 404, in Unsplash's shape (``MirrorFallback`` answers what no route matched); a
+/// database that cannot be read answers 503, never with SQLite's words.
 public struct UnsplashMirror: Sendable {
     let store: PhotoStore
     let configuration: MirrorConfiguration
@@ -76,6 +77,8 @@ public struct UnsplashMirror: Sendable {
                 return await answer(request) { try await list(source, missing: route.missing, $0) }
             }
         }
+        group.get("collections") { request, _ in await answer(request) { try await collections($0) } }
+        group.get("topics") { request, _ in await answer(request) { try await topics($0) } }
         group.get("collections/:id") { request, context in
             let id = try context.parameters.require("id")
             return await answer(request) { try await collection(id, $0) }
@@ -233,7 +236,7 @@ public struct UnsplashMirror: Sendable {
         var headers: HTTPFields = [:]
         // Unsplash+ photos need a paid licence: their downloads are never tracked (README).
         let isPlus = (try? Photo(json: json))?.isPlus ?? false
-        headers[.xPhotosyncDownloadTracking] = isPlus ? Self.plusNotTracked : await recordDownload(id)
+        headers[.xPhotosyncDownloadTracking] = isPlus ? Self.plusNotTracked : try await recordDownload(id)
         if !configuration.storesImages { headers[.xPhotosyncImages] = "none" }
         let body = JSONValue.object(["url": url.map(JSONValue.string) ?? .null]).encoded
         return MirrorAnswer.json(.ok, body, headers: headers)
@@ -243,19 +246,21 @@ public struct UnsplashMirror: Sendable {
     static let plusNotTracked = "not-tracked-unsplash-plus"
 
     /// Records the request for the sync to forward; what became of it, for the header.
-    private func recordDownload(_ id: String) async -> String {
+    /// - Throws: ``MirrorFailure/notRecorded`` when it cannot be recorded (a database `serve` may
+    ///   only read, a standby without its primary, a primary away): the client asks again later.
+    private func recordDownload(_ id: String) async throws(MirrorFailure) -> String {
         guard configuration.downloadTracking == .queued else {
             return MirrorConfiguration.DownloadTracking.off.rawValue
         }
-        guard let requests = configuration.downloadRequests else { return "not-recorded" }
         if askedDownloads.contains(id) { return MirrorConfiguration.DownloadTracking.queued.rawValue }
+        guard let requests = configuration.downloadRequests else { throw .notRecorded }
         do {
             if try await requests.record(photoID: id, at: configuration.now()) { askedDownloads.insert(id) }
             return MirrorConfiguration.DownloadTracking.queued.rawValue
         } catch {
             logger.warning(
                 "a download request could not be recorded", metadata: ["photo": "\(id)", "error": "\(error)"])
-            return "not-recorded"
+            throw .notRecorded
         }
     }
 
@@ -268,7 +273,7 @@ public struct UnsplashMirror: Sendable {
         guard let id = newest.first?.id, let json = try await store.catalog.originalJSON(photoIDs: [id])[id],
             let user = JSONValue.parse(json)?["user"], case .object = user
         else { throw MirrorFailure.notFound("User") }
-        return MirrorAnswer.json(.ok, user.encoded)
+        return MirrorAnswer.json(.ok, request.photo.user(user).encoded)
     }
 
     /// The collection's object as the sync last fetched it; 404 as Unsplash says it when the sync
@@ -307,7 +312,7 @@ public struct UnsplashMirror: Sendable {
         return try await store.archive.storedImages(photoIDs: ids)
     }
 
-    private func listHeaders(_ page: MirrorPage, total: Int, _ request: MirrorRequest) -> HTTPFields {
+    func listHeaders(_ page: MirrorPage, total: Int, _ request: MirrorRequest) -> HTTPFields {
         var headers: HTTPFields = [.xTotal: String(total), .xPerPage: String(page.size)]
         if let link = page.link(
             base: request.photo.origin, path: request.path, parameters: request.parameters, total: total)

@@ -81,6 +81,9 @@ struct SQLiteStorage: StoreStorage {
     /// A database file's writer holds its lock file: no lease.
     func writerLease() async throws(StoreError) -> WriterLeaseHolder? { nil }
 
+    /// A file has no standby of its own.
+    func standby() async throws(StoreError) -> StandbyState? { nil }
+
     func close() throws(StoreError) {
         try database.close()
     }

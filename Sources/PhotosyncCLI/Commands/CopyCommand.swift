@@ -35,7 +35,7 @@ struct CopyCommand: AsyncParsableCommand {
 
     private static func location(_ text: String, flag: String) throws -> DatabaseLocation {
         do {
-            return try DatabaseLocation(parsing: text)
+            return try DatabaseLocation(parsing: text, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ValidationError("\(flag) \(error.text)")
         }

@@ -2,6 +2,7 @@
 import ArgumentParser
 
 #if Demo
+    import Basics
     import Foundation
     import PhotoStore
     import UnsplashStub
@@ -36,10 +37,22 @@ import ArgumentParser
         /// for a quick first run.
         static let imageSize = 40_000
 
+        /// What a newcomer tries once the gallery is up: another command, on what the demo
+        /// stored, run as they ran the demo (from the source tree: the demo is not in the package).
+        static func nextCommand(_ database: String) -> String {
+            // Quoted for the shell when it holds anything but letters, digits and `-_./`.
+            let plain = database.unicodeScalars.allSatisfy(Self.plainInShell.contains)
+            let quoted = plain ? database : "'" + database.replacingEach("'", with: "'\\''") + "'"
+            return "swift run photosync status --database " + quoted
+        }
+
+        private static let plainInShell = Set(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./".unicodeScalars)
+
         func validate() throws {
             _ = try GalleryServing.address(listen)
             do {
-                _ = try DatabaseLocation(parsing: databasePath)
+                _ = try DatabaseLocation(parsing: databasePath, environment: ProcessInfo.processInfo.environment)
             } catch {
                 throw ValidationError("--database \(error.text)")
             }
@@ -73,11 +86,13 @@ import ArgumentParser
             }
             try await reportingErrors {
                 let environment = ProcessInfo.processInfo.environment
-                let store = try await DatabaseLocation(parsing: databasePath).openExisting(environment: environment)
+                let store = try await DatabaseLocation(parsing: databasePath, environment: environment)
+                    .openExisting(environment: environment)
                 // A sync that Ctrl-C stopped returns as if done (run --once exits 0 after a stop):
                 // an unfinished backfill tells the two apart, and Ctrl-C means stop the demo.
                 guard try await store.catalog.statistics().backfillComplete else { return }
-                try await GalleryServing.serve(store, on: address)
+                try await GalleryServing.serve(
+                    store, on: address, next: "demo: try next, in another terminal: " + Self.nextCommand(databasePath))
             }
         }
     }

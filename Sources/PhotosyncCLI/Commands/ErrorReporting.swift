@@ -6,12 +6,14 @@ import PhotoSync
 
 /// Turns any error a command meets into one line on stderr and its documented exit code.
 enum ErrorReporting {
-    /// Prints `photosync: <what to fix>` and returns the exit code to throw.
-    static func report(_ error: any Error) -> ExitCode {
+    /// Prints `photosync: <what to fix>` and returns the exit code to throw. A usage error (64:
+    /// no access key, a search FTS5 cannot parse) ends with `(see '<command> --help')`, as
+    /// argument-parser's errors do (``PhotosyncCommand/runFromCommandLine(_:)``).
+    static func report(_ error: any Error, command: String = "photosync") -> ExitCode {
         if let exit = error as? ExitCode { return exit }
         let (code, message) = classify(error)
         if let message {
-            printError(message)
+            printError(code == .usage ? "\(message) (see '\(command) --help')" : message)
         }
         return code.exitCode
     }
@@ -100,6 +102,11 @@ enum CommandError: Error {
             .tempFailure
         case .loginRefused:
             .noPermission
+        case .connectionMisconfigured:
+            // TLS or a pooler as configured: a restart changes nothing until the configuration does.
+            .config
+        case .readOnlyStandby:
+            .ioError
         case .writerLeaseLost:
             // As when the lease is held at the start: another run writes the database.
             .writerLockHeld
@@ -155,7 +162,8 @@ extension AsyncParsableCommand {
         do {
             try await body()
         } catch {
-            let code = ErrorReporting.report(error)
+            let name = Self.configuration.commandName.map { "photosync " + $0 } ?? "photosync"
+            let code = ErrorReporting.report(error, command: name)
             if code != .success { throw code }
         }
     }

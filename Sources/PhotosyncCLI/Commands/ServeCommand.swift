@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import PhotoStore
+import ServiceLifecycle
 import UnsplashAPI
 
 /// `photosync serve`: the read-only web gallery over the database.
@@ -32,6 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
     @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
     @Option(\.mirrorImageURLs) var mirrorImageURLs: String?
+    @Option(\.primaryDatabase) var primaryDatabase: String?
+    @Option(\.maxReplicaLag) var maxReplicaLag: String?
+    @Option(\.metricsListen) var metricsListen: String?
 
     func validate() throws {
         _ = try GalleryServing.address(listen)
@@ -49,6 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
                     message: "serving beyond loopback (--listen \(address)) needs the client keys the Unsplash API "
                         + "accepts: set mirror_client_keys (--mirror-client-key)")
             }
+            let serving = try servingSettings(environment: environment)
+            if let metrics = serving.metricsListen { try MetricsServer.checkAvailable(metrics) }
             // Requests read at once, each on a connection of its own (a single one answered
             // them one by one); more connections than cores only wait for a core. Under a
             // writing daemon, a total, a deep page's start and a ranking may be a second old:
@@ -56,18 +62,14 @@ struct ServeCommand: AsyncParsableCommand {
             let store = try await database.openStore(
                 environment: environment, readers: max(2, ProcessInfo.processInfo.activeProcessorCount * 2),
                 lag: .seconds(1))
-            if mirror.downloadTracking == .queued {
-                do {
-                    mirror.downloadRequests = try store.storage.openDownloadRequests()
-                } catch {
-                    // A database serve may only read still serves; its download answers then say
-                    // `X-Photosync-Download-Tracking: not-recorded`.
-                    let line = "photosync: download requests will not be recorded: \(error.localizedDescription)\n"
-                    FileHandle.standardError.write(Data(line.utf8))
-                }
-            }
-            mirror.photoDetailsRequests = try photoDetailsRequests(environment: environment, store: store)
-            try await GalleryServing.serve(store, on: address, mirror: mirror)
+            let requests = try await requestWriters(
+                for: store, primary: serving.primary, tracking: mirror.downloadTracking == .queued,
+                environment: environment)
+            mirror.downloadRequests = requests.downloads
+            mirror.photoDetailsRequests = requests.details
+            try await GalleryServing.serve(
+                store, on: address, mirror: mirror, maxStandbyLag: .seconds(serving.maxReplicaLag),
+                metrics: serving.metricsListen.map { ServeMetrics(store: store).server(address: $0) })
         }
     }
 
@@ -100,25 +102,34 @@ enum GalleryServing {
         return address
     }
 
-    /// Serves `store`'s gallery on `address` until SIGINT or SIGTERM, then returns. Once it
-    /// accepts connections it says where on stderr:
-    /// `photosync: serving the gallery at http://127.0.0.1:PORT/ ...`.
+    /// Serves `store`'s gallery on `address` until SIGINT or SIGTERM, then returns, with the
+    /// `metrics` server beside it when there is one. Once it accepts connections it says where on
+    /// stderr: `photosync: serving the gallery at http://127.0.0.1:PORT/ ...`, and then `next`, if
+    /// any, in the same write (a reader that has the first line has the second).
     /// - Throws: ``CommandFailure`` with exit 78 when the address cannot be bound.
     static func serve(
-        _ store: PhotoStore, on address: ListenAddress, mirror: MirrorConfiguration = MirrorConfiguration()
+        _ store: PhotoStore, on address: ListenAddress, mirror: MirrorConfiguration = MirrorConfiguration(),
+        maxStandbyLag: Duration = Gallery.defaultMaxStandbyLag, metrics: MetricsServer? = nil, next: String? = nil
     ) async throws {
         var logger = Logger(label: "photosync.gallery")
         logger.logLevel = .warning
-        let gallery = Gallery(store: store, mirror: mirror)
+        let gallery = Gallery(store: store, mirror: mirror, maxStandbyLag: maxStandbyLag)
         let application = gallery.application(host: address.host, port: address.port, logger: logger) {
             port in
             let line =
                 "photosync: serving the gallery at http://\(address.urlHost):\(port)/ "
                 + "(no authentication: anyone who reaches this address sees every photo; Ctrl-C stops it)\n"
+                + (next.map { "photosync: " + $0 + "\n" } ?? "")
             FileHandle.standardError.write(Data(line.utf8))
         }
         do {
-            try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [application as any Service] + (metrics.map { [$0] } ?? []),
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            ).run()
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
             throw CommandFailure(
                 code: .config,

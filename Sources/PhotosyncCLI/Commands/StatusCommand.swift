@@ -24,6 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
             let stats = try await store.catalog.statistics()
             var storage = StatusStorage(store: store, at: location, options: database, environment: environment)
             storage.writerLease = try await store.storage.writerLease()
+            storage.standby = try await store.storage.standby()
             if json {
                 print(try Self.json(stats, storage: storage))
             } else {

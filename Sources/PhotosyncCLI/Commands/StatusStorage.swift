@@ -20,6 +20,8 @@ struct StatusStorage: Equatable {
     var onServer = false
     /// Who holds the writer lease, on a server's database.
     var writerLease: WriterLeaseHolder?
+    /// The database is a read-only standby of another, this far behind it.
+    var standby: StandbyState?
 
     init(
         storageLimit: Int64?, sizes: DatabaseFileSizes, disk: DiskSpace?, reserve: FreeDiskReserve
@@ -65,6 +67,12 @@ struct StatusStorage: Equatable {
                     "renewed_seconds_ago": .int(lease.renewedAgo.components.seconds), "expired": .bool(lease.expired),
                 ])
             } ?? .null,
+            "standby": standby.map { standby in
+                .object([
+                    "lag_seconds": standby.lagSeconds.map { .double($0) } ?? .null,
+                    "receiving": .bool(standby.receiving),
+                ])
+            } ?? .null,
         ]
     }
 
@@ -74,7 +82,9 @@ struct StatusStorage: Equatable {
             lines.append("storage limit   \(ByteCount.text(bytesStored)) of \(ByteCount.text(storageLimit)) used")
         }
         if onServer {
-            lines.append("database        PostgreSQL (its files and disk are the server's)")
+            lines.append(
+                "database        PostgreSQL"
+                    + (standby.map { ", \($0) (read-only)" } ?? " (its files and disk are the server's)"))
             if let lease = writerLease {
                 let ago = "\(lease.renewedAgo.components.seconds) s ago"
                 lines.append(

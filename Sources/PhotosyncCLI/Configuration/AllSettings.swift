@@ -1,4 +1,5 @@
 import Foundation
+import Gallery
 import Logging
 import Networking
 import PhotoStorePostgres
@@ -46,7 +47,7 @@ struct AllSettings: Sendable {
         summary: "SQLite database file, or a PostgreSQL database as postgres://USER@HOST[:PORT]/DB.",
         valueName: "path|url", default: defaultDatabasePath(environment:),
         defaultText: "$STATE_DIRECTORY/photosync.sqlite, or ./photosync.sqlite", completion: .file(),
-        reload: .restartNeeded, rule: DatabaseLocation.init(parsing:))
+        reload: .restartNeeded, rule: DatabaseLocation.init(parsing:environment:))
 
     let writerLease = Setting(
         "writer_lease", flag: "--writer-lease", .integer,
@@ -176,4 +177,18 @@ struct AllSettings: Sendable {
             + "or local (the mirror's stored images).",
         valueName: "where", default: { _ in "unsplash" }, completion: .list(["unsplash", "local"]),
         rule: SettingRules.mirrorImageURLs)
+
+    let primaryDatabase = Setting(
+        "primary_database", flag: "--primary-database", .text,
+        summary: "For serve on a PostgreSQL standby (a replica): its primary, as postgres://USER@HOST[:PORT]/DB, "
+            + "where serve records its clients' download and details requests.",
+        valueName: "url", default: { _ in "" }, defaultText: "none: such requests answer 503 on a standby",
+        rule: SettingRules.primaryDatabase)
+
+    let maxReplicaLag = Setting(
+        "max_replica_lag", flag: "--max-replica-lag", .integer,
+        summary: "Seconds a standby serve reads may lag its primary before /healthz answers 503, "
+            + "\(SettingRules.span(1...86_400)).",
+        valueName: "seconds", default: { _ in Int(Gallery.defaultMaxStandbyLag.components.seconds) },
+        rule: SettingRules.number(in: 1...86_400))
 }

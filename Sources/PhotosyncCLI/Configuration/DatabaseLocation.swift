@@ -4,21 +4,22 @@ import PhotoStore
 import PhotoStorePostgres
 
 /// Where the mirror is, as the `database` setting says: an SQLite file (a path, the default),
-/// or a PostgreSQL database (a `postgres://` or `postgresql://` URL without a password).
+/// or a PostgreSQL database (a `postgres://` or `postgresql://` URL without a password, its
+/// missing parts from libpq's variables in `environment`).
 enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case file(String)
     case postgres(PostgresLocation)
 
     /// - Throws: a `SettingProblem` for an empty value, or a URL that is not one photosync reads
     ///   (a password in it says where the password goes instead).
-    init(parsing text: String) throws(SettingProblem) {
+    init(parsing text: String, environment: [String: String]) throws(SettingProblem) {
         guard !text.isEmpty else { throw SettingProblem("must not be empty") }
         guard PostgresLocation.isURL(text) else {
             self = .file(text)
             return
         }
         do {
-            self = .postgres(try PostgresLocation(parsing: text))
+            self = .postgres(try PostgresLocation(parsing: text, environment: environment))
         } catch {
             // Said after the setting's name: "database has an sslmode other than ...".
             throw SettingProblem(error.problem)

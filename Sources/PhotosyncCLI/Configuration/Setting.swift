@@ -25,15 +25,16 @@ class SettingDeclaration: @unchecked Sendable {
     let completion: CompletionKind?
     /// What a reload (SIGHUP) does with a changed value.
     let reload: SettingReload
-    /// The value a source gives, read and checked.
-    let read: @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable
+    /// The value a source gives, read and checked, in an environment (a PostgreSQL URL's parts
+    /// left to libpq's variables).
+    let read: @Sendable (SettingInput, [String: String]) throws(SettingProblem) -> any Sendable & Equatable
     /// The default, checked by the same rule, for an environment (`STATE_DIRECTORY`).
     let standard: @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
 
     fileprivate init(
         name: String, flag: String, type: SettingType, summary: String, valueName: String, defaultText: String,
         completion: CompletionKind?, reload: SettingReload,
-        read: @escaping @Sendable (SettingInput) throws(SettingProblem) -> any Sendable & Equatable,
+        read: @escaping @Sendable (SettingInput, [String: String]) throws(SettingProblem) -> any Sendable & Equatable,
         standard: @escaping @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
     ) {
         self.name = name
@@ -78,17 +79,30 @@ final class Setting<Value>: SettingDeclaration, @unchecked Sendable {
     /// say the default; without it, the default without an environment, as `type` shows it.
     /// `reload` says whether a reload applies a changed value (the default) or keeps the running
     /// one until a restart.
-    init<Given>(
+    convenience init<Given>(
         _ name: String, flag: String, _ type: ValueType<Given>,
         summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
         defaultText: String? = nil, completion: CompletionKind? = nil, reload: SettingReload = .applied,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
     ) where Value: Sendable & Equatable {
+        self.init(
+            name, flag: flag, type, summary: summary, valueName: valueName, default: `default`,
+            defaultText: defaultText, completion: completion, reload: reload,
+            rule: { value, _ throws(SettingProblem) in try rule(value) })
+    }
+
+    /// The same, for a rule that reads the environment too.
+    init<Given>(
+        _ name: String, flag: String, _ type: ValueType<Given>,
+        summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
+        defaultText: String? = nil, completion: CompletionKind? = nil, reload: SettingReload = .applied,
+        rule: @escaping @Sendable (Given, [String: String]) throws(SettingProblem) -> Value
+    ) where Value: Sendable & Equatable {
         super.init(
             name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
             defaultText: defaultText ?? type.show(`default`([:])), completion: completion, reload: reload,
-            read: { input throws(SettingProblem) in try rule(type.decode(input)) },
-            standard: { environment throws(SettingProblem) in try rule(`default`(environment)) })
+            read: { input, environment throws(SettingProblem) in try rule(type.decode(input), environment) },
+            standard: { environment throws(SettingProblem) in try rule(`default`(environment), environment) })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Networking
+import PhotoStorePostgres
 import PhotoSync
 import UnsplashAPI
 
@@ -40,6 +41,21 @@ enum SettingRules {
     }
 
     /// "" (off) or `HOST:PORT`.
+    /// A standby's primary: a PostgreSQL URL, completed from libpq's variables as `database` is;
+    /// empty for none.
+    static func primaryDatabase(_ text: String, environment: [String: String]) throws(SettingProblem)
+        -> PostgresLocation?
+    {
+        guard !text.isEmpty else { return nil }
+        guard PostgresLocation.isURL(text) else {
+            throw SettingProblem("must be a postgres:// URL (got \(quoted(text)))")
+        }
+        guard case .postgres(let location) = try DatabaseLocation(parsing: text, environment: environment) else {
+            return nil
+        }
+        return location
+    }
+
     static func listenAddress(_ text: String) throws(SettingProblem) -> ListenAddress? {
         if text.isEmpty { return nil }
         guard let address = ListenAddress(text) else {

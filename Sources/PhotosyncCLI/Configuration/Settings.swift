@@ -94,7 +94,7 @@ struct SettingsResolver: Sendable {
             }
         do {
             guard let input else { return try setting.standard(environment) }
-            return try setting.read(input)
+            return try setting.read(input, environment)
         } catch {
             throw ConfigurationError(.invalidValue, source: source, message: "\(setting.name) \(error.text)")
         }

@@ -47,6 +47,8 @@ struct SettingsOptions: ParsableArguments, Sendable {
     @Option(\.mirrorClientKeys) var mirrorClientKeys: [String] = []
     @Option(\.mirrorRateLimit) var mirrorRateLimit: String?
     @Option(\.mirrorImageURLs) var mirrorImageURLs: String?
+    @Option(\.primaryDatabase) var primaryDatabase: String?
+    @Option(\.maxReplicaLag) var maxReplicaLag: String?
 
     func validate() throws { try check(flagsOf: self) }
 

@@ -2,21 +2,50 @@ import Basics
 import Crypto
 import Foundation
 
-/// The bytes of the stub's JPEGs: a JFIF header, deterministic noise, an end-of-image marker,
-/// and a SHA-256 known in advance.
+/// The bytes of the stub's JPEGs: a picture of what the photo shows (``Pictures``), padded to
+/// the rendition's size with deterministic noise in comment segments, which decoders skip, and
+/// a SHA-256 known in advance.
 ///
-/// When there is room, the noise sits in JPEG comment segments followed by a small real picture
-/// (a 24x16 gradient), so a browser decodes it: the gallery's browser test and `photosync demo`
-/// show pictures, not broken images. An image too small for that is noise alone.
+/// The file is the picture's header and tables, the padding, then the picture's scan: a browser
+/// shows the picture whatever the size, and a test can ask for 6 MB images without 6 MB of
+/// pixels. An image too small to hold any picture is noise between a JPEG's first and last
+/// markers, as before pictures.
 struct ImageGenerator: Sendable {
     let seed: UInt64
     /// The approximate size of a `regular` image; each photo varies it by up to ±50 %.
     let baseSize: Int
+    let pictures: Pictures
 
     static let minimumSize = 64
 
     func bytes(name: String, variant: String) -> Data {
         let count = size(name: name, variant: variant)
+        var data = noise(count: count, name: name, variant: variant)
+        // A comment segment takes 4 bytes at least: room for one whenever the picture is smaller.
+        guard let picture = pictures.picture(of: name, fitting: count - 4) else {
+            data.replaceSubrange(0..<JPEGEncoder.header.count, with: JPEGEncoder.header)
+            data.replaceSubrange((count - 2)..<count, with: [0xFF, 0xD9])
+            return data
+        }
+        let head = picture.header + picture.tables
+        data.replaceSubrange(0..<head.count, with: head)
+        var offset = head.count
+        var room = count - picture.count
+        while room > 0 {
+            // A segment's length field counts itself: at most 65535, so 65537 bytes with the marker.
+            var segment = min(room, 65_537)
+            if (1...3).contains(room - segment) { segment -= 4 }
+            let length = segment - 2
+            data.replaceSubrange(offset..<(offset + 4), with: [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)])
+            offset += segment
+            room -= segment
+        }
+        data.replaceSubrange(offset..<count, with: picture.scan)
+        return data
+    }
+
+    /// `count` bytes drawn from the rendition's own generator, 8 at a time.
+    private func noise(count: Int, name: String, variant: String) -> Data {
         var generator = Determinism.generator("image:\(seed):\(name):\(variant)")
         var data = Data(count: count)
         data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
@@ -33,29 +62,7 @@ struct ImageGenerator: Sendable {
                 offset += 1
             }
         }
-        data.replaceSubrange(0..<Self.header.count, with: Self.header)
-        data.replaceSubrange((count - 2)..<count, with: [0xFF, 0xD9])
-        Self.makeDecodable(&data)
         return data
-    }
-
-    /// Wraps the noise after the header in comment (COM) segments, which decoders skip, and
-    /// ends the file with ``picture``; leaves `data` alone when the noise cannot fill whole
-    /// segments (fewer than 4 bytes of room).
-    private static func makeDecodable(_ data: inout Data) {
-        var room = data.count - header.count - picture.count
-        guard room == 0 || room >= 4 else { return }
-        var offset = header.count
-        while room > 0 {
-            // A segment's length field counts itself: at most 65535, so 65537 bytes with the marker.
-            var segment = min(room, 65_537)
-            if (1...3).contains(room - segment) { segment -= 4 }
-            let length = segment - 2
-            data.replaceSubrange(offset..<(offset + 4), with: [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)])
-            offset += segment
-            room -= segment
-        }
-        data.replaceSubrange(offset..<data.count, with: picture)
     }
 
     func sha256(name: String, variant: String) -> String {
@@ -79,46 +86,6 @@ struct ImageGenerator: Sendable {
         }
         return max(Self.minimumSize, Int(regular * scale))
     }
-
-    /// SOI, then an APP0 "JFIF" segment.
-    private static let header: [UInt8] = [
-        0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00,
-        0x01, 0x00, 0x00,
-    ]
-
-    /// A baseline JPEG of a 24x16 gradient, from its quantization tables to its end-of-image
-    /// marker: what follows ``header`` in a real file.
-    private static let picture: [UInt8] = [
-        0xFF, 0xDB, 0x00, 0x43, 0x00, 0x14, 0x0E, 0x0F, 0x12, 0x0F, 0x0D, 0x14, 0x12, 0x10, 0x12, 0x17, 0x15, 0x14,
-        0x18, 0x1E,
-        0x32, 0x21, 0x1E, 0x1C, 0x1C, 0x1E, 0x3D, 0x2C, 0x2E, 0x24, 0x32, 0x49, 0x40, 0x4C, 0x4B, 0x47, 0x40, 0x46,
-        0x45, 0x50,
-        0x5A, 0x73, 0x62, 0x50, 0x55, 0x6D, 0x56, 0x45, 0x46, 0x64, 0x88, 0x65, 0x6D, 0x77, 0x7B, 0x81, 0x82, 0x81,
-        0x4E, 0x60,
-        0x8D, 0x97, 0x8C, 0x7D, 0x96, 0x73, 0x7E, 0x81, 0x7C, 0xFF, 0xDB, 0x00, 0x43, 0x01, 0x15, 0x17, 0x17, 0x1E,
-        0x1A, 0x1E,
-        0x3B, 0x21, 0x21, 0x3B, 0x7C, 0x53, 0x46, 0x53, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C,
-        0x7C, 0x7C,
-        0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C,
-        0x7C, 0x7C,
-        0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C, 0x7C,
-        0xFF, 0xC0,
-        0x00, 0x11, 0x08, 0x00, 0x10, 0x00, 0x18, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xFF,
-        0xC4, 0x00,
-        0x16, 0x00, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x03, 0x00,
-        0x04, 0xFF, 0xC4, 0x00, 0x16, 0x10, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00,
-        0x00, 0x00, 0x00, 0x02, 0x03, 0xFF, 0xC4, 0x00, 0x16, 0x01, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x01, 0x03, 0xFF, 0xC4, 0x00, 0x17, 0x11, 0x00, 0x03, 0x01, 0x00,
-        0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x21, 0xFF, 0xDA, 0x00, 0x0C,
-        0x03, 0x01,
-        0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00, 0xCB, 0x19, 0x9A, 0x33, 0x2C, 0xE6, 0x69, 0xCD, 0x6A, 0xE6,
-        0x10, 0xA0,
-        0x51, 0x9A, 0x6B, 0x9C, 0xD0, 0xE6, 0x7D, 0x17, 0x4A, 0x61, 0xFF, 0xD9,
-    ]
 }
 
 /// The renditions of a photo, named by the `urls` key that points to them.

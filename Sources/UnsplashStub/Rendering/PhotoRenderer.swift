@@ -8,6 +8,8 @@ struct PhotoRenderer: Sendable {
     let baseURL: URL
     let photographers: [Photographer]
     let sponsors: [Photographer]
+    /// Where each photo's `color` and `blur_hash` come from: its picture.
+    let pictures: Pictures
 
     /// The summary object of a list.
     func summary(_ photo: StubPhoto) -> JSONValue {
@@ -85,25 +87,42 @@ struct PhotoRenderer: Sendable {
             : baseURL.absoluteString + "/images/" + photo.id
     }
 
-    private func summaryMembers(_ photo: StubPhoto) -> [(String, JSONValue)] {
-        var generator = Determinism.generator("photo:\(seed):\(photo.id)")
-        let altDescription = Self.altDescription(using: &generator)
-        let slug = Self.slug(altDescription) + "-" + photo.id
+    /// What a photo's JSON says of it but its picture's colour and blur hash: drawn from its
+    /// seed alone, without painting anything, so that a list can be filtered by them.
+    struct Facts {
+        let look: PhotoLook
+        /// The photographer, or for an advertisement the sponsor.
         let user: Photographer
-        let sponsorship: JSONValue
-        switch photo.kind {
-        case .feed, .premium:
-            user = generator.pick(photographers)
-            sponsorship = .null
-        case .sponsored:
-            user = generator.pick(sponsors)
-            sponsorship = self.sponsorship(by: user)
+        let updatedAt: Int
+        let isPromoted: Bool
+        let description: String?
+        let likes: Int
+        let isSubmittedToNature: Bool
+
+        /// What search looks in: the description and the alt description.
+        var searchableText: String {
+            [description, look.altDescription].compactMap { $0 }.joined(separator: " ")
         }
-        let isPortrait = generator.next() % 3 != 0
-        let (long, short) = (generator.int(in: 4_000...9_000), generator.int(in: 2_600...5_900))
+    }
+
+    func facts(_ photo: StubPhoto) -> Facts {
+        let (look, photographerDraw, rest) = PhotoLook.drawn(seed: seed, id: photo.id)
+        var generator = rest
+        let people = photo.kind == .sponsored ? sponsors : photographers
         let updatedAt = photo.createdAt + generator.int(in: 3_600...2_000_000)
         let isPromoted = generator.next() % 5 == 0
         let hasDescription = generator.next() % 3 != 0
+        let description = hasDescription ? Self.description(of: look, using: &generator) : nil
+        return Facts(
+            look: look, user: people[Int(photographerDraw % UInt64(people.count))], updatedAt: updatedAt,
+            isPromoted: isPromoted, description: description, likes: generator.int(in: 0...2_500),
+            isSubmittedToNature: generator.next() % 4 == 0)
+    }
+
+    private func summaryMembers(_ photo: StubPhoto) -> [(String, JSONValue)] {
+        let facts = facts(photo)
+        let slug = Self.slug(facts.look.altDescription) + "-" + photo.id
+        let swatch = pictures.swatch(of: photo.id)
         let ixid = photo.ixid
         let download = baseURL.absoluteString + "/photos/" + photo.id + "/download?ixid=" + ixid
 
@@ -120,14 +139,14 @@ struct PhotoRenderer: Sendable {
                 ]
             ),
             ("created_at", .string(Timestamps.iso8601(photo.createdAt))),
-            ("updated_at", .string(Timestamps.iso8601(updatedAt))),
-            ("promoted_at", isPromoted ? .string(Timestamps.iso8601(photo.createdAt + 86_400)) : .null),
-            ("width", .int(isPortrait ? short : long)),
-            ("height", .int(isPortrait ? long : short)),
-            ("color", .string(Self.color(using: &generator))),
-            ("blur_hash", .string(Self.blurHash(using: &generator))),
-            ("description", hasDescription ? .string(Self.description(using: &generator)) : .null),
-            ("alt_description", .string(altDescription)),
+            ("updated_at", .string(Timestamps.iso8601(facts.updatedAt))),
+            ("promoted_at", facts.isPromoted ? .string(Timestamps.iso8601(photo.createdAt + 86_400)) : .null),
+            ("width", .int(facts.look.width)),
+            ("height", .int(facts.look.height)),
+            ("color", .string(swatch.color)),
+            ("blur_hash", .string(swatch.blurHash)),
+            ("description", .string(facts.description)),
+            ("alt_description", .string(facts.look.altDescription)),
             ("breadcrumbs", []),
             ("urls", urls(photo)),
             (
@@ -140,18 +159,18 @@ struct PhotoRenderer: Sendable {
                     "download_location": .string(download),
                 ]
             ),
-            ("likes", .int(generator.int(in: 0...2_500))),
+            ("likes", .int(facts.likes)),
             ("liked_by_user", false),
             ("current_user_collections", []),
-            ("sponsorship", sponsorship),
+            ("sponsorship", photo.kind == .sponsored ? sponsorship(by: facts.user) : .null),
             (
                 "topic_submissions",
-                generator.next() % 4 == 0
-                    ? ["nature": ["status": "approved", "approved_on": .string(Timestamps.iso8601(updatedAt))]]
+                facts.isSubmittedToNature
+                    ? ["nature": ["status": "approved", "approved_on": .string(Timestamps.iso8601(facts.updatedAt))]]
                     : [:]
             ),
             ("asset_type", "photo"),
-            ("user", userObject(user)),
+            ("user", userObject(facts.user)),
         ]
     }
 
@@ -233,27 +252,11 @@ struct PhotoRenderer: Sendable {
 
     // MARK: - Invented content
 
-    private static let subjects = [
-        "a red car", "a woman in a yellow coat", "a man", "a black dog", "a sleeping cat", "a mountain range",
-        "a city skyline", "a bowl of ramen", "a wooden cabin", "a small sailboat", "a field of sunflowers",
-        "a lighthouse", "an old bicycle", "a cup of coffee", "a snowy forest", "a desert road",
-    ]
-    private static let relations = [
-        "parked next to", "standing in front of", "sitting on", "seen from", "reflected in", "under",
-    ]
-    private static let places = [
-        "a lake", "a brick wall", "the ocean", "a busy street", "a mountain", "the night sky",
-        "a wooden table", "a window", "a bridge", "the rain",
-    ]
-
-    private static func altDescription(using generator: inout SplitMix64) -> String {
-        "\(generator.pick(subjects)) \(generator.pick(relations)) \(generator.pick(places))"
-    }
-
-    private static func description(using generator: inout SplitMix64) -> String {
+    /// A photographer's words for it: of what it shows, or of where, or of nothing much.
+    private static func description(of look: PhotoLook, using generator: inout SplitMix64) -> String {
         generator.pick([
-            "Morning light over \(generator.pick(places)) — shot on film.",
-            "“\(generator.pick(subjects).capitalized)”, somewhere between here and there.",
+            "Light over \(look.place.rawValue) — shot on film.",
+            "“\(look.subject.rawValue.capitalized)”, somewhere between here and there.",
             "Taken on a long walk home. No edits.",
             "Quiet moments in \(generator.pick(["Kyōto", "Reykjavík", "São Paulo", "Zürich", "İstanbul"])).",
         ])
@@ -263,17 +266,5 @@ struct PhotoRenderer: Sendable {
         text.lowercased()
             .split { !($0.isLetter || $0.isNumber) }
             .joined(separator: "-")
-    }
-
-    private static func color(using generator: inout SplitMix64) -> String {
-        "#" + Hex.string((0..<3).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
-    }
-
-    private static let base83 = Array(
-        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
-
-    /// 28 characters beginning with `L`: the length and size flag of a 4x3-component BlurHash.
-    private static func blurHash(using generator: inout SplitMix64) -> String {
-        "L" + String((0..<27).map { _ in generator.pick(base83) })
     }
 }

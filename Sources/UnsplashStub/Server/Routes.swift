@@ -106,7 +106,9 @@ extension UnsplashStub {
     }
 
     private var renderer: PhotoRenderer {
-        PhotoRenderer(seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors)
+        PhotoRenderer(
+            seed: configuration.seed, baseURL: baseURL, photographers: photographers, sponsors: sponsors,
+            pictures: images.pictures)
     }
 
     /// `GET /photos`: one page, newest first, with Unsplash's pagination headers, and the page

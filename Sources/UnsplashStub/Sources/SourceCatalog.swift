@@ -79,21 +79,12 @@ struct SourceCatalog: Sendable {
         return generator.next() % count == 0
     }
 
-    private func username(of photo: StubPhoto) -> String? {
-        guard case .object(let members) = renderer.summary(photo),
-            case .object(let user)? = members.first(where: { $0.0 == "user" })?.1,
-            case .string(let username)? = user.first(where: { $0.0 == "username" })?.1
-        else { return nil }
-        return username
+    private func username(of photo: StubPhoto) -> String {
+        renderer.facts(photo).user.username
     }
 
-    /// What search looks in: the description and the alt description.
     private func text(of photo: StubPhoto) -> String {
-        guard case .object(let members) = renderer.summary(photo) else { return "" }
-        return ["description", "alt_description"].compactMap { name -> String? in
-            if case .string(let text)? = members.first(where: { $0.0 == name })?.1 { return text }
-            return nil
-        }.joined(separator: " ")
+        renderer.facts(photo).searchableText
     }
 
     static func words(_ text: String) -> [String] {
