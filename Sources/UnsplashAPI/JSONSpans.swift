@@ -24,19 +24,14 @@ public enum JSONSpans {
     /// The range of `data` that holds the value of the top-level object's member `name`, or
     /// nil when `data` is not an object or has no such member.
     public static func member(_ name: String, of data: Data) -> Range<Data.Index>? {
-        let wanted = Array(name.utf8)
-        return scan(data) { scanner -> [Range<Int>] in
-            guard var index = scanner.open(UInt8(ascii: "{"), at: 0) else { return [] }
-            while let keyStart = scanner.nextItem(at: index, closing: UInt8(ascii: "}")) {
-                let keyEnd = scanner.valueEnd(from: keyStart)
-                guard let valueStart = scanner.open(UInt8(ascii: ":"), at: keyEnd) else { return [] }
-                let start = scanner.skippingSpace(valueStart)
-                let end = scanner.valueEnd(from: start)
-                if scanner.isString(keyStart..<keyEnd, equalTo: wanted) { return [start..<end] }
-                index = scanner.afterSeparator(end)
-            }
-            return []
-        }.first
+        scan(data) { $0.members(stoppingAt: Array(name.utf8)) }.last
+    }
+
+    /// The ranges of `data` that hold the name (a string literal) and the value of each member
+    /// of the object `data` is, in order; none when it is not an object.
+    public static func members(of data: Data) -> [(name: Range<Data.Index>, value: Range<Data.Index>)] {
+        let spans = scan(data) { $0.members(stoppingAt: nil) }
+        return stride(from: 0, to: spans.count - 1, by: 2).map { (spans[$0], spans[$0 + 1]) }
     }
 
     /// The string the JSON string literal `literal` spells; nil when it is not a string.
@@ -94,6 +89,26 @@ public enum JSONSpans {
         func nextItem(at index: Int, closing: UInt8) -> Int? {
             let index = skippingSpace(index)
             return index < bytes.count && bytes[index] != closing ? index : nil
+        }
+
+        /// The name and value of each member of the object at the start, in turn; with
+        /// `wanted`, only those of the first member so named, or none.
+        func members(stoppingAt wanted: [UInt8]?) -> [Range<Int>] {
+            var spans: [Range<Int>] = []
+            guard var index = open(UInt8(ascii: "{"), at: 0) else { return [] }
+            while let keyStart = nextItem(at: index, closing: UInt8(ascii: "}")) {
+                let keyEnd = valueEnd(from: keyStart)
+                guard let valueStart = open(UInt8(ascii: ":"), at: keyEnd) else { break }
+                let start = skippingSpace(valueStart)
+                let end = valueEnd(from: start)
+                if let wanted {
+                    if isString(keyStart..<keyEnd, equalTo: wanted) { return [keyStart..<keyEnd, start..<end] }
+                } else {
+                    spans += [keyStart..<keyEnd, start..<end]
+                }
+                index = afterSeparator(end)
+            }
+            return wanted == nil ? spans : []
         }
 
         /// After the comma that follows a value ending at `index`, if any.

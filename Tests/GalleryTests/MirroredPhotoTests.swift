@@ -61,6 +61,14 @@ import UnsplashAPI
             try #require(JSONSpans.member("links", of: text[user])),
             try #require(JSONSpans.member("links", of: json[recordedUser]))
         )
+        // AND the photographer's links are the recorded text, members in their order, but each
+        // API link on the mirror
+        let username = try #require(JSONValue.parse(json)?["user"]?["username"]?.string)
+        let recordedUserSelf = try #require(JSONValue.parse(json)?["user"]?["links"]?["self"]?.string)
+        let expectedUserLinks = String(decoding: json[recordedUserLinks], as: UTF8.self).replacingOccurrences(
+            of: "\"\(recordedUserSelf)", with: "\"http://mirror.test:8080/unsplash/users/\(username)")
+        #expect(expectedUserLinks.components(separatedBy: "mirror.test").count - 1 == 6, "six API links")
+        #expect(String(decoding: text[userLinks], as: UTF8.self) == expectedUserLinks)
         #expect(text[..<links.lowerBound] == json[..<recordedLinks.lowerBound])
         #expect(
             text[links.upperBound..<userLinks.lowerBound]
@@ -82,6 +90,25 @@ import UnsplashAPI
         let location = try #require(JSONValue.parse(text)?["links"]?["download_location"]?.string)
         #expect(location == "http://evil\"host\\\u{1}/unsplash/photos/abc/download?ixid=1")
         #expect(JSONValue.parse(text)?["links"]?["html"]?.string == "h")
+    }
+
+    @Test func aPhotographersLinksAreMovedWhetherTheyAreEscapedOrNotAndWhateverTheHost() throws {
+        let mirror = MirroredPhoto(origin: "http://evil\"host\\\u{1}", imageURLs: .unsplash)
+        for links in [
+            #"{"self":"https://api.unsplash.com/users/ann","html":"https://unsplash.com/@ann","photos":"https://api.unsplash.com/users/ann/photos","other":"https://api.unsplash.com/users/annie"}"#,
+            #"{"self":"https:\/\/api.unsplash.com\/users\/ann","html":"https://unsplash.com/@ann","photos":"https:\/\/api.unsplash.com\/users\/ann\/photos","other":"https://api.unsplash.com/users/annie"}"#,
+        ] {
+            let json = Data(#"{"id":"abc","user":{"username":"ann","links":\#(links)},"links":{"html":"h"}}"#.utf8)
+
+            let text = try #require(mirror.text(json, id: "abc", storedVariants: []))
+
+            let served = try #require(JSONValue.parse(text)?["user"]?["links"])
+            #expect(served["self"]?.string == "http://evil\"host\\\u{1}/unsplash/users/ann")
+            #expect(served["photos"]?.string == "http://evil\"host\\\u{1}/unsplash/users/ann/photos")
+            // Not under the user's own link: as it was. The photographer's page is Unsplash's.
+            #expect(served["other"]?.string == "https://api.unsplash.com/users/annie")
+            #expect(served["html"]?.string == "https://unsplash.com/@ann")
+        }
     }
 
     @Test func aPhotoWithoutALocationGetsOneAndOneWithoutLinksStaysAsItIs() throws {

@@ -26,36 +26,73 @@ extension MirroredPhoto {
         return user
     }
 
-    /// The edit of the user object at `span` of `json` that moves its API links: its `links`
-    /// member rewritten, every other byte as it was. Nil when there is nothing to move.
-    func userEdit(in json: Data, at span: Range<Data.Index>) -> (span: Range<Data.Index>, text: Data)? {
+    /// The edits of the user object at `span` of `json` that move its API links
+    /// (``linkEdits(in:at:onPath:)``); none when there is nothing to move.
+    func userEdits(in json: Data, at span: Range<Data.Index>) -> [(span: Range<Data.Index>, text: Data)] {
         let user = json[span]
         guard user.first == UInt8(ascii: "{"), let links = JSONSpans.member("links", of: user),
-            let username = JSONSpans.member("username", of: user).flatMap({ JSONSpans.string(json[$0]) }),
-            let stored = JSONValue.parse(json[links]),
-            let moved = UnsplashMirror.links(stored, on: userSelf(username)), moved != stored
-        else { return nil }
-        return (links, moved.encoded)
+            let username = JSONSpans.member("username", of: user).flatMap({ JSONSpans.string(json[$0]) })
+        else { return [] }
+        return linkEdits(in: json, at: links, onPath: "/unsplash/users/" + Attribution.encoded(username))
+    }
+
+    /// The edits that move the links of the `links` object at `span` of `json` to the mirror's
+    /// `path`, as ``UnsplashMirror/links(_:on:)`` moves them (each member but `html` that is
+    /// `links.self` or under it), each link rewritten where it lies: every other byte stays as
+    /// it was, the members in Unsplash's order. Decoding and encoding each photographer's links
+    /// made a page of the Unsplash API's lists three times as costly. A links object with an
+    /// escape in a link, which Unsplash does not send, is decoded and encoded whole.
+    func linkEdits(
+        in json: Data, at span: Range<Data.Index>, onPath path: String
+    ) -> [(span: Range<Data.Index>, text: Data)] {
+        let members = JSONSpans.members(of: json[span])
+        guard !members.contains(where: { json[$0.value].contains(UInt8(ascii: "\\")) }) else {
+            guard let stored = JSONValue.parse(json[span]),
+                let moved = UnsplashMirror.links(stored, on: origin + path), moved != stored
+            else { return [] }
+            return [(span, moved.encoded)]
+        }
+        // Without escapes, a string's bytes between its quotes are its UTF-8.
+        func text(_ value: Range<Data.Index>) -> Data? {
+            let literal = json[value]
+            guard literal.count >= 2, literal.first == UInt8(ascii: "\""), literal.last == UInt8(ascii: "\"") else {
+                return nil
+            }
+            return literal.dropFirst().dropLast()
+        }
+        guard let selfLink = members.first(where: { JSONSpans.string(json[$0.name]) == "self" }),
+            let stored = text(selfLink.value)
+        else { return [] }
+        let mirrorSelf = originInJSON + Self.escapedForJSON(path)
+        return members.compactMap { member in
+            guard JSONSpans.string(json[member.name]) != "html", let url = text(member.value), url.starts(with: stored)
+            else { return nil }
+            let rest = url.dropFirst(stored.count)
+            guard rest.isEmpty || rest.first == UInt8(ascii: "/") else { return nil }
+            var literal = Data(capacity: mirrorSelf.count + rest.count + 2)
+            literal.append(UInt8(ascii: "\""))
+            literal.append(contentsOf: mirrorSelf)
+            literal.append(rest)
+            literal.append(UInt8(ascii: "\""))
+            return (member.value, literal)
+        }
     }
 
     /// The edits of each user object among the elements of the array at `span` (`owners`).
     func userEdits(inArrayAt span: Range<Data.Index>, of json: Data) -> [(span: Range<Data.Index>, text: Data)] {
         guard json[span].first == UInt8(ascii: "[") else { return [] }
-        return JSONSpans.arrayElements(of: json[span]).compactMap { userEdit(in: json, at: $0) }
+        return JSONSpans.arrayElements(of: json[span]).flatMap { userEdits(in: json, at: $0) }
     }
 
     /// The edits of the users a photo holds: its photographer, and an advertisement's sponsor.
     func userEdits(inPhoto json: Data) -> [(span: Range<Data.Index>, text: Data)] {
         var edits: [(span: Range<Data.Index>, text: Data)] = []
-        if let user = JSONSpans.member("user", of: json), let edit = userEdit(in: json, at: user) {
-            edits.append(edit)
-        }
+        if let user = JSONSpans.member("user", of: json) { edits += userEdits(in: json, at: user) }
         if let sponsorship = JSONSpans.member("sponsorship", of: json),
             json[sponsorship].first == UInt8(ascii: "{"),
-            let sponsor = JSONSpans.member("sponsor", of: json[sponsorship]),
-            let edit = userEdit(in: json, at: sponsor)
+            let sponsor = JSONSpans.member("sponsor", of: json[sponsorship])
         {
-            edits.append(edit)
+            edits += userEdits(in: json, at: sponsor)
         }
         return edits
     }

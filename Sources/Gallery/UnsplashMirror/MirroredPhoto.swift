@@ -12,7 +12,7 @@ struct MirroredPhoto {
     let origin: String
     let imageURLs: MirrorConfiguration.ImageURLs
     /// `origin` as the inside of a JSON string literal, made once for a request's photos.
-    private let originInJSON: [UInt8]
+    let originInJSON: [UInt8]
 
     init(origin: String, imageURLs: MirrorConfiguration.ImageURLs) {
         self.origin = origin

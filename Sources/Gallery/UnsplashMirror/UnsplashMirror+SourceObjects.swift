@@ -26,10 +26,8 @@ extension UnsplashMirror {
             json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return nil }
         var edits: [(span: Range<Data.Index>, text: Data)] = []
-        if let span = JSONSpans.member("links", of: json), let links = JSONValue.parse(json[span]),
-            let moved = Self.links(links, on: request.photo.origin + "/unsplash" + path)
-        {
-            edits.append((span, moved.encoded))
+        if let span = JSONSpans.member("links", of: json) {
+            edits += request.photo.linkEdits(in: json, at: span, onPath: "/unsplash" + path)
         }
         // Each embedded photo's span, with its id.
         var photos: [(span: Range<Data.Index>, id: String)] = []
@@ -42,9 +40,7 @@ extension UnsplashMirror {
             }
         }
         // The users it names: a collection's owner, a topic's owners and top contributors.
-        if let span = JSONSpans.member("user", of: json), let edit = request.photo.userEdit(in: json, at: span) {
-            edits.append(edit)
-        }
+        if let span = JSONSpans.member("user", of: json) { edits += request.photo.userEdits(in: json, at: span) }
         for name in ["owners", "top_contributors"] {
             if let span = JSONSpans.member(name, of: json) {
                 edits += request.photo.userEdits(inArrayAt: span, of: json)
