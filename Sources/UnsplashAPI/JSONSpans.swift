@@ -44,6 +44,22 @@ public enum JSONSpans {
         return try? JSONDecoder().decode(String.self, from: literal)
     }
 
+    /// Whether the string literal `literal` (a member's name) spells `name`, escapes decoded.
+    public static func literal(_ literal: Data, spells name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { wanted in
+            literal.withUnsafeBytes { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
+                    return false
+                }
+                let content = bytes[1..<(bytes.count - 1)]
+                guard content.contains(UInt8(ascii: "\\")) else { return content.elementsEqual(wanted) }
+                return string(literal).map { $0.utf8.elementsEqual(wanted) } ?? false
+            }
+        }
+    }
+
     /// `json` with the text of each edit in place of its span, and every other byte as it was:
     /// the way to rewrite a few members of a document the API sent without encoding it whole.
     /// The spans (from ``member(_:of:)`` and ``arrayElements(of:)``) may come in any order, and

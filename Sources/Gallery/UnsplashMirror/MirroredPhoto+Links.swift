@@ -40,42 +40,45 @@ extension MirroredPhoto {
     /// `path`, as ``UnsplashMirror/links(_:on:)`` moves them (each member but `html` that is
     /// `links.self` or under it), each link rewritten where it lies: every other byte stays as
     /// it was, the members in Unsplash's order. Decoding and encoding each photographer's links
-    /// made a page of the Unsplash API's lists three times as costly. A links object with an
-    /// escape in a link, which Unsplash does not send, is decoded and encoded whole.
+    /// made a page of the Unsplash API's lists three times as costly, and reading them a byte at
+    /// a time through `Data` half again: they are read from the buffer. A links object with an
+    /// escape, which Unsplash does not send, is decoded and encoded whole.
     func linkEdits(
         in json: Data, at span: Range<Data.Index>, onPath path: String
     ) -> [(span: Range<Data.Index>, text: Data)] {
         let members = JSONSpans.members(of: json[span])
-        guard !members.contains(where: { json[$0.value].contains(UInt8(ascii: "\\")) }) else {
-            guard let stored = JSONValue.parse(json[span]),
-                let moved = UnsplashMirror.links(stored, on: origin + path), moved != stored
-            else { return [] }
-            return [(span, moved.encoded)]
-        }
-        // Without escapes, a string's bytes between its quotes are its UTF-8.
-        func text(_ value: Range<Data.Index>) -> Data? {
-            let literal = json[value]
-            guard literal.count >= 2, literal.first == UInt8(ascii: "\""), literal.last == UInt8(ascii: "\"") else {
-                return nil
+        let edits = json.withUnsafeBytes { raw -> [(span: Range<Data.Index>, text: Data)]? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            // Without escapes, a string's bytes between its quotes are its UTF-8.
+            func text(_ range: Range<Data.Index>) -> Slice<UnsafeBufferPointer<UInt8>>? {
+                let literal = bytes[(range.lowerBound - json.startIndex)..<(range.upperBound - json.startIndex)]
+                guard literal.count >= 2, literal.first == UInt8(ascii: "\""), literal.last == UInt8(ascii: "\"")
+                else { return nil }
+                return literal.dropFirst().dropLast()
             }
-            return literal.dropFirst().dropLast()
-        }
-        guard let selfLink = members.first(where: { JSONSpans.string(json[$0.name]) == "self" }),
-            let stored = text(selfLink.value)
-        else { return [] }
-        let mirrorSelf = originInJSON + Self.escapedForJSON(path)
-        return members.compactMap { member in
-            guard JSONSpans.string(json[member.name]) != "html", let url = text(member.value), url.starts(with: stored)
+            guard
+                !members.contains(where: { member in
+                    [member.name, member.value].contains { text($0)?.contains(UInt8(ascii: "\\")) ?? false }
+                })
             else { return nil }
-            let rest = url.dropFirst(stored.count)
-            guard rest.isEmpty || rest.first == UInt8(ascii: "/") else { return nil }
-            var literal = Data(capacity: mirrorSelf.count + rest.count + 2)
-            literal.append(UInt8(ascii: "\""))
-            literal.append(contentsOf: mirrorSelf)
-            literal.append(rest)
-            literal.append(UInt8(ascii: "\""))
-            return (member.value, literal)
+            guard let selfLink = members.first(where: { text($0.name)?.elementsEqual("self".utf8) == true }),
+                let stored = text(selfLink.value)
+            else { return [] }
+            let mirrorSelf = originInJSON + Self.escapedForJSON(path)
+            return members.compactMap { member in
+                guard text(member.name)?.elementsEqual("html".utf8) != true, let url = text(member.value),
+                    url.starts(with: stored)
+                else { return nil }
+                let rest = url.dropFirst(stored.count)
+                guard rest.isEmpty || rest.first == UInt8(ascii: "/") else { return nil }
+                return (member.value, Data([UInt8(ascii: "\"")] + mirrorSelf + rest + [UInt8(ascii: "\"")]))
+            }
         }
+        if let edits { return edits }
+        guard let stored = JSONValue.parse(json[span]), let moved = UnsplashMirror.links(stored, on: origin + path),
+            moved != stored
+        else { return [] }
+        return [(span, moved.encoded)]
     }
 
     /// The edits of each user object among the elements of the array at `span` (`owners`).
@@ -84,12 +87,14 @@ extension MirroredPhoto {
         return JSONSpans.arrayElements(of: json[span]).flatMap { userEdits(in: json, at: $0) }
     }
 
-    /// The edits of the users a photo holds: its photographer, and an advertisement's sponsor.
-    func userEdits(inPhoto json: Data) -> [(span: Range<Data.Index>, text: Data)] {
+    /// The edits of the users a photo holds: its photographer (`user`), and an advertisement's
+    /// sponsor (in `sponsorship`), given as the spans of the photo's members.
+    func userEdits(
+        inPhoto json: Data, user: Range<Data.Index>?, sponsorship: Range<Data.Index>?
+    ) -> [(span: Range<Data.Index>, text: Data)] {
         var edits: [(span: Range<Data.Index>, text: Data)] = []
-        if let user = JSONSpans.member("user", of: json) { edits += userEdits(in: json, at: user) }
-        if let sponsorship = JSONSpans.member("sponsorship", of: json),
-            json[sponsorship].first == UInt8(ascii: "{"),
+        if let user { edits += userEdits(in: json, at: user) }
+        if let sponsorship, json[sponsorship].first == UInt8(ascii: "{"),
             let sponsor = JSONSpans.member("sponsor", of: json[sponsorship])
         {
             edits += userEdits(in: json, at: sponsor)

@@ -30,9 +30,14 @@ struct MirroredPhoto {
         guard imageURLs == .unsplash || storedVariants.isEmpty,
             json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
-        var edits = userEdits(inPhoto: json)
+        // The photo's members, read once: a page's photos are most of what a list costs.
+        let members = JSONSpans.members(of: json)
+        func member(_ name: String) -> Range<Data.Index>? {
+            members.first { JSONSpans.literal(json[$0.name], spells: name) }?.value
+        }
+        var edits = userEdits(inPhoto: json, user: member("user"), sponsorship: member("sponsorship"))
         // Without `links` (a collection's preview photos) there is nothing else to change.
-        guard let links = JSONSpans.member("links", of: json), json[links.lowerBound] == UInt8(ascii: "{") else {
+        guard let links = member("links"), json[links.lowerBound] == UInt8(ascii: "{") else {
             return JSONSpans.replacing(edits, in: json)
         }
         guard let location = JSONSpans.member("download_location", of: json[links]) else {
@@ -50,12 +55,7 @@ struct MirroredPhoto {
     /// The JSON string literal of the mirror's URL with `path`, which must be ASCII that JSON
     /// takes as it is (the mirror's paths percent-encode ids and queries).
     private func literal(onOrigin path: String) -> Data {
-        var literal = Data(capacity: originInJSON.count + path.utf8.count + 2)
-        literal.append(UInt8(ascii: "\""))
-        literal.append(contentsOf: originInJSON)
-        literal.append(contentsOf: path.utf8)
-        literal.append(UInt8(ascii: "\""))
-        return literal
+        Data([UInt8(ascii: "\"")] + originInJSON + path.utf8 + [UInt8(ascii: "\"")])
     }
 
     /// `json` rewritten; nil when it is not a JSON object.
