@@ -157,8 +157,17 @@ struct StoredJSON: Codable, DatabaseValueConvertible, Sendable, Equatable {
         String(decoding: data, as: UTF8.self).databaseValue
     }
 
+    /// As `Data.fromDatabaseValue`, whose `String.data(using:)` went through a generic
+    /// `Data.init` that scanned the binary's conformance records at each command's first row.
     static func fromDatabaseValue(_ dbValue: DatabaseValue) -> StoredJSON? {
-        Data.fromDatabaseValue(dbValue).map(StoredJSON.init)
+        switch dbValue.storage {
+        case .blob(let data):
+            StoredJSON(data)
+        case .string(var text):
+            StoredJSON(text.withUTF8 { Data(buffer: $0) })
+        case .null, .int64, .double:
+            nil
+        }
     }
 
     init(from decoder: any Decoder) throws {
