@@ -79,6 +79,34 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         lastSeenAt = now.stored
     }
 
+    /// The row's columns, read one by one: through `Decodable`, GRDB's default, a lookup went
+    /// through a keyed decoding container whose generic decodes each asked the runtime whether
+    /// a type conforms to a protocol, and the first such question for a type scans every
+    /// conformance record of the binary (Benchmarks/README.md, "Where the rest of the start
+    /// goes"): five scans of `photosync query`'s start.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: CodingKeys.id.rawValue)
+        sequence = try row.decode(forColumn: CodingKeys.sequence.rawValue)
+        createdAt = try row.decode(forColumn: CodingKeys.createdAt.rawValue)
+        updatedAt = try row.decode(forColumn: CodingKeys.updatedAt.rawValue)
+        width = try row.decode(forColumn: CodingKeys.width.rawValue)
+        height = try row.decode(forColumn: CodingKeys.height.rawValue)
+        color = try row.decode(forColumn: CodingKeys.color.rawValue)
+        blurHash = try row.decode(forColumn: CodingKeys.blurHash.rawValue)
+        self.description = try row.decode(forColumn: CodingKeys.description.rawValue)
+        altDescription = try row.decode(forColumn: CodingKeys.altDescription.rawValue)
+        userUsername = try row.decode(forColumn: CodingKeys.userUsername.rawValue)
+        userName = try row.decode(forColumn: CodingKeys.userName.rawValue)
+        likes = try row.decode(forColumn: CodingKeys.likes.rawValue)
+        isSponsored = try row.decode(forColumn: CodingKeys.isSponsored.rawValue)
+        downloadLocation = try row.decode(forColumn: CodingKeys.downloadLocation.rawValue)
+        downloadTrackedAt = try row.decode(forColumn: CodingKeys.downloadTrackedAt.rawValue)
+        isPlus = try row.decode(forColumn: CodingKeys.isPlus.rawValue)
+        json = try row.decode(forColumn: CodingKeys.json.rawValue)
+        firstSeenAt = try row.decode(forColumn: CodingKeys.firstSeenAt.rawValue)
+        lastSeenAt = try row.decode(forColumn: CodingKeys.lastSeenAt.rawValue)
+    }
+
     /// The row's columns, written one by one: through `Encodable`, GRDB's default, each photo of
     /// a page commit went through a keyed encoding container.
     func encode(to container: inout PersistenceContainer) {
@@ -129,8 +157,17 @@ struct StoredJSON: Codable, DatabaseValueConvertible, Sendable, Equatable {
         String(decoding: data, as: UTF8.self).databaseValue
     }
 
+    /// As `Data.fromDatabaseValue`, whose `String.data(using:)` went through a generic
+    /// `Data.init` that scanned the binary's conformance records at each command's first row.
     static func fromDatabaseValue(_ dbValue: DatabaseValue) -> StoredJSON? {
-        Data.fromDatabaseValue(dbValue).map(StoredJSON.init)
+        switch dbValue.storage {
+        case .blob(let data):
+            StoredJSON(data)
+        case .string(var text):
+            StoredJSON(text.withUTF8 { Data(buffer: $0) })
+        case .null, .int64, .double:
+            nil
+        }
     }
 
     init(from decoder: any Decoder) throws {

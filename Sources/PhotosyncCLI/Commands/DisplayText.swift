@@ -16,7 +16,7 @@ enum DisplayText {
     static func lines(_ text: String) -> [String] {
         text.split(whereSeparator: \.isNewline).map { line in
             line.unicodeScalars.split { $0.properties.generalCategory == .control || $0.properties.isWhitespace }
-                .map { String(String.UnicodeScalarView($0)) }.joined(separator: " ")
+                .map { String($0) }.joined(separator: " ")
         }.filter { !$0.isEmpty }
     }
 

@@ -8,25 +8,37 @@ extension PhotosyncCommand {
     /// `photosync: <problem> (see 'photosync <command> --help')`, with the journal's error
     /// priority under systemd, like every other error, instead of `Error:` and a usage block.
     /// Help (`--help`, `help`) still prints in full to standard output, and exits 0.
-    public static func runFromCommandLine(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async
-        -> Never
-    {
-        var command: any ParsableCommand
+    ///
+    /// Synchronous until a command runs: parsing, help, `--version` and usage errors never start
+    /// Swift's concurrency runtime or libdispatch's threads, which an `async` main starts before
+    /// its first line (a test checks that `--help` creates no thread). A command's `run()` is
+    /// then a task, and the main thread serves the main queue until the command exits.
+    public static func runFromCommandLine(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
             exit(reporting: error, arguments: arguments)
         }
-        do {
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
+        guard let asyncCommand = command as? any AsyncParsableCommand else {
+            do {
+                var command = command
                 try command.run()
+            } catch {
+                exit(reporting: error, arguments: arguments)
             }
-        } catch {
-            exit(reporting: error, arguments: arguments)
+            Foundation.exit(0)
         }
-        Foundation.exit(0)
+        Task {
+            var asyncCommand = asyncCommand
+            do {
+                try await asyncCommand.run()
+            } catch {
+                exit(reporting: error, arguments: arguments)
+            }
+            Foundation.exit(0)
+        }
+        dispatchMain()
     }
 
     private static func exit(reporting error: any Error, arguments: [String]) -> Never {

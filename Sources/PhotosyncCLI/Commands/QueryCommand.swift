@@ -27,7 +27,9 @@ struct QueryCommand: AsyncParsableCommand {
     private var toStandardOutput: Bool { output == "-" }
 
     func validate() throws {
-        if id.trimmingCharacters(in: .whitespaces).isEmpty {
+        // Spaces and tabs only (Foundation's `.whitespaces`), tested without bridging to
+        // NSString, whose trimming made three scans of the binary's conformance records.
+        if id.unicodeScalars.allSatisfy({ $0.properties.generalCategory == .spaceSeparator || $0 == "\t" }) {
             throw ValidationError("--id must not be empty")
         }
         if toStandardOutput && json {
@@ -128,7 +130,10 @@ struct QueryCommand: AsyncParsableCommand {
         if photo.isSponsored { lines.append("  sponsored   yes") }
         if let image = photo.image {
             let size = ByteCount.text(image.byteCount)
-            lines.append("  image       \(image.variant), \(image.contentType), \(size), sha256 \(image.sha256)")
+            // The variant's raw value, not the enum interpolated: that goes through
+            // `String(describing:)`, whose dynamic casts scan the binary's conformance records.
+            let variant = image.variant.rawValue
+            lines.append("  image       \(variant), \(image.contentType), \(size), sha256 \(image.sha256)")
         } else if photo.isPlus {
             lines.append("  image       not downloaded: an Unsplash+ photo, whose image needs a paid licence")
         } else {

@@ -17,11 +17,16 @@ class SettingDeclaration: @unchecked Sendable {
     let flag: String
     let type: SettingType
     /// The sentence `--help` and the README start with: "Photos per page of each source, 1-30."
-    let summary: String
+    var summary: String { describeSummary() }
     /// The placeholder in `--help`: `n`, `url`.
     let valueName: String
     /// The default, as `--help` and the README say it.
-    let defaultText: String
+    var defaultText: String { describeDefault() }
+    /// ``summary`` and ``defaultText``, made only when asked for: a command that reads one
+    /// setting (`query`'s database) would otherwise compute every setting's default, the sync
+    /// engine's configuration among them, and format every summary, at each start.
+    private let describeSummary: @Sendable () -> String
+    private let describeDefault: @Sendable () -> String
     let completion: CompletionKind?
     /// What a reload (SIGHUP) does with a changed value.
     let reload: SettingReload
@@ -32,17 +37,17 @@ class SettingDeclaration: @unchecked Sendable {
     let standard: @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
 
     fileprivate init(
-        name: String, flag: String, type: SettingType, summary: String, valueName: String, defaultText: String,
-        completion: CompletionKind?, reload: SettingReload,
+        name: String, flag: String, type: SettingType, summary: @escaping @Sendable () -> String, valueName: String,
+        defaultText: @escaping @Sendable () -> String, completion: CompletionKind?, reload: SettingReload,
         read: @escaping @Sendable (SettingInput, [String: String]) throws(SettingProblem) -> any Sendable & Equatable,
         standard: @escaping @Sendable ([String: String]) throws(SettingProblem) -> any Sendable & Equatable
     ) {
         self.name = name
         self.flag = flag
         self.type = type
-        self.summary = summary
+        self.describeSummary = summary
         self.valueName = valueName
-        self.defaultText = defaultText
+        self.describeDefault = defaultText
         self.completion = completion
         self.reload = reload
         self.read = read
@@ -81,26 +86,30 @@ final class Setting<Value>: SettingDeclaration, @unchecked Sendable {
     /// one until a restart.
     convenience init<Given>(
         _ name: String, flag: String, _ type: ValueType<Given>,
-        summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
-        defaultText: String? = nil, completion: CompletionKind? = nil, reload: SettingReload = .applied,
+        summary: @autoclosure @escaping @Sendable () -> String, valueName: String = "",
+        default: @escaping @Sendable ([String: String]) -> Given,
+        defaultText: @autoclosure @escaping @Sendable () -> String? = nil, completion: CompletionKind? = nil,
+        reload: SettingReload = .applied,
         rule: @escaping @Sendable (Given) throws(SettingProblem) -> Value
     ) where Value: Sendable & Equatable {
         self.init(
-            name, flag: flag, type, summary: summary, valueName: valueName, default: `default`,
-            defaultText: defaultText, completion: completion, reload: reload,
+            name, flag: flag, type, summary: summary(), valueName: valueName, default: `default`,
+            defaultText: defaultText(), completion: completion, reload: reload,
             rule: { value, _ throws(SettingProblem) in try rule(value) })
     }
 
     /// The same, for a rule that reads the environment too.
     init<Given>(
         _ name: String, flag: String, _ type: ValueType<Given>,
-        summary: String, valueName: String = "", default: @escaping @Sendable ([String: String]) -> Given,
-        defaultText: String? = nil, completion: CompletionKind? = nil, reload: SettingReload = .applied,
+        summary: @autoclosure @escaping @Sendable () -> String, valueName: String = "",
+        default: @escaping @Sendable ([String: String]) -> Given,
+        defaultText: @autoclosure @escaping @Sendable () -> String? = nil, completion: CompletionKind? = nil,
+        reload: SettingReload = .applied,
         rule: @escaping @Sendable (Given, [String: String]) throws(SettingProblem) -> Value
     ) where Value: Sendable & Equatable {
         super.init(
             name: name, flag: flag, type: type.type, summary: summary, valueName: valueName,
-            defaultText: defaultText ?? type.show(`default`([:])), completion: completion, reload: reload,
+            defaultText: { defaultText() ?? type.show(`default`([:])) }, completion: completion, reload: reload,
             read: { input, environment throws(SettingProblem) in try rule(type.decode(input), environment) },
             standard: { environment throws(SettingProblem) in try rule(`default`(environment), environment) })
     }
