@@ -27,6 +27,28 @@ public enum JSONSpans {
         scan(data) { $0.members(stoppingAt: Array(name.utf8)) }.last
     }
 
+    /// The ranges of `data` that hold the values of the top-level object's members `names`, in
+    /// their order (nil for a member it does not have), read in one pass that ends once each is
+    /// found: where ``member(_:of:)`` for each would read the object again.
+    public static func members(_ names: [String], of data: Data) -> [Range<Data.Index>?] {
+        let wanted = names.map { Array($0.utf8) }
+        var found = [Range<Data.Index>?](repeating: nil, count: names.count)
+        var missing = names.count
+        data.withUnsafeBytes { raw in
+            let scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self))
+            scanner.eachMember { name, value in
+                if let index = wanted.indices.first(where: {
+                    found[$0] == nil && scanner.isString(name, equalTo: wanted[$0])
+                }) {
+                    found[index] = (data.startIndex + value.lowerBound)..<(data.startIndex + value.upperBound)
+                    missing -= 1
+                }
+                return missing > 0
+            }
+        }
+        return found
+    }
+
     /// The ranges of `data` that hold the name (a string literal) and the value of each member
     /// of the object `data` is, in order; none when it is not an object.
     public static func members(of data: Data) -> [(name: Range<Data.Index>, value: Range<Data.Index>)] {
@@ -42,22 +64,6 @@ public enum JSONSpans {
         let content = literal.dropFirst().dropLast()
         guard content.contains(UInt8(ascii: "\\")) else { return String(decoding: content, as: UTF8.self) }
         return try? JSONDecoder().decode(String.self, from: literal)
-    }
-
-    /// Whether the string literal `literal` (a member's name) spells `name`, escapes decoded.
-    public static func literal(_ literal: Data, spells name: String) -> Bool {
-        var name = name
-        return name.withUTF8 { wanted in
-            literal.withUnsafeBytes { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
-                    return false
-                }
-                let content = bytes[1..<(bytes.count - 1)]
-                guard content.contains(UInt8(ascii: "\\")) else { return content.elementsEqual(wanted) }
-                return string(literal).map { $0.utf8.elementsEqual(wanted) } ?? false
-            }
-        }
     }
 
     /// `json` with the text of each edit in place of its span, and every other byte as it was:
@@ -111,20 +117,30 @@ public enum JSONSpans {
         /// `wanted`, only those of the first member so named, or none.
         func members(stoppingAt wanted: [UInt8]?) -> [Range<Int>] {
             var spans: [Range<Int>] = []
-            guard var index = open(UInt8(ascii: "{"), at: 0) else { return [] }
+            var found = false
+            eachMember { name, value in
+                if let wanted {
+                    guard isString(name, equalTo: wanted) else { return true }
+                    found = true
+                }
+                spans += [name, value]
+                return !found
+            }
+            return wanted == nil || found ? spans : []
+        }
+
+        /// Calls `body` with the ranges of the name and the value of each member of the object at
+        /// the start, in turn, for as long as it returns true.
+        func eachMember(_ body: (_ name: Range<Int>, _ value: Range<Int>) -> Bool) {
+            guard var index = open(UInt8(ascii: "{"), at: 0) else { return }
             while let keyStart = nextItem(at: index, closing: UInt8(ascii: "}")) {
                 let keyEnd = valueEnd(from: keyStart)
-                guard let valueStart = open(UInt8(ascii: ":"), at: keyEnd) else { break }
+                guard let valueStart = open(UInt8(ascii: ":"), at: keyEnd) else { return }
                 let start = skippingSpace(valueStart)
                 let end = valueEnd(from: start)
-                if let wanted {
-                    if isString(keyStart..<keyEnd, equalTo: wanted) { return [keyStart..<keyEnd, start..<end] }
-                } else {
-                    spans += [keyStart..<keyEnd, start..<end]
-                }
+                guard body(keyStart..<keyEnd, start..<end) else { return }
                 index = afterSeparator(end)
             }
-            return wanted == nil ? spans : []
         }
 
         /// After the comma that follows a value ending at `index`, if any.

@@ -31,13 +31,10 @@ struct MirroredPhoto {
             json.first(where: { !JSONSpans.isSpace($0) }) == UInt8(ascii: "{")
         else { return render(json, id: id, storedVariants: storedVariants)?.encoded }
         // The photo's members, read once: a page's photos are most of what a list costs.
-        let members = JSONSpans.members(of: json)
-        func member(_ name: String) -> Range<Data.Index>? {
-            members.first { JSONSpans.literal(json[$0.name], spells: name) }?.value
-        }
-        var edits = userEdits(inPhoto: json, user: member("user"), sponsorship: member("sponsorship"))
+        let members = JSONSpans.members(["user", "sponsorship", "links"], of: json)
+        var edits = userEdits(inPhoto: json, user: members[0], sponsorship: members[1])
         // Without `links` (a collection's preview photos) there is nothing else to change.
-        guard let links = member("links"), json[links.lowerBound] == UInt8(ascii: "{") else {
+        guard let links = members[2], json[links.lowerBound] == UInt8(ascii: "{") else {
             return JSONSpans.replacing(edits, in: json)
         }
         guard let location = JSONSpans.member("download_location", of: json[links]) else {
