@@ -54,7 +54,7 @@ EOF
 done
 chown -R postgres "$work/pgbouncer"
 for mode in transaction session; do runuser -u postgres -- /usr/sbin/pgbouncer -d "$work/pgbouncer/$mode.ini"; done
-trap 'kill $(cat "$work"/pgbouncer/*.pid 2>/dev/null) 2>/dev/null || true; stop_stub; stop_postgres; rm -rf "$work"' EXIT
+trap 'kill -KILL $(cat "$work"/pgbouncer/*.pid 2>/dev/null) 2>/dev/null || true; stop_stub; stop_postgres; rm -rf "$work"' EXIT
 
 # route NAME DATABASE: the URL by which NAME (direct, transaction, session) reaches DATABASE.
 route() {
@@ -79,6 +79,9 @@ for round in $(seq "$rounds"); do
             --database "$url" --allowed-image-host 127.0.0.1 > "$work/sync.out" 2> "$work/sync.err" || {
                 cat "$work/sync.err" >&2; echo "postgres.sh: the sync ($name) failed" >&2; exit 1; }
         end=$(date +%s.%N)
+        # The new tables analyzed, as autovacuum would soon: serve is measured on settled plans,
+        # not on a database the autovacuum daemon is reading beside it.
+        runuser -u postgres -- psql -q -h "$postgres_socket" -d "${name}_$round" -c "VACUUM ANALYZE" > /dev/null
         echo "$name sync $(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$end")" \
             >> "$work/results"
 

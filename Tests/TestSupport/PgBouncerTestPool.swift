@@ -110,7 +110,9 @@ public actor PgBouncerTestPool {
         if let text = try? String(contentsOfFile: folder + "/pgbouncer.pid", encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
-            kill(pid, SIGTERM)
+            // Killed: PgBouncer 1.18 was seen to outlive SIGTERM and SIGINT once its server had
+            // stopped, and kept running after every test process. Nothing of it is kept.
+            kill(pid, SIGKILL)
         }
         try? FileManager.default.removeItem(atPath: folder)
     }
