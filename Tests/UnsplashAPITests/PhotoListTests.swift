@@ -147,6 +147,23 @@ enum ListDecoding: String, CaseIterable, CustomTestStringConvertible {
         #expect(JSONSpans.member("results", of: Data("[1]".utf8)) == nil)
     }
 
+    @Test func findsSeveralMembersInOnePassAndListsEveryMemberOfASlice() throws {
+        let whole = Data(#"x{"note": "\"links\": 0", "us\u0065r": {"links": 1}, "links" : [2], "user": 3}"#.utf8)
+        let json = whole[1...]
+        let text = { (range: Range<Data.Index>?) in range.map { String(decoding: json[$0], as: UTF8.self) } }
+
+        // The first member of each name, escapes decoded; nil for one the object lacks
+        let found = JSONSpans.members(["links", "sponsorship", "user"], of: json)
+        #expect(found.map(text) == ["[2]", nil, #"{"links": 1}"#])
+        #expect(JSONSpans.members(["links"], of: Data("[1]".utf8)) == [nil])
+
+        // Every member, name and value, in order, as indices of the slice
+        let members = JSONSpans.members(of: json)
+        #expect(members.map { text($0.name) } == [#""note""#, #""us\u0065r""#, #""links""#, #""user""#])
+        #expect(members.map { text($0.value) } == [#""\"links\": 0""#, #"{"links": 1}"#, "[2]", "3"])
+        #expect(JSONSpans.members(of: Data("{}".utf8)).isEmpty)
+    }
+
     @Test func replacingRewritesEachSpanInPlaceWhateverTheEditsOrder() throws {
         let whole = Data(#"x{"a": 1, "b": [2, 3], "c": "d"}"#.utf8)
         let json = whole[1...]
