@@ -48,6 +48,17 @@ struct SearchExpressionTests {
         }
     }
 
+    @Test("parentheses nest 32 deep, no deeper: a client's search cannot overflow the stack")
+    func nesting() throws {
+        let nested = { (depth: Int) in
+            String(repeating: "(", count: depth) + "lake" + String(repeating: ")", count: depth)
+        }
+        #expect(try SearchExpression.parse(nested(32)) == .term(SearchTerm("lake")))
+        #expect(throws: StoreError.invalidSearch(nested(33))) { try SearchExpression.parse(nested(33)) }
+        let flood = String(repeating: "(", count: 80_000)
+        #expect(throws: StoreError.invalidSearch(flood)) { try SearchExpression.parse(flood) }
+    }
+
     @Test("the wanted terms: each once, in order, none under a NOT")
     func wantedTerms() throws {
         let expression = try #require(try SearchExpression.parse("dog (cat OR dog) NOT puppy OR \"black dog\""))

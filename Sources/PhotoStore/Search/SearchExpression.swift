@@ -24,7 +24,7 @@ public indirect enum SearchExpression: Sendable, Equatable {
     /// left matches no photo.
     /// - Throws: `StoreError.invalidSearch(text)` for text the syntax does not allow: an
     ///   unclosed quote or parenthesis, an operator without a term on each side, a `*` that
-    ///   does not end a word, nothing at all.
+    ///   does not end a word, parentheses nested deeper than 32, nothing at all.
     public static func parse(_ text: String) throws(StoreError) -> SearchExpression? {
         do {
             var parser = Parser(tokens: try tokens(of: text))
@@ -135,6 +135,11 @@ public indirect enum SearchExpression: Sendable, Equatable {
     struct Parser {
         let tokens: [Token]
         var position = 0
+        /// Parentheses open around the token being read: each level is a few frames of the
+        /// stack, and a search comes from any client of `serve` (a `q` of 80,000 `(` would
+        /// overflow a thread's stack), so nesting deeper than ``maximumDepth`` is refused.
+        var depth = 0
+        static let maximumDepth = 32
 
         var next: Token? { position < tokens.count ? tokens[position] : nil }
 
@@ -176,9 +181,12 @@ public indirect enum SearchExpression: Sendable, Equatable {
                 if term.text.unicodeScalars.allSatisfy(\.properties.isWhitespace) { throw Invalid() }
                 return term.words.isEmpty ? nil : .term(term)
             case .open:
+                depth += 1
+                guard depth <= Self.maximumDepth else { throw Invalid() }
                 let inner = try parseOr()
                 guard next == .close else { throw Invalid() }
                 position += 1
+                depth -= 1
                 return inner
             case .and, .or, .not, .close:
                 throw Invalid()
