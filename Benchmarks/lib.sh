@@ -80,7 +80,7 @@ in_memory() {
 # load URL: prints "requests/s p99-ms [notes]" of `wrk -t2 -c16` over $seconds s, after 2 s of
 # the same load unmeasured: each of photosync's readers keeps a listing's anchors, count and
 # ranking until the data changes, and the first request on each pays for them (the single
-# requests in Benchmarks/README.md). For serve.sh and writing.sh.
+# requests in Benchmarks/HISTORY.md). For serve.sh and writing.sh.
 load() {
     local output
     wrk -t2 -c16 -d2s --timeout 10s -H "Authorization: Client-ID bench" "$1" > /dev/null 2>&1

@@ -22,7 +22,7 @@ struct PostgresImageQueue: ImageQueue {
             // join its statistics planned. On statistics that called the variant absent (a
             // variant asked for later, the walk's earlier steps not analyzed yet) that was a
             // nested loop over every job of the variant for each photo: 18 s for the second
-            // 10,000 photos of a million, where this takes 1.5 s (Benchmarks/README.md).
+            // 10,000 photos of a million, where this takes 1.5 s (Benchmarks/HISTORY.md).
             let queued = try await connection.integer(
                 """
                 WITH queued AS (

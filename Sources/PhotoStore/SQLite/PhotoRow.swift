@@ -82,7 +82,7 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
     /// The row's columns, read one by one: through `Decodable`, GRDB's default, a lookup went
     /// through a keyed decoding container whose generic decodes each asked the runtime whether
     /// a type conforms to a protocol, and the first such question for a type scans every
-    /// conformance record of the binary (Benchmarks/README.md, "Where the rest of the start
+    /// conformance record of the binary (Benchmarks/HISTORY.md, "Where the rest of the start
     /// goes"): five scans of `photosync query`'s start.
     init(row: Row) throws {
         id = try row.decode(forColumn: CodingKeys.id.rawValue)

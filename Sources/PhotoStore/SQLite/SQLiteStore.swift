@@ -214,7 +214,7 @@ extension PhotoStore {
             // 4 MiB of page cache (the default is 2 MiB): a page commit touches the photo
             // table and its indexes, the image queue and the cursors at once. Not more: image
             // blobs pass through the writer's cache too and fill any size of it (16 MiB held
-            // 12 MiB of a sync's 64 MB budget; Benchmarks/README.md, issue 32).
+            // 12 MiB of a sync's 64 MB budget; Benchmarks/HISTORY.md, issue 32).
             try db.execute(sql: "PRAGMA cache_size = -4096")
             // The WAL is folded back into the database every 1000 pages (16 MiB), SQLite's
             // default count; ``checkpoint()`` also empties it when the sync goes idle.

@@ -8,7 +8,7 @@ import Foundation
 /// A class, whose subclass ``Setting`` puts no requirement on its value's type, so that
 /// ``AllSettings/properties`` finds the declarations with class casts rather than conformance
 /// checks, which cost the start a scan of the binary's conformance records each (measured in
-/// Benchmarks/README.md, "Where the rest of the start goes"). Immutable: its properties are
+/// Benchmarks/HISTORY.md, "Where the rest of the start goes"). Immutable: its properties are
 /// constants, and ``Setting`` adds none.
 class SettingDeclaration: @unchecked Sendable {
     /// The key in the configuration file and in messages: `per_page`.

@@ -23,7 +23,7 @@ enum SmallFile {
         }
         // open(2) and read(2), not FileHandle and a URL: every command with a configuration file
         // reads one, and the URL's path went through generic code whose dynamic casts scan the
-        // binary's conformance records (Benchmarks/README.md, "Where the rest of the start goes").
+        // binary's conformance records (Benchmarks/HISTORY.md, "Where the rest of the start goes").
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
