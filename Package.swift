@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "PhotosyncModel", targets: ["PhotosyncModel"]),
         .library(name: "UnsplashAPI", targets: ["UnsplashAPI"]),
         .library(name: "PhotoStore", targets: ["PhotoStore"]),
+        .library(name: "PhotoStoreSQLite", targets: ["PhotoStoreSQLite"]),
+        .library(name: "PhotoStorePostgres", targets: ["PhotoStorePostgres"]),
         .library(name: "PhotoSync", targets: ["PhotoSync"]),
         .library(name: "Gallery", targets: ["Gallery"]),
     ],
@@ -80,22 +82,31 @@ let package = Package(
             name: "UnsplashAPI",
             dependencies: ["Networking", "PhotosyncModel"]
         ),
-        // The store: its parts as async protocols, and their SQLite implementation (GRDB).
+        // The store's contract: its parts as async protocols, the values they speak, and the
+        // policy both drivers follow. No database library: only the command line picks a driver.
         .target(
             name: "PhotoStore",
             dependencies: [
                 "Basics", "PhotosyncModel",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // `verify` re-hashes stored images.
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The store's parts on PostgreSQL: a second implementation of PhotoStore's protocols.
+        // The store on SQLite through GRDB, the default.
+        .target(
+            name: "PhotoStoreSQLite",
+            dependencies: [
+                "Basics", "PhotosyncModel", "PhotoStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The store on PostgreSQL through postgres-nio.
         .target(
             name: "PhotoStorePostgres",
             dependencies: [
-                "Basics", "PhotoStore",
+                "Basics", "PhotosyncModel", "PhotoStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // TLS as libpq makes it, and the network's and TLS's failures told apart by type.
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -138,7 +149,8 @@ let package = Package(
         .target(
             name: "PhotosyncCLI",
             dependencies: [
-                "Basics", "PhotoSync", "PhotoStore", "PhotoStorePostgres", "UnsplashAPI", "Networking", "Gallery",
+                "Basics", "PhotoSync", "PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "UnsplashAPI",
+                "Networking", "Gallery",
                 // `photosync demo` runs the stub in-process; only builds with the Demo trait link it.
                 .target(name: "UnsplashStub", condition: .when(traits: ["Demo"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -226,17 +238,17 @@ let package = Package(
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
         .testTarget(
             name: "PhotoStoreTests",
-            dependencies: ["PhotoStore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["PhotoStore", "PhotoStoreSQLite", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // One contract for every store: each test runs on SQLite and on a throwaway PostgreSQL.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["PhotoStore", "PhotoStorePostgres", "TestSupport"]
+            dependencies: ["PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "TestSupport"]
         ),
         .testTarget(
             name: "PhotoSyncTests",
             dependencies: [
-                "PhotoSync", "UnsplashAPI", "PhotoStore", "Networking", "TestSupport",
+                "PhotoSync", "UnsplashAPI", "PhotoStore", "PhotoStoreSQLite", "Networking", "TestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // Another connection holding the database's write lock.
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -245,7 +257,8 @@ let package = Package(
         .testTarget(
             name: "PhotosyncCLITests",
             dependencies: [
-                "PhotosyncCLI", "PhotoSync", "PhotoStore", "UnsplashAPI", "Networking", "TestSupport", "Gallery",
+                "PhotosyncCLI", "PhotoSync", "PhotoStore", "PhotoStoreSQLite", "UnsplashAPI", "Networking",
+                "TestSupport", "Gallery",
                 // The /metrics exposition, read as Prometheus would.
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The metrics server over real HTTP on loopback.
@@ -256,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "GalleryTests",
             dependencies: [
-                "Gallery", "PhotoStore", "PhotoStorePostgres", "TestSupport",
+                "Gallery", "PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -278,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "UnsplashStub", "PhotoStore", "PhotoStorePostgres", "TestSupport",
+                "UnsplashStub", "PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 // To damage a stored image on purpose, as a disk or a person might.

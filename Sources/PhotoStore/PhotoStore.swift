@@ -6,14 +6,16 @@
 /// - ``archive``: image bytes in and out: stored in batches, streamed, verified.
 /// - ``catalog``: what a person looks up: listing, search, one photo, statistics.
 /// - ``photoDetails``: photos' full objects.
-/// - ``storage``: the storage under them: its size, its upkeep, closing.
+/// - ``storage``: the storage under them: side connections, the writer role, standbys, closing.
+/// - ``files``: the upkeep of a database in a file of its own (SQLite's), when it is one.
 /// - ``transfer``: the whole mirror out and in, for `photosync copy`.
 ///
 /// Each part is a protocol whose arguments and results are photosync's own types, and every
 /// method is `async` and throws only `StoreError`: the callers (the sync engine, the gallery,
-/// the command line) know nothing of the database behind it. SQLite through GRDB is the
-/// implementation (`SQLite/`: ``init(path:onProgress:)`` and ``openExisting(path:readers:mapped:forSmallWrites:)``
-/// open one); another is a set of conforming types given to ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:transfer:holdsWriterRole:)``.
+/// the command line) know nothing of the database behind it. A driver (`PhotoStoreSQLite`,
+/// `PhotoStorePostgres`) opens one and gives its conforming parts to
+/// ``init(path:ledger:imageQueue:archive:catalog:photoDetails:storage:files:transfer:holdsWriterRole:)``;
+/// only the command line picks the driver.
 ///
 /// Every method runs in one transaction. Whatever one call changes commits together or not at
 /// all: a page's photos with the cursor that records them, an image's bytes with its job's
@@ -32,8 +34,11 @@ public final class PhotoStore: Sendable {
     public let catalog: any PhotoCatalog
     /// Photos' full objects.
     public let photoDetails: any PhotoDetailsStore
-    /// The storage's size and upkeep, and the connection itself.
+    /// Side connections, the writer role, standbys, and the connection itself.
     public let storage: any StoreStorage
+    /// The upkeep of a database kept in a file of photosync's own: SQLite's driver offers it,
+    /// PostgreSQL's does not (its server keeps its own files).
+    public let files: (any FileStorage)?
     /// The whole mirror, table by table, out of this store and into another.
     public let transfer: any StoreTransfer
     /// Whether this process may still act as the database's one writer outside the database
@@ -43,25 +48,12 @@ public final class PhotoStore: Sendable {
     /// (a paused holder that comes back learns here that it must not send what the new holder
     /// will send).
     public let holdsWriterRole: @Sendable () -> Bool
-    /// The SQLite connection under the parts, when SQLite is the store: for its own tests.
-    let sqlite: StoreDatabase?
-
     /// A store made of these parts, over one connection that `storage` closes.
-    public convenience init(
+    public init(
         path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
         catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
-        transfer: any StoreTransfer, holdsWriterRole: @escaping @Sendable () -> Bool = { true }
-    ) {
-        self.init(
-            path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
-            photoDetails: photoDetails, storage: storage, transfer: transfer, sqlite: nil,
-            holdsWriterRole: holdsWriterRole)
-    }
-
-    init(
-        path: String, ledger: any SyncLedger, imageQueue: any ImageQueue, archive: any ImageArchive,
-        catalog: any PhotoCatalog, photoDetails: any PhotoDetailsStore, storage: any StoreStorage,
-        transfer: any StoreTransfer, sqlite: StoreDatabase?, holdsWriterRole: @escaping @Sendable () -> Bool = { true }
+        files: (any FileStorage)?, transfer: any StoreTransfer,
+        holdsWriterRole: @escaping @Sendable () -> Bool = { true }
     ) {
         self.holdsWriterRole = holdsWriterRole
         self.path = path
@@ -71,8 +63,8 @@ public final class PhotoStore: Sendable {
         self.catalog = catalog
         self.photoDetails = photoDetails
         self.storage = storage
+        self.files = files
         self.transfer = transfer
-        self.sqlite = sqlite
     }
 
     /// Closes the connection; every later call throws. `run` closes a database it created

@@ -1,10 +1,36 @@
-/// The storage under a store's parts: how large it is, the upkeep that keeps it so, a copy of
-/// it, the side connections `serve` writes its few rows through, and closing.
+/// The storage under a store's parts as every database has it: the side connections `serve`
+/// writes its few rows through, who holds the writer role, whether it is a standby, and closing.
 ///
-/// Written for a database file (SQLite's `SQLiteStorage`): a write-ahead log to fold back,
-/// pages freed by pruning to give back to the file system. A store whose server does its own
-/// upkeep answers these with nothing to do.
+/// What only a database kept in a file of photosync's own has (its size on disk, a write-ahead
+/// log to fold back, freed pages to give back, a backup file) is ``FileStorage``, a capability
+/// that SQLite's driver offers (``PhotoStore/files``) and a server's store does not claim.
 public protocol StoreStorage: Sendable {
+    /// Opens the connection `serve` records its clients' download requests through.
+    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
+    func openDownloadRequests() throws(StoreError) -> any DownloadRequests
+
+    /// Opens the connection `serve` records its clients' requests for photos' details through.
+    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
+    func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests
+
+    /// Who holds the writer lease of a database that several hosts share (PostgreSQL), as the
+    /// database says now; nil for a database file, whose writer is whoever holds its lock file,
+    /// and for a database no `run` has written yet.
+    func writerLease() async throws(StoreError) -> WriterLeaseHolder?
+
+    /// Whether the database is a read-only standby of another (a PostgreSQL hot standby, a
+    /// replica), and how far behind it is; nil for one that takes writes (a primary, a file).
+    func standby() async throws(StoreError) -> StandbyState?
+
+    /// Closes the connection; every later call throws.
+    func close() throws(StoreError)
+}
+
+/// The upkeep of a database that lives in a file of photosync's own (SQLite's): its size on
+/// disk, the write-ahead log, the pages pruning frees, and a copy of it. A server keeps its own
+/// files (autovacuum, its log, `pg_dump`), so its driver does not offer this: the callers ask
+/// ``PhotoStore/files`` and do this upkeep only when there is a file.
+public protocol FileStorage: Sendable {
     /// The sizes of the database's files now, from the file system; a missing file counts 0.
     var fileSizes: DatabaseFileSizes { get }
 
@@ -51,26 +77,6 @@ public protocol StoreStorage: Sendable {
     /// - Throws: `StoreError.databaseFailure` naming the destination when it cannot be written,
     ///   or this database when it cannot be read.
     func backup(to destination: String, progress: @escaping @Sendable (BackupProgress) -> Void) async throws(StoreError)
-
-    /// Opens the connection `serve` records its clients' download requests through.
-    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
-    func openDownloadRequests() throws(StoreError) -> any DownloadRequests
-
-    /// Opens the connection `serve` records its clients' requests for photos' details through.
-    /// - Throws: `StoreError.cannotOpen` when it cannot be opened for writing.
-    func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests
-
-    /// Who holds the writer lease of a database that several hosts share (PostgreSQL), as the
-    /// database says now; nil for a database file, whose writer is whoever holds its lock file,
-    /// and for a database no `run` has written yet.
-    func writerLease() async throws(StoreError) -> WriterLeaseHolder?
-
-    /// Whether the database is a read-only standby of another (a PostgreSQL hot standby, a
-    /// replica), and how far behind it is; nil for one that takes writes (a primary, a file).
-    func standby() async throws(StoreError) -> StandbyState?
-
-    /// Closes the connection; every later call throws.
-    func close() throws(StoreError)
 }
 
 /// A read-only standby of another database, as it says of itself: what `status`, `/metrics` and
@@ -133,7 +139,7 @@ public struct WriterLeaseHolder: Sendable, Equatable {
     }
 }
 
-extension StoreStorage {
+extension FileStorage {
     /// Gives back the free list's pages, 1024 per transaction: see ``incrementalVacuum(maxPages:)``.
     @discardableResult
     public func incrementalVacuum() async throws(StoreError) -> Int {
@@ -141,7 +147,7 @@ extension StoreStorage {
     }
 }
 
-/// What ``StoreStorage/enableIncrementalVacuum(freeDisk:largest:starting:)`` did.
+/// What ``FileStorage/enableIncrementalVacuum(freeDisk:largest:starting:)`` did.
 public enum IncrementalVacuumConversion: Sendable, Equatable {
     /// The database already had it: nothing to do.
     case alreadyIncremental

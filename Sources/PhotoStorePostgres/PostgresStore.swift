@@ -58,7 +58,7 @@ public enum PostgresStore {
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
             catalog: PostgresPhotoCatalog(database: database, lag: lag),
             photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database),
-            transfer: PostgresStoreTransfer(database: database),
+            files: nil, transfer: PostgresStoreTransfer(database: database),
             holdsWriterRole: { [fence = database.fence] in fence.mayAct() })
     }
 }

@@ -4,12 +4,12 @@ extension SyncEngine {
     /// What the storage budget, the disk reserve and the WAL look like now: for metrics.
     public var storage: StorageReport {
         get async {
-            let sizes = store.storage.fileSizes
+            let sizes = store.files?.fileSizes
             let (space, pause) = disk.last
             let used = try? await store.archive.storedBytes()
             return StorageReport(
-                storedBytes: used, storageLimit: configuration.storageLimit, databaseBytes: sizes.database,
-                walBytes: sizes.wal, freeDisk: space?.available,
+                storedBytes: used, storageLimit: configuration.storageLimit, databaseBytes: sizes?.database,
+                walBytes: sizes?.wal, freeDisk: space?.available,
                 diskReserve: space.map { configuration.minFreeDisk.bytes(ofDiskOf: $0.total) },
                 downloadsPaused: pause != nil, pagesPaused: disk.pagesPaused != nil)
         }
@@ -22,8 +22,9 @@ public struct StorageReport: Sendable, Equatable {
     public var storedBytes: Int64?
     /// `storage_limit`, when set.
     public var storageLimit: Int64?
-    public var databaseBytes: Int64
-    public var walBytes: Int64
+    /// The database file and its write-ahead log; nil on a store with no file of its own.
+    public var databaseBytes: Int64?
+    public var walBytes: Int64?
     /// The free disk the last look saw, and the reserve; nil before the first look.
     public var freeDisk: Int64?
     public var diskReserve: Int64?
@@ -32,7 +33,7 @@ public struct StorageReport: Sendable, Equatable {
     public var pagesPaused: Bool
 
     public init(
-        storedBytes: Int64?, storageLimit: Int64?, databaseBytes: Int64, walBytes: Int64, freeDisk: Int64?,
+        storedBytes: Int64?, storageLimit: Int64?, databaseBytes: Int64?, walBytes: Int64?, freeDisk: Int64?,
         diskReserve: Int64?, downloadsPaused: Bool, pagesPaused: Bool = false
     ) {
         self.storedBytes = storedBytes

@@ -60,11 +60,12 @@ struct StoreMaintenance: Sendable {
     /// system: it is converted once, here, before any stage writes (``PhotoStore``'s
     /// `enableIncrementalVacuum(freeDisk:largest:)` says what it costs), when that takes seconds.
     private func convertForIncrementalVacuum() async throws {
+        guard let file = store.files else { return }
         let free = disk.probe()?.available ?? 0
-        let sizes = store.storage.fileSizes
+        let sizes = file.fileSizes
         let logger = logger
         let conversion = try await writingStore { () async throws(StoreError) in
-            try await store.storage.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
+            try await file.enableIncrementalVacuum(freeDisk: free, largest: Self.largestConversion) { bytes in
                 logger.notice(
                     "converting the database to incremental vacuum (once), so that pruned images free disk space",
                     metadata: ["bytes": "\(bytes)"])
@@ -96,7 +97,8 @@ struct StoreMaintenance: Sendable {
     /// file shrinks toward the budget.
     func vacuum() async {
         do {
-            let pages = try await store.storage.incrementalVacuum()
+            guard let file = store.files else { return }
+            let pages = try await file.incrementalVacuum()
             if pages > 0 { logger.debug("free pages returned to the file system", metadata: ["pages": "\(pages)"]) }
         } catch {
             logger.debug("incremental vacuum failed", metadata: ["error": "\(error.localizedDescription)"])
@@ -107,7 +109,7 @@ struct StoreMaintenance: Sendable {
     /// holding an old snapshot can make it fail; the next idle moment tries again.
     func checkpoint() async {
         do {
-            try await store.storage.checkpoint()
+            try await store.files?.checkpoint()
         } catch {
             logger.debug("write-ahead log not checkpointed", metadata: ["error": "\(error.localizedDescription)"])
         }

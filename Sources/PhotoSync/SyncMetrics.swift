@@ -180,8 +180,8 @@ public final class SyncMetrics: Sendable {
         if let reserve = storage.diskReserve { lateGauge("photosync_disk_reserve_bytes").record(reserve) }
         lateGauge("photosync_downloads_paused").record(storage.downloadsPaused ? 1 : 0)
         lateGauge("photosync_pages_paused").record(storage.pagesPaused ? 1 : 0)
-        lateGauge("photosync_wal_bytes").record(storage.walBytes)
-        lateGauge("photosync_database_bytes").record(storage.databaseBytes)
+        if let wal = storage.walBytes { lateGauge("photosync_wal_bytes").record(wal) }
+        if let database = storage.databaseBytes { lateGauge("photosync_database_bytes").record(database) }
     }
 
     private func lateGauge(_ label: String) -> Gauge {

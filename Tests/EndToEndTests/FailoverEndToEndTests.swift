@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 import UnsplashStub

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 import UnsplashStub

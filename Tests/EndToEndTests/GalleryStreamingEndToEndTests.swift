@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 import UnsplashStub

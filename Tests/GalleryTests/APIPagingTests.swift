@@ -3,6 +3,7 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 /// `/api/photos` paged by key, and the grid's page numbers at and past the end.

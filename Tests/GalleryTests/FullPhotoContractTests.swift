@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Mustache
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

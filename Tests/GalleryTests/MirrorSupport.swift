@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import TestSupport
 

@@ -4,6 +4,7 @@ import Gallery
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct PrunedImageTests {

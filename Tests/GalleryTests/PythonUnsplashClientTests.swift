@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PhotoStore
 import PhotoStorePostgres
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

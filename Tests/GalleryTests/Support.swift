@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 
 /// A photosync database in a temporary directory, written through the store's own API as the
 /// sync writes it, and the gallery reading it through a read-only connection as `serve` does.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 import UnsplashAPI

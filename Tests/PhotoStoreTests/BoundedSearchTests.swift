@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("A search ranks a bounded number of matches")
 struct BoundedSearchTests {

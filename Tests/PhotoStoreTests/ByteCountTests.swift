@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 @Suite("Byte counts")

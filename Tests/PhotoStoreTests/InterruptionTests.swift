@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("Interrupting a read whose caller has gone")
 struct InterruptionTests {

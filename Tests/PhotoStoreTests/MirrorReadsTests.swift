@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 /// What `serve`'s Unsplash API reads and writes: a page's original JSON, a listing's count, a
 /// source's order, and the download requests the sync forwards.

@@ -2,6 +2,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite struct PhotoColorTests {
     static let named: [(hex: String, colors: Set<PhotoColor>)] = [

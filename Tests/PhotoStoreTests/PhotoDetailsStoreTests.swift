@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("Photos' full objects (photo_details)")
 struct PhotoDetailsStoreTests {

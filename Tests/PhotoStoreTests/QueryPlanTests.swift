@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("Query plans")
 struct QueryPlanTests {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("SQLite settings")
 struct SQLiteSettingsTests {
@@ -31,7 +32,7 @@ struct SQLiteSettingsTests {
             let before = try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0
             #expect(before > 0)
 
-            try await store.storage.checkpoint()
+            try await store.files!.checkpoint()
 
             #expect(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int == 0)
             #expect(try await store.catalog.photo(id: "p19") != nil)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("The objects sources list the photos of")
 struct SourceObjectStoreTests {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 /// A source's own order (``PhotoQuery/inSourceOrder``) is the one Unsplash lists it in: the
 /// photos a head catch-up finds come before the backfill's, the newest walk's first.

@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("The storage budget")
 struct StorageBudgetTests {
@@ -114,24 +115,24 @@ struct StorageBudgetTests {
     @Test("pruned pages go back to the file system, and the file shrinks")
     func incrementalVacuumShrinksTheFile() async throws {
         try await withStore { store, _ in
-            #expect(try await store.storage.hasIncrementalVacuum())
+            #expect(try await store.files!.hasIncrementalVacuum())
             let ids = (0..<40).map { "p\($0)" }
             try await store.commit(ids.map { Sample.photo($0) })
             for (index, id) in ids.enumerated() {
                 let bytes = Sample.bytes(count: 100_000, seed: UInt64(index + 1))
                 try await store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
             }
-            try await store.storage.checkpoint()
-            let full = store.storage.fileSizes.database
+            try await store.files!.checkpoint()
+            let full = store.files!.fileSizes.database
             // Storing one more under a 1 MB limit prunes all but the last few.
             try await store.commit([Sample.photo("last")])
             let batch = try await store.archive.storeImages(
                 [image("last", Sample.bytes(count: 100_000, seed: 99), fetchedAt: Instant.t(100))],
                 failures: [], storageLimit: 1_000_000)
             #expect(batch.pruned.count == 31)
-            #expect(try await store.storage.incrementalVacuum(maxPages: 16) > 0)
-            try await store.storage.checkpoint()
-            let shrunk = store.storage.fileSizes.database
+            #expect(try await store.files!.incrementalVacuum(maxPages: 16) > 0)
+            try await store.files!.checkpoint()
+            let shrunk = store.files!.fileSizes.database
             #expect(shrunk < full - 2_500_000, "\(full) -> \(shrunk)")
             #expect(try await store.archive.verify().problems.isEmpty)
         }
@@ -149,7 +150,7 @@ struct StorageBudgetTests {
                 try queue.close()
             }
             let store = try PhotoStore(path: path)
-            #expect(try await !store.storage.hasIncrementalVacuum())
+            #expect(try await !store.files!.hasIncrementalVacuum())
             try await store.commit([Sample.photo("a")])
             try await store.archive.storeImages([image("a", Sample.bytes(count: 50_000), fetchedAt: Instant.t(0))])
 
@@ -157,21 +158,21 @@ struct StorageBudgetTests {
             // (not when it is larger than allowed). Only a conversion that happens is announced.
             var announced: [Int64] = []
             #expect(
-                try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) {
+                try await store.files!.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1000) {
                     announced.append($0)
                 }
                     == .tooLarge)
-            #expect(try await !store.storage.hasIncrementalVacuum())
-            let conversion = try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+            #expect(try await !store.files!.hasIncrementalVacuum())
+            let conversion = try await store.files!.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
                 announced.append($0)
             }
             guard case .converted = conversion else {
                 Issue.record("not converted: \(conversion)")
                 return
             }
-            #expect(try await store.storage.hasIncrementalVacuum())
+            #expect(try await store.files!.hasIncrementalVacuum())
             #expect(
-                try await store.storage.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
+                try await store.files!.enableIncrementalVacuum(freeDisk: 1 << 40, largest: 1 << 30) {
                     announced.append($0)
                 }
                     == .alreadyIncremental)
@@ -185,7 +186,7 @@ struct StorageBudgetTests {
                 try queue.close()
             }
             #expect(
-                try await PhotoStore(path: other).storage.enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30) { _ in
+                try await PhotoStore(path: other).files!.enableIncrementalVacuum(freeDisk: 10, largest: 1 << 30) { _ in
                 }
                     == .tooLittleFreeDisk)
         }

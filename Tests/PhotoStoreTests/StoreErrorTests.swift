@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 /// Each SQLite failure a user acts on differently becomes its own `StoreError` case, sorted by
 /// the result code SQLite gave, from real failures of real databases.

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 /// Runs `body` with a new, empty directory that is removed afterwards.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {

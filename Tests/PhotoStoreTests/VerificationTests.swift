@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 @Suite("Verifying a database")
 struct VerificationTests {

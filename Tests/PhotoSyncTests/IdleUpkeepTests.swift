@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import PhotoSync
 import TestSupport
 import Testing
@@ -40,6 +41,6 @@ import Testing
         // THEN it stored what it should, and checkpointed the log while idle
         let stats = try await harness.store.catalog.statistics()
         #expect(stats.photos == 60 && stats.imagesPruned > 0 && stats.bytesStored <= 15_000)
-        #expect(harness.store.storage.fileSizes.wal == 0)
+        #expect(harness.store.files?.fileSizes.wal == 0)
     }
 }

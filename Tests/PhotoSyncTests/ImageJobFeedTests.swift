@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import Testing
 
@@ -154,6 +155,7 @@ extension PhotoStore {
     fileprivate func replacing(imageQueue: any ImageQueue) -> PhotoStore {
         PhotoStore(
             path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
-            photoDetails: photoDetails, storage: storage, transfer: transfer, holdsWriterRole: holdsWriterRole)
+            photoDetails: photoDetails, storage: storage, files: files, transfer: transfer,
+            holdsWriterRole: holdsWriterRole)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import TestSupport
 import Testing

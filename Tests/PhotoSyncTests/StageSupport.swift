@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Networking
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import TestSupport
 import UnsplashAPI

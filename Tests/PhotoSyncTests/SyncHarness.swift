@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Networking
 import PhotoStore
+import PhotoStoreSQLite
 import PhotoSync
 import Synchronization
 import TestSupport

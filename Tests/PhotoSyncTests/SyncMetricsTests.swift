@@ -2,6 +2,7 @@ import Foundation
 import MetricsTestKit
 import Networking
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 import UnsplashAPI
 

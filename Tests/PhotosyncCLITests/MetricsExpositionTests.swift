@@ -1,6 +1,7 @@
 import Foundation
 import Networking
 import PhotoStore
+import PhotoStoreSQLite
 import PhotoSync
 import Prometheus
 import Testing

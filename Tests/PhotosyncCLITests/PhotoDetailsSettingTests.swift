@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import PhotoSync
 import Testing
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 /// The archive's contract (``ImageArchive``), held to on every store.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PhotoStore
 import PhotoStorePostgres
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 /// The image queue's contract (``ImageQueue``), held to on every store.

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Testing
 
 /// The ledger's contract (``SyncLedger``), held to on every store.

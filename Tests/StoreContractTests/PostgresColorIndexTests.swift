@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 import PostgresNIO
 import Synchronization
 import TestSupport

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import PhotoStore
+@testable import PhotoStoreSQLite
 
 /// Search on the photos Unsplash really sent (Tests/TestSupport/Fixtures): the same matches in
 /// the same order on every store, held to one expected order each, and measured against the

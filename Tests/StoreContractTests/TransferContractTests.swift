@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 import Synchronization
 import Testing
 
@@ -182,7 +183,7 @@ extension PhotoStore {
     fileprivate func stoppingTransfer(afterWrites: Int) -> PhotoStore {
         PhotoStore(
             path: path, ledger: ledger, imageQueue: imageQueue, archive: archive, catalog: catalog,
-            photoDetails: photoDetails, storage: storage,
+            photoDetails: photoDetails, storage: storage, files: files,
             transfer: StoppingTransfer(wrapped: transfer, path: path, writes: afterWrites))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotoStore
+import PhotoStoreSQLite
 
 /// `photosync backup --to FILE`: a consistent copy of the database while `run` and `serve` work.
 struct BackupCommand: AsyncParsableCommand {
@@ -33,22 +34,21 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         try await reportingErrors {
-            let location = try database.database(environment: environment)
             let store = try await database.openStore(environment: environment, readers: 2)
             let interactive = isatty(STDERR_FILENO) == 1 && environment["JOURNAL_STREAM"] == nil
             let backup = try BackupFile(final: destination, source: store.path)
             let line = ProgressLine(interactive: interactive)
             let start = ContinuousClock.now
-            switch location {
-            case .file:
-                try await store.storage.backup(to: backup.partial, progress: line.show)
-            case .postgres:
-                // A file anyone can open: the same rows as `photosync copy` writes, from one snapshot.
+            if let files = store.files {
+                try await files.backup(to: backup.partial, progress: line.show)
+            } else {
+                // A server's database: a file anyone can open, the same rows as `photosync copy`
+                // writes, from one snapshot.
                 let file = try PhotoStore(path: backup.partial)
                 defer { try? file.close() }
                 _ = try await CopyCommand.copy(from: store, to: file, origin: store.path, line: line)
                 // Everything into FILE itself: its log stays behind when it is renamed.
-                try await file.storage.checkpoint()
+                try await file.files?.checkpoint()
             }
             let copy = try PhotoStore.openExisting(path: backup.partial)
             let report = try await copy.archive.verify(progress: line.show)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PhotoStore
+import PhotoStoreSQLite
 
 /// `photosync copy --from A --to B`: a whole mirror moved between an SQLite file and PostgreSQL.
 struct CopyCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import Logging
 import Networking
 import PhotoStore
 import PhotoStorePostgres
+import PhotoStoreSQLite
 import PhotoSync
 import Prometheus
 import ServiceLifecycle

@@ -44,7 +44,8 @@ struct StatusStorage: Equatable {
         switch location {
         case .file(let path):
             self.init(
-                storageLimit: limit, sizes: store.storage.fileSizes, disk: DiskSpace.probe(forFileAt: path),
+                storageLimit: limit, sizes: store.files?.fileSizes ?? DatabaseFileSizes(database: 0, wal: 0),
+                disk: DiskSpace.probe(forFileAt: path),
                 reserve: reserve)
         case .postgres:
             self.init(storageLimit: limit, sizes: DatabaseFileSizes(database: 0, wal: 0), disk: nil, reserve: reserve)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PhotoStore
 import PhotoStorePostgres
+import PhotoStoreSQLite
 
 /// Where the mirror is, as the `database` setting says: an SQLite file (a path, the default),
 /// or a PostgreSQL database (a `postgres://` or `postgresql://` URL without a password, its

@@ -1,4 +1,5 @@
 import GRDB
+import PhotoStore
 
 /// The database schema, as a list of named migrations.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 #if canImport(Glibc)
     import Glibc
@@ -166,12 +167,16 @@ extension PhotoStore {
     /// The SQLite store's parts over `pool`, opened and checked.
     private convenience init(path: String, pool: any DatabaseWriter, lag: Duration = .zero) {
         let database = StoreDatabase(path: path, writer: pool)
+        let storage = SQLiteStorage(database: database)
         self.init(
             path: path, ledger: SQLiteSyncLedger(database: database), imageQueue: SQLiteImageQueue(database: database),
             archive: SQLiteImageArchive(database: database), catalog: SQLitePhotoCatalog(database: database, lag: lag),
-            photoDetails: SQLitePhotoDetailsStore(database: database), storage: SQLiteStorage(database: database),
-            transfer: SQLiteStoreTransfer(database: database), sqlite: database)
+            photoDetails: SQLitePhotoDetailsStore(database: database), storage: storage, files: storage,
+            transfer: SQLiteStoreTransfer(database: database))
     }
+
+    /// The SQLite connection under the parts, when SQLite is the store: for its own tests.
+    var sqlite: StoreDatabase? { (files as? SQLiteStorage)?.database }
 
     /// The SQLite connection, for this module's tests.
     var pool: any DatabaseWriter { sqlite!.writer }

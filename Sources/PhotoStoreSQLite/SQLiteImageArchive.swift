@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// The small connection of a write that `photosync serve` makes for its clients
 /// (``DownloadRequests``, ``PhotoDetailsRequests``): one row per request, so that the gallery's

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 /// The ledger in SQLite: sources are rows of `source`, named by `PhotoSource.description`;

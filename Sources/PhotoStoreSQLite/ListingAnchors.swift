@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import Synchronization
 
 /// The anchors of listings (the keys of every n-th photo in an order) and the facts they rest

@@ -1,4 +1,5 @@
 import GRDB
+import PhotoStore
 
 extension PhotoColor {
     /// `photo_color_matches(hex, name)`, which listings filter by: 1 when the photo whose

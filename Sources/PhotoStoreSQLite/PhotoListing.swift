@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// Values bound to a statement's placeholders, in order.
 typealias SQLValues = [(any DatabaseValueConvertible)?]

@@ -1,4 +1,5 @@
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 // The store's values in SQLite's columns, as their raw values (GRDB's "Custom Value Types").

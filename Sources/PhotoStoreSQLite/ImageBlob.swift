@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import PhotoStore
 
 /// Streams image bytes between files and `image_data.bytes` with SQLite's incremental blob I/O,
 /// one chunk at a time, so that a large image never sits in memory whole.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// Requests for photos' details in SQLite: `requested_at` of `photo_details`, written over a small
 /// connection of their own (``RequestConnection``), one row per photo and nothing else.

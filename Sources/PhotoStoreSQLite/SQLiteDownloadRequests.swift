@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// Download requests in SQLite: rows of `download_request`, written over a small connection of
 /// their own (``RequestConnection``), so that the gallery's store stays read-only.

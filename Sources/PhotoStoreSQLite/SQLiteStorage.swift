@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// The SQLite file's storage: its size on disk, the write-ahead log, the pages pruning frees,
 /// backups, and the connection itself.
-struct SQLiteStorage: StoreStorage {
+struct SQLiteStorage: StoreStorage, FileStorage {
     let database: StoreDatabase
     var path: String { database.path }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 /// The object a source lists the photos of, as Unsplash describes it: a collection

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// Photos' full objects in SQLite: the `photo_details` table (migration "v15 photo details"),
 /// whose trigger re-indexes the photo for search in the same transaction.

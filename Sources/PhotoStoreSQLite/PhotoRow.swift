@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// A row of the `photo` table as a GRDB record: its ``CodingKeys`` are the one list of the
 /// table's columns, which page commits write and lookups read.
@@ -181,11 +182,11 @@ struct StoredJSON: Codable, DatabaseValueConvertible, Sendable, Equatable {
 }
 
 extension StoredDate: Codable {
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(Date.self))
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(date)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// The reads that serve photos back in Unsplash's own shapes: each photo's JSON as the API sent
 /// it, and how many photos a listing holds.

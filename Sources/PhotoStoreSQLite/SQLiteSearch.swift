@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import GRDB
+import PhotoStore
 
 /// A search as SQLite's index reads it: the text of `photo_search MATCH ?`, and the matches with
 /// their document's fields for the ranking (``SearchRanking``).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 extension SQLiteStorage {
     /// Copies the database with SQLite's online backup API, 1024 pages at a time, on a thread

@@ -2,6 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 extension SQLiteImageArchive {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// The SQLite store's tables out and in, for `photosync copy`: each table read in its key order
 /// from one snapshot, and written a batch a transaction with the copy's progress.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 
 /// The one connection (a `DatabasePool`, or a read-only queue for the commands that only read)
 /// that every part of the store shares, and the file it is open on.

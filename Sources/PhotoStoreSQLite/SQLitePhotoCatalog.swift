@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 /// The catalog in SQLite: listings from the indexes alone (``PhotoListing``), search through

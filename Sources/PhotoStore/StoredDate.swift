@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A date as GRDB stores one, `yyyy-MM-dd HH:mm:ss.SSS` in UTC, made without a `DateFormatter`.
 ///
@@ -16,33 +15,22 @@ import GRDB
 /// Both ways cover the years 1583...9999 only, which every date photosync stores is in:
 /// Foundation's Gregorian calendar is Julian before October 1582, and GRDB's format has four
 /// digits for the year.
-struct StoredDate: DatabaseValueConvertible {
-    let date: Date
+package struct StoredDate: Sendable {
+    package let date: Date
 
-    init(_ date: Date) {
+    package init(_ date: Date) {
         self.date = date
-    }
-
-    var databaseValue: DatabaseValue {
-        Self.text(date).map { $0.databaseValue } ?? date.databaseValue
-    }
-
-    static func fromDatabaseValue(_ dbValue: DatabaseValue) -> StoredDate? {
-        if case .string(let text) = dbValue.storage, let date = date(text) {
-            return StoredDate(date)
-        }
-        return Date.fromDatabaseValue(dbValue).map(StoredDate.init)
     }
 
     /// The years this type formats and reads itself: from the first whole year of the Gregorian
     /// calendar on, four digits.
-    static let years: ClosedRange<Int64> = 1583...9999
+    package static let years: ClosedRange<Int64> = 1583...9999
 
     /// Seconds between 1970 and Foundation's reference date (2001).
     private static let referenceSeconds = 978_307_200.0
 
     /// The text GRDB would store, or nil outside ``years``.
-    static func text(_ date: Date) -> String? {
+    package static func text(_ date: Date) -> String? {
         // Milliseconds since 1970 computed as Foundation hands them to ICU, which rounds them to
         // the nearest.
         let milliseconds = ((date.timeIntervalSinceReferenceDate + referenceSeconds) * 1000 + 0.5).rounded(.down)
@@ -53,7 +41,7 @@ struct StoredDate: DatabaseValueConvertible {
 
     /// The text `date.formatted(.iso8601)` makes, `2024-10-28T12:26:38Z`: UTC, the seconds cut
     /// to whole ones; nil outside ``years``.
-    static func iso8601(_ date: Date) -> String? {
+    package static func iso8601(_ date: Date) -> String? {
         let seconds = date.timeIntervalSinceReferenceDate.rounded(.down)
         guard seconds.isFinite, abs(seconds) < 1e12 else { return nil }
         return text(
@@ -99,7 +87,7 @@ struct StoredDate: DatabaseValueConvertible {
     /// The date of a text in exactly the form ``text(_:)`` makes, equal to the one GRDB reads
     /// from it; nil for any other text (another format, an impossible day, a year outside
     /// ``years``), which is left to GRDB.
-    static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { bytes -> Date? in
             guard bytes.count == 23,
@@ -173,21 +161,9 @@ struct StoredDate: DatabaseValueConvertible {
     }
 }
 
-extension Row {
-    /// The date in `column`, read as GRDB reads it but without its `Calendar` (see ``StoredDate``).
-    func decodeDate(forColumn column: String) throws -> Date {
-        try (decode(forColumn: column) as StoredDate).date
-    }
-
-    /// The date in `column`, or nil when it is NULL (see ``decodeDate(forColumn:)``).
-    func decodeDateIfPresent(forColumn column: String) throws -> Date? {
-        try (decode(forColumn: column) as StoredDate?)?.date
-    }
-}
-
 extension Date {
     /// This date as GRDB stores it, made quickly (see ``StoredDate``).
-    var stored: StoredDate { StoredDate(self) }
+    package var stored: StoredDate { StoredDate(self) }
 
     /// This date as `formatted(.iso8601)` writes it, `2024-10-28T12:26:38Z`, for the commands
     /// a person waits for: that format style's first use loads the local time zone through
@@ -199,5 +175,5 @@ extension Date {
 }
 
 extension Optional where Wrapped == Date {
-    var stored: StoredDate? { map(StoredDate.init) }
+    package var stored: StoredDate? { map(StoredDate.init) }
 }

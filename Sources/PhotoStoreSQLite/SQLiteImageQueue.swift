@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PhotoStore
 import PhotosyncModel
 
 /// The image queue in SQLite: a job is a row of `image`, its state in `status` and
