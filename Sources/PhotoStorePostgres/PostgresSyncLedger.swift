@@ -2,16 +2,13 @@ import Foundation
 import PhotoStore
 import PostgresNIO
 
-/// The ledger in PostgreSQL: the same rows as SQLite's (``SyncLedger``'s contract), a page
-/// commit one transaction with its cursor. Sequences are `MAX(sequence) + 1`, as in SQLite,
-/// which numbers photos without gaps because one writer commits at a time (on PostgreSQL, the
-/// writer lease to come); a second writer committing at the same moment would break the
-/// `UNIQUE` constraint and roll back, never number a photo twice.
+/// The ledger in PostgreSQL: a page commit is one transaction with its cursor, written as
+/// ``PageCommitPlan`` says in a few statements for the whole page. Sequences are
+/// `MAX(sequence) + 1`, without gaps because one writer (the lease's holder) commits at a time;
+/// a second writer committing at the same moment would break the `UNIQUE` constraint and roll
+/// back, never number a photo twice.
 struct PostgresSyncLedger: SyncLedger {
     let database: PostgresDatabase
-
-    /// How many memberships one catch-up walk can add to a source (SQLite's figure).
-    static let catchUpBlock: Int64 = 1 << 28
 
     func commitPage(
         _ photos: [PhotoRecord], rejected: [RejectedPhoto], variant: ImageVariant, moreVariants: [ImageVariant],
@@ -21,42 +18,28 @@ struct PostgresSyncLedger: SyncLedger {
         return try await database.write("committing a page of \(photos.count) photos") { connection in
             let sourceID = try await Self.sourceID(named: source.description, connection, logger)
             let ids = Array(Set(photos.map(\.id)))
-            var known: [String: Int64] = [:]
+            var stored: [String: Int64] = [:]
             for try await (id, sequence) in try await connection.guardedQuery(
                 "SELECT id, sequence FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger
             ).decode((String, Int64).self) {
-                known[id] = sequence
+                stored[id] = sequence
             }
-            var existingMemberships: [String: Int64] = [:]
+            var memberships: [String: Int64] = [:]
             for try await (id, membership) in try await connection.guardedQuery(
                 """
                 SELECT photo_id, id FROM photo_source WHERE source_id = \(sourceID) AND photo_id = ANY (\(ids)::text[])
                 """, logger: logger
             ).decode((String, Int64).self) {
-                existingMemberships[id] = membership
+                memberships[id] = membership
             }
-            // Each photo once, numbered at its first place in the page, with its last listing's
-            // values: what SQLite's ledger leaves after inserting, then updating, a photo listed twice.
-            var nextSequence = try await Self.maxSequence(connection, logger) + 1
-            var order: [String] = []
-            var latest: [String: PhotoRecord] = [:]
-            var sequences = known
-            for photo in photos {
-                if latest.updateValue(photo, forKey: photo.id) == nil {
-                    order.append(photo.id)
-                    if sequences[photo.id] == nil {
-                        sequences[photo.id] = nextSequence
-                        nextSequence += 1
-                    }
-                }
-            }
-            let page = order.compactMap { latest[$0] }
-            try await Self.upsert(page, sequences: sequences, seenAt: now, connection, logger)
+            let plan = PageCommitPlan(
+                page: photos, stored: stored, memberships: memberships,
+                maxSequence: try await Self.maxSequence(connection, logger))
+            try await Self.upsert(plan.photos, seenAt: now, connection, logger)
             try await connection.guardedQuery(
                 "DELETE FROM rejected_photo WHERE photo_id = ANY (\(ids)::text[])", logger: logger)
-            try await Self.queueImages(
-                page, sequences: sequences, variant: variant, moreVariants: moreVariants, connection, logger)
-            if let oldest = known.values.min() {
+            try await Self.queueImages(plan.photos, variant: variant, moreVariants: moreVariants, connection, logger)
+            if let oldest = plan.oldestStored {
                 try await PostgresImageQueue.reopenWalks(
                     from: oldest, except: [variant] + moreVariants, connection, logger)
             }
@@ -64,16 +47,14 @@ struct PostgresSyncLedger: SyncLedger {
             for element in rejected where try await Self.recordRejected(element, seenAt: now, connection, logger) {
                 newlyRejected.append(element)
             }
-            let commit = PageCommit(
-                existingSequences: known, existingMemberships: existingMemberships, newlyRejected: newlyRejected)
+            let commit = plan.commit(newlyRejected: newlyRejected)
             let change = try cursor(commit)
-            let joining = order.filter { existingMemberships[$0] == nil }
             let position = try await Self.nextPosition(after: change, source: sourceID, connection, logger)
             try await connection.guardedQuery(
                 """
                 INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
                 SELECT joining.id, \(sourceID), \(now), \(position) + joining.number - 1
-                FROM unnest(\(joining)::text[]) WITH ORDINALITY AS joining (id, number)
+                FROM unnest(\(plan.joining)::text[]) WITH ORDINALITY AS joining (id, number)
                 """, logger: logger)
             try await Self.apply(change, source: sourceID, now: now, connection, logger)
             return commit
@@ -306,20 +287,20 @@ struct PostgresSyncLedger: SyncLedger {
         .collect()[0].decode(Int64.self)
     }
 
-    /// Inserts the photos of `page` (each once) with their `sequences`, or updates the API's
-    /// columns of those stored already (the sequence, the first sighting and the tracking stay):
-    /// one statement for the page, its columns one JSON array and its original JSON one `text[]`.
+    /// Inserts the photos of a page's commit, or updates the API's columns of those stored
+    /// already (the sequence, the first sighting and the tracking stay): one statement for the
+    /// page, its columns one JSON array and its original JSON one `text[]`.
     static func upsert(
-        _ page: [PhotoRecord], sequences: [String: Int64], seenAt now: Date, _ connection: PostgresConnection,
-        _ logger: Logger
+        _ page: [PageCommitPlan.Planned], seenAt now: Date, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         guard !page.isEmpty else { return }
         // The original JSON beside the document, not escaped into it: escaping it and parsing it
         // back out cost more than the rest of the document.
-        let rows: [[String: Any]] = page.enumerated().map { index, photo in
+        let rows: [[String: Any]] = page.enumerated().map { index, planned in
             func value(_ optional: Any?) -> Any { optional ?? NSNull() }
+            let photo = planned.record
             return [
-                "n": index + 1, "id": photo.id, "sequence": sequences[photo.id] ?? 0,
+                "n": index + 1, "id": photo.id, "sequence": planned.sequence,
                 "created_at": value(photo.createdAt?.timeIntervalSince1970),
                 "updated_at": value(photo.updatedAt?.timeIntervalSince1970), "width": value(photo.width),
                 "height": value(photo.height), "color": value(photo.color), "blur_hash": value(photo.blurHash),
@@ -330,7 +311,7 @@ struct PostgresSyncLedger: SyncLedger {
             ]
         }
         let document = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
-        let originals = page.map { String(decoding: $0.json, as: UTF8.self) }
+        let originals = page.map { String(decoding: $0.record.json, as: UTF8.self) }
         try await connection.guardedQuery(
             """
             INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
@@ -355,29 +336,29 @@ struct PostgresSyncLedger: SyncLedger {
             """, logger: logger)
     }
 
-    /// Queues the jobs a page commit creates for the photos of `page` (each once), as SQLite's
-    /// ledger does: one statement for the page's variant, one for each other variant.
+    /// Queues the jobs a page commit creates for its photos: one statement for the page's
+    /// variant, one for each other variant.
     static func queueImages(
-        _ page: [PhotoRecord], sequences: [String: Int64], variant: ImageVariant, moreVariants: [ImageVariant],
+        _ page: [PageCommitPlan.Planned], variant: ImageVariant, moreVariants: [ImageVariant],
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         // An Unsplash+ image needs a paid licence: its metadata is kept, its image never fetched.
-        let free = page.filter { !$0.isPlus }
-        let withImage = free.filter { $0.imageURL != nil }
+        let free = page.filter { !$0.record.isPlus }
+        let withImage = free.filter { $0.record.imageURL != nil }
         if !withImage.isEmpty {
             try await connection.guardedQuery(
                 """
                 INSERT INTO image (photo_id, photo_sequence, variant, source_url)
                 SELECT queued.id, queued.sequence, \(variant.rawValue), queued.url
                 FROM unnest(
-                    \(withImage.map(\.id))::text[], \(withImage.map { sequences[$0.id] ?? 0 })::bigint[],
-                    \(withImage.map { $0.imageURL ?? "" })::text[]
+                    \(withImage.map(\.record.id))::text[], \(withImage.map(\.sequence))::bigint[],
+                    \(withImage.map { $0.record.imageURL ?? "" })::text[]
                 ) AS queued (id, sequence, url)
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
                 WHERE image.status <> 'stored'
                 """, logger: logger)
         }
-        let ids = free.map(\.id)
+        let ids = free.map(\.record.id)
         for extra in moreVariants where extra != variant && !ids.isEmpty {
             // The variant is a key looked up as a value, so no JSON path is built from input.
             try await connection.guardedQuery(
@@ -409,30 +390,18 @@ struct PostgresSyncLedger: SyncLedger {
         return inserted ?? false
     }
 
-    /// The position of the first membership a page adds to `source`: SQLite's rule.
+    /// The position of the first membership a page adds to `source` (``MembershipPositions``).
     static func nextPosition(
         after change: CursorChange, source: Int64, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Int64 {
-        switch change {
-        case .backfill:
-            let last = try await connection.guardedQuery(
-                "SELECT MAX(position) FROM photo_source WHERE source_id = \(source)", logger: logger
-            ).collect().first?.decode(Int64?.self)
-            return max(last ?? 0, 0) + 1
-        case .catchUp(_, let baseline):
-            guard baseline >= 0, baseline < Int64.max / catchUpBlock else {
-                throw PostgresStoreFault("catch-up baseline \(baseline) is out of range for positions")
-            }
-            let blockStart = -(baseline + 1) * catchUpBlock
-            let blockEnd = blockStart + catchUpBlock
-            let last = try await connection.guardedQuery(
-                """
-                SELECT MAX(position) FROM photo_source
-                WHERE source_id = \(source) AND position >= \(blockStart) AND position < \(blockEnd)
-                """, logger: logger
-            ).collect().first?.decode(Int64?.self)
-            return last.map { $0 + 1 } ?? blockStart
-        }
+        let block = try MembershipPositions.block(for: change)
+        let last = try await connection.guardedQuery(
+            """
+            SELECT MAX(position) FROM photo_source
+            WHERE source_id = \(source) AND position >= \(block?.lowerBound ?? .min) AND position < \(block?.upperBound ?? .max)
+            """, logger: logger
+        ).collect().first?.decode(Int64?.self)
+        return MembershipPositions.first(after: last, in: block)
     }
 
     static func apply(

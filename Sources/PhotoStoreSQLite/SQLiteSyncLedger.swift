@@ -16,55 +16,43 @@ struct SQLiteSyncLedger: SyncLedger {
     ) async throws(StoreError) -> PageCommit {
         try await database.write("committing a page of \(photos.count) photos") { db in
             let sourceID = try Self.sourceID(named: source.description, in: db)
-            var existingSequences: [String: Int64] = [:]
-            var existingMemberships: [String: Int64] = [:]
-            var insertedNow: Set<String> = []
-            // The photos that become members, in the page's order: their positions depend on
-            // the walk, which the cursor change below names.
-            var joining: [String] = []
-            var joinedNow: Set<String> = []
-            var nextSequence = try Self.maxSequence(db) + 1
             // Every statement here is cached (GRDB caches its record statements too): preparing
             // them anew for each photo (the INSERT also compiles the search trigger) was half the
             // page walk's CPU.
-            for photo in photos {
-                let known = try Int64.fetchOne(
-                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [photo.id])
-                if let known {
-                    if !insertedNow.contains(photo.id) { existingSequences[photo.id] = known }
-                    // Only the API's columns are written: the sequence and first sighting stay.
-                    try PhotoRow(photo, sequence: known, seenAt: now)
-                        .update(db, columns: PhotoRow.replacedByPageCommits)
-                } else {
-                    try PhotoRow(photo, sequence: nextSequence, seenAt: now).insert(db)
-                    insertedNow.insert(photo.id)
-                    nextSequence += 1
-                }
-                if let membership = try Int64.fetchOne(
+            var stored: [String: Int64] = [:]
+            var memberships: [String: Int64] = [:]
+            for id in Set(photos.map(\.id)) {
+                stored[id] = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT sequence FROM photo WHERE id = ?"), arguments: [id])
+                memberships[id] = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT id FROM photo_source WHERE photo_id = ? AND source_id = ?"),
-                    arguments: [photo.id, sourceID])
-                {
-                    existingMemberships[photo.id] = membership
-                } else if joinedNow.insert(photo.id).inserted {
-                    joining.append(photo.id)
+                    arguments: [id, sourceID])
+            }
+            let plan = PageCommitPlan(
+                page: photos, stored: stored, memberships: memberships, maxSequence: try Self.maxSequence(db))
+            for photo in plan.photos {
+                let row = PhotoRow(photo.record, sequence: photo.sequence, seenAt: now)
+                if photo.isStored {
+                    // Only the API's columns are written: the sequence and first sighting stay.
+                    try row.update(db, columns: PhotoRow.replacedByPageCommits)
+                } else {
+                    try row.insert(db)
                 }
                 try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
-                    .execute(arguments: [photo.id])
-                try SQLiteImageQueue.queue(photo, variant: variant, moreVariants: moreVariants, in: db)
+                    .execute(arguments: [photo.record.id])
+                try SQLiteImageQueue.queue(photo.record, variant: variant, moreVariants: moreVariants, in: db)
             }
-            if let oldest = existingSequences.values.min() {
+            if let oldest = plan.oldestStored {
                 try SQLiteImageQueue.reopenWalks(from: oldest, except: [variant] + moreVariants, in: db)
             }
             var newlyRejected: [RejectedPhoto] = []
             for element in rejected {
                 if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
             }
-            let commit = PageCommit(
-                existingSequences: existingSequences, existingMemberships: existingMemberships,
-                newlyRejected: newlyRejected)
+            let commit = plan.commit(newlyRejected: newlyRejected)
             let change = try cursor(commit)
             var position = try Self.nextPosition(after: change, source: sourceID, in: db)
-            for photoID in joining {
+            for photoID in plan.joining {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO photo_source (photo_id, source_id, first_seen_at, position) VALUES (?, ?, ?, ?)
@@ -207,42 +195,19 @@ struct SQLiteSyncLedger: SyncLedger {
             })
     }
 
-    /// How many memberships one catch-up walk can add to a source: the size of its block of
-    /// positions. More than Unsplash lists in any source.
-    static let catchUpBlock: Int64 = 1 << 28
-
-    /// The position of the first membership a page adds to `source` (its own order, see
-    /// ``commitPage(_:rejected:variant:moreVariants:source:now:cursor:)``); the others follow.
-    ///
-    /// A backfill page goes after everything the source lists, at 1 or above. A catch-up walk
-    /// goes before everything the source listed when it began: its baseline names it, and gives
-    /// it the block of positions `[-(baseline + 1) * catchUpBlock, -baseline * catchUpBlock)`,
-    /// filled in page order. A later walk has a higher baseline, so a lower block, and a walk
-    /// resumed after a crash finds its own block, so its pages stay in order without any state
-    /// but its cursor.
+    /// The position of the first membership a page adds to `source` (``MembershipPositions``);
+    /// the others follow.
     static func nextPosition(after change: CursorChange, source: Int64, in db: Database) throws -> Int64 {
-        switch change {
-        case .backfill:
-            let last = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT position FROM photo_source WHERE source_id = ? ORDER BY position DESC LIMIT 1"),
-                arguments: [source])
-            return max(last ?? 0, 0) + 1
-        case .catchUp(_, let baseline):
-            guard baseline >= 0, baseline < Int64.max / catchUpBlock else {
-                throw DatabaseError(message: "catch-up baseline \(baseline) is out of range for positions")
-            }
-            let blockStart = -(baseline + 1) * catchUpBlock
-            let last = try Int64.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT position FROM photo_source
-                        WHERE source_id = ? AND position >= ? AND position < ?
-                        ORDER BY position DESC LIMIT 1
-                        """),
-                arguments: [source, blockStart, blockStart + catchUpBlock])
-            return last.map { $0 + 1 } ?? blockStart
-        }
+        let block = try MembershipPositions.block(for: change)
+        let last = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT position FROM photo_source
+                    WHERE source_id = ? AND position >= ? AND position < ?
+                    ORDER BY position DESC LIMIT 1
+                    """),
+            arguments: [source, block?.lowerBound ?? .min, block?.upperBound ?? .max])
+        return MembershipPositions.first(after: last, in: block)
     }
 
     /// The row id of the source named `name`, created (active) if it is new.
