@@ -91,7 +91,7 @@ struct PostgresImageArchive: ImageArchive {
             let rows = try await connection.preparedRows(
                 """
                 SELECT photo_id, id, variant, content_type, byte_count, sha256, fetched_at FROM image
-                WHERE photo_id = ANY(\(ids)) AND status = 'stored'
+                WHERE photo_id = ANY(\(ids)) AND status = \(literal: .stored)
                 ORDER BY byte_count, variant
                 """, logger: logger)
             for row in rows {
@@ -171,7 +171,7 @@ struct PostgresImageArchive: ImageArchive {
         let images = try await database.read("listing stored images") { connection in
             var images: [(id: Int64, photoID: String, variant: String, byteCount: Int64, sha256: String)] = []
             let rows = try await connection.guardedQuery(
-                "SELECT id, photo_id, variant, byte_count, sha256 FROM image WHERE status = 'stored' ORDER BY id",
+                "SELECT id, photo_id, variant, byte_count, sha256 FROM image WHERE status = \(literal: .stored) ORDER BY id",
                 logger: logger)
             for try await row in rows.decode((Int64, String, String, Int64, String).self) { images.append(row) }
             return images
@@ -217,7 +217,7 @@ struct PostgresImageArchive: ImageArchive {
                 """
                 SELECT DISTINCT image_chunk.image_id, image.photo_id, image.variant, image.status
                 FROM image_chunk LEFT JOIN image ON image.id = image_chunk.image_id
-                WHERE image.id IS NULL OR image.status <> 'stored'
+                WHERE image.id IS NULL OR image.status <> \(literal: .stored)
                 ORDER BY image_chunk.image_id
                 """, logger: logger)
             for try await (imageID, photoID, variant, status) in rows.decode((Int64, String?, String?, String?).self) {
@@ -273,7 +273,7 @@ struct PostgresImageArchive: ImageArchive {
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
         try await connection.guardedQuery(
-            "SELECT COALESCE(SUM(byte_count), 0)::bigint FROM image WHERE status = 'stored'", logger: logger
+            "SELECT COALESCE(SUM(byte_count), 0)::bigint FROM image WHERE status = \(literal: .stored)", logger: logger
         ).collect().first?.decode(Int64.self) ?? 0
     }
 
@@ -289,12 +289,13 @@ struct PostgresImageArchive: ImageArchive {
                 let (id, photoID, variant, byteCount) = try await connection.guardedQuery(
                     """
                     SELECT id, photo_id, variant, byte_count FROM image
-                    WHERE status = 'stored' ORDER BY fetched_at, id LIMIT 1
+                    WHERE status = \(literal: .stored) ORDER BY fetched_at, id LIMIT 1
                     """, logger: logger
                 ).collect().first?.decode((Int64, String, String, Int64).self)
             else { return }
             try await connection.guardedQuery("DELETE FROM image_chunk WHERE image_id = \(id)", logger: logger)
-            try await connection.guardedQuery("UPDATE image SET status = 'pruned' WHERE id = \(id)", logger: logger)
+            try await connection.guardedQuery(
+                "UPDATE image SET status = \(literal: .pruned) WHERE id = \(id)", logger: logger)
             used -= byteCount
             if let variant = ImageVariant(rawValue: variant) {
                 pruned.append(PrunedImage(photoID: photoID, variant: variant, byteCount: byteCount))
@@ -357,7 +358,7 @@ struct PostgresImageArchive: ImageArchive {
         }
         try await connection.guardedQuery(
             """
-            UPDATE image SET status = 'stored', content_type = \(image.contentType), byte_count = \(image.byteCount),
+            UPDATE image SET status = \(literal: .stored), content_type = \(image.contentType), byte_count = \(image.byteCount),
                 sha256 = \(image.sha256), fetched_at = \(image.fetchedAt), next_attempt_at = NULL
             WHERE id = \(imageID)
             """, logger: logger)
@@ -378,10 +379,10 @@ struct PostgresImageArchive: ImageArchive {
                 SELECT id, status FROM image
                 WHERE photo_id = \(image.photoID) AND variant = \(image.variant.rawValue) FOR UPDATE
             ), stored AS (
-                UPDATE image SET status = 'stored', content_type = \(image.contentType),
+                UPDATE image SET status = \(literal: .stored), content_type = \(image.contentType),
                     byte_count = \(image.byteCount), sha256 = \(image.sha256), fetched_at = \(image.fetchedAt),
                     next_attempt_at = NULL
-                FROM job WHERE image.id = job.id AND job.status NOT IN ('stored', 'pruned')
+                FROM job WHERE image.id = job.id AND job.status NOT IN (\(literal: .stored), \(literal: .pruned))
                 RETURNING image.id
             ), chunk AS (
                 INSERT INTO image_chunk (image_id, index, bytes) SELECT id, 0, \(Data(first)) FROM stored
@@ -452,9 +453,9 @@ struct PostgresImageArchive: ImageArchive {
                 WHERE (SELECT held FROM held)
                 FOR UPDATE OF image
             ), stored AS (
-                UPDATE image SET status = 'stored', content_type = job.content_type, byte_count = job.byte_count,
+                UPDATE image SET status = \(literal: .stored), content_type = job.content_type, byte_count = job.byte_count,
                     sha256 = job.sha256, fetched_at = job.fetched_at, next_attempt_at = NULL
-                FROM job WHERE image.id = job.id AND job.status NOT IN ('stored', 'pruned')
+                FROM job WHERE image.id = job.id AND job.status NOT IN (\(literal: .stored), \(literal: .pruned))
                 RETURNING image.id
             ), chunk AS (
                 INSERT INTO image_chunk (image_id, index, bytes)

@@ -86,7 +86,7 @@ struct PostgresImageQueue: ImageQueue {
             let rows = try await connection.guardedQuery(
                 """
                 SELECT photo_id, variant, source_url, attempts FROM image
-                WHERE status = 'pending' AND variant = ANY(\(names))
+                WHERE status = \(literal: .pending) AND variant = ANY(\(names))
                   AND (next_attempt_at IS NULL OR next_attempt_at <= \(now))
                 ORDER BY photo_sequence, variant
                 LIMIT \(limit)
@@ -105,7 +105,7 @@ struct PostgresImageQueue: ImageQueue {
             let row = try await connection.guardedQuery(
                 """
                 SELECT bool_or(next_attempt_at IS NULL), MIN(next_attempt_at) FROM image
-                WHERE status = 'pending' AND variant = ANY(\(names))
+                WHERE status = \(literal: .pending) AND variant = ANY(\(names))
                 """, logger: logger
             ).collect().first
             guard let (neverAttempted, next) = try row?.decode((Bool?, Date?).self) else { return nil }
@@ -119,7 +119,7 @@ struct PostgresImageQueue: ImageQueue {
             try await connection.guardedQuery(
                 """
                 SELECT COUNT(*)::bigint FROM image
-                WHERE status = 'pending' AND variant = ANY(\(names)) AND attempts = 0
+                WHERE status = \(literal: .pending) AND variant = ANY(\(names)) AND attempts = 0
                 """, logger: logger
             ).collect().first.map { Int(try $0.decode(Int64.self)) } ?? 0
         }
@@ -177,7 +177,7 @@ struct PostgresImageQueue: ImageQueue {
             try await connection.guardedQuery(
                 """
                 UPDATE image SET next_attempt_at = \(now)
-                WHERE status = 'pending' AND failure_class = 'transient' AND next_attempt_at > \(now)
+                WHERE status = \(literal: .pending) AND failure_class = \(literal: .transient) AND next_attempt_at > \(now)
                 RETURNING 1
                 """, logger: logger
             ).collect().count
@@ -193,8 +193,8 @@ struct PostgresImageQueue: ImageQueue {
                 let classes = request == .all ? ["transient", "permanent"] : ["transient"]
                 outcome.requeued = try await connection.guardedQuery(
                     """
-                    UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
-                    WHERE status <> 'stored' AND failure_class = ANY(\(classes))
+                    UPDATE image SET status = \(literal: .pending), failure_class = NULL, attempts = 0, next_attempt_at = NULL
+                    WHERE status <> \(literal: .stored) AND failure_class = ANY(\(classes))
                     RETURNING 1
                     """, logger: logger
                 ).collect().count
@@ -207,8 +207,8 @@ struct PostgresImageQueue: ImageQueue {
                     guard !known.isEmpty else { throw StoreError.unknownPhoto(path: name, photoID: id) }
                     let requeued = try await connection.guardedQuery(
                         """
-                        UPDATE image SET status = 'pending', failure_class = NULL, attempts = 0, next_attempt_at = NULL
-                        WHERE photo_id = \(id) AND status <> 'stored' AND failure_class IS NOT NULL
+                        UPDATE image SET status = \(literal: .pending), failure_class = NULL, attempts = 0, next_attempt_at = NULL
+                        WHERE photo_id = \(id) AND status <> \(literal: .stored) AND failure_class IS NOT NULL
                         RETURNING 1
                         """, logger: logger
                     ).collect().count
@@ -233,7 +233,7 @@ struct PostgresImageQueue: ImageQueue {
             if let row = try await connection.guardedQuery(
                 """
                 SELECT COUNT(*)::bigint, MIN(next_attempt_at) FROM image
-                WHERE status = 'pending' AND failure_class = 'transient' AND variant = ANY(\(names))
+                WHERE status = \(literal: .pending) AND failure_class = \(literal: .transient) AND variant = ANY(\(names))
                 """, logger: logger
             ).collect().first {
                 (imageCounts.retrying, imageCounts.nextRetryAt) = try row.decode((Int64, Date?).self)
@@ -254,7 +254,7 @@ struct PostgresImageQueue: ImageQueue {
                 failure_class = \(permanent ? "permanent" : "transient"),
                 next_attempt_at = \(failure.retryAt)
             WHERE photo_id = \(failure.photoID) AND variant = \(failure.variant.rawValue)
-              AND status NOT IN ('stored', 'pruned')
+              AND status NOT IN (\(literal: .stored), \(literal: .pruned))
             RETURNING 1
             """, logger: logger
         ).collect()

@@ -95,7 +95,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 withStoredImage
                 ? """
                 SELECT id FROM photo
-                WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = 'stored')
+                WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = \(literal: .stored))
                 ORDER BY sequence
                 """
                 : "SELECT id FROM photo ORDER BY sequence"
@@ -188,7 +188,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             let retrying = try await connection.guardedQuery(
                 """
                 SELECT count(*), min(next_attempt_at) FROM image
-                WHERE status = 'pending' AND failure_class = 'transient'
+                WHERE status = \(literal: .pending) AND failure_class = \(literal: .transient)
                 """, logger: logger
             ).collect()
             if let row = retrying.first {
@@ -248,7 +248,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 """
                 LEFT JOIN LATERAL (
                     SELECT \(imageColumns) FROM image
-                    WHERE image.photo_id = photo.id AND image.status = 'stored'
+                    WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.sqlLiteral)
                     ORDER BY image.byte_count, image.variant LIMIT 1
                 ) AS smallest ON true
                 """
@@ -265,7 +265,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                 JOIN photo ON photo.id = page.id
                 LEFT JOIN LATERAL (
                     SELECT \(imageColumns) FROM image
-                    WHERE image.photo_id = photo.id AND image.status = 'stored'
+                    WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.sqlLiteral)
                     ORDER BY image.fetched_at DESC, image.variant LIMIT 1
                 ) AS image ON true
                 \(smallestJoin)

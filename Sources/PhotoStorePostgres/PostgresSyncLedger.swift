@@ -184,7 +184,7 @@ struct PostgresSyncLedger: SyncLedger {
                 WHERE tracking.tracked_at IS NULL AND photo.download_location IS NOT NULL
                   AND coalesce(
                       (SELECT true FROM image WHERE image.photo_id = photo.id
-                          AND image.status NOT IN ('pending', 'failed', 'pruned') LIMIT 1),
+                          AND image.status NOT IN (\(literal: .pending), \(literal: .failed), \(literal: .pruned)) LIMIT 1),
                       (SELECT true FROM download_request WHERE download_request.photo_id = photo.id), false)
                 ORDER BY tracking.photo_sequence
                 LIMIT \(limit)
@@ -355,7 +355,7 @@ struct PostgresSyncLedger: SyncLedger {
                     \(withImage.map { $0.record.imageURL ?? "" })::text[]
                 ) AS queued (id, sequence, url)
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                WHERE image.status <> 'stored'
+                WHERE image.status <> \(literal: .stored)
                 """, logger: logger)
         }
         let ids = free.map(\.record.id)
@@ -369,7 +369,7 @@ struct PostgresSyncLedger: SyncLedger {
                 WHERE photo.id = ANY (\(ids)::text[]) AND url.key = \(extra.rawValue)
                   AND jsonb_typeof(photo.json::jsonb -> 'urls' -> url.key) = 'string'
                 ON CONFLICT (photo_id, variant) DO UPDATE SET source_url = excluded.source_url
-                WHERE image.status <> 'stored'
+                WHERE image.status <> \(literal: .stored)
                 """, logger: logger)
         }
     }

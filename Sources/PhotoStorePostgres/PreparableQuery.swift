@@ -1,6 +1,7 @@
 import Basics
 import Crypto
 import Logging
+import PhotoStore
 import PostgresNIO
 import Synchronization
 
@@ -73,6 +74,12 @@ extension PreparableQuery: ExpressibleByStringInterpolation {
         }
 
         mutating func appendInterpolation(unescaped text: String) { query.appendInterpolation(unescaped: text) }
+
+        /// A status word written into the statement (``StoredWord``).
+        mutating func appendInterpolation(literal word: ImageStatus) { query.appendInterpolation(literal: word) }
+
+        /// A failure class written into the statement (``StoredWord``).
+        mutating func appendInterpolation(literal word: ImageFailureClass) { query.appendInterpolation(literal: word) }
     }
 
     init(stringInterpolation: StringInterpolation) {
@@ -180,4 +187,14 @@ final class PreparedShapes: Sendable {
 
     /// Whether statements are prepared.
     var isPreparing: Bool { state.withLock { $0.preparing } }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// A status word written into the statement's text, as a partial index needs it (``StoredWord``).
+    mutating func appendInterpolation(literal word: ImageStatus) { appendInterpolation(unescaped: word.sqlLiteral) }
+
+    /// A failure class written into the statement's text (``StoredWord``).
+    mutating func appendInterpolation(literal word: ImageFailureClass) {
+        appendInterpolation(unescaped: word.sqlLiteral)
+    }
 }
