@@ -88,38 +88,9 @@ final class ImageJobFeed: RoundStage, Sendable {
                 await progress.update { $0.downloadsPaused = nil }
             }
             let due = max(now(), dueBy)
-            let alreadyClaimed = claims.withLock { claims in
-                claims.settledDuringRead = []
-                return claims.claimed.count
-            }
-            let candidates = try await readingStore { () async throws(StoreError) in
-                try await store.imageQueue.dueImageJobs(
-                    variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
-            }
-            // A job settled after the read began may be in it as still pending: it is done. Its
-            // photo's other variants in the read are left out with it, to be read again.
-            let (fresh, leftOut) = claims.withLock { claims in
-                defer { claims.settledDuringRead = nil }
-                let settled = claims.settledDuringRead ?? []
-                let fresh = candidates.filter { job in
-                    !settled.contains(job.photoID) && claims.claimed.insert(job.photoID).inserted
-                }
-                return (fresh, candidates.contains { settled.contains($0.photoID) })
-            }
+            let (fresh, leftOut) = try await claimJobs(dueBy: due)
             if !fresh.isEmpty {
-                for (index, job) in fresh.enumerated() {
-                    // Each job is handed out only while there is room: the disk may fill while
-                    // the read's earlier jobs wait for a free slot, and a whole read handed out
-                    // regardless would download that many images past the reserve.
-                    if index > 0, disk.check(against: reserve) != nil {
-                        claims.withLock { claims in
-                            for unsent in fresh[index...] { claims.claimed.remove(unsent.photoID) }
-                        }
-                        break
-                    }
-                    retries.handedOut(job)
-                    try await jobs.send(job)
-                }
+                try await handOut(fresh)
                 continue
             }
             // Read again before ending or waiting: the walk may be over and every claim settled,
@@ -144,6 +115,45 @@ final class ImageJobFeed: RoundStage, Sendable {
                 continue
             }
             await wake.wait()
+        }
+    }
+
+    /// Reads the jobs due by `due` and claims those no fetcher has yet (`fresh`). A job settled
+    /// after the read began may be in it as still pending: it is done. Its photo's other variants
+    /// in the read are left out with it, to be read again (`leftOut`).
+    private func claimJobs(dueBy due: Date) async throws -> (fresh: [ImageJob], leftOut: Bool) {
+        let alreadyClaimed = claims.withLock { claims in
+            claims.settledDuringRead = []
+            return claims.claimed.count
+        }
+        let candidates = try await readingStore { () async throws(StoreError) in
+            try await store.imageQueue.dueImageJobs(variants: variants, now: due, limit: alreadyClaimed + jobs.capacity)
+        }
+        return claims.withLock { claims in
+            defer { claims.settledDuringRead = nil }
+            let settled = claims.settledDuringRead ?? []
+            let fresh = candidates.filter { job in
+                !settled.contains(job.photoID) && claims.claimed.insert(job.photoID).inserted
+            }
+            return (fresh, candidates.contains { settled.contains($0.photoID) })
+        }
+    }
+
+    /// Hands the claimed jobs to the fetchers, one at a time while the free disk allows; those
+    /// left when it does not are claimed no more, to be read again.
+    private func handOut(_ fresh: [ImageJob]) async throws {
+        for (index, job) in fresh.enumerated() {
+            // Each job is handed out only while there is room: the disk may fill while the
+            // read's earlier jobs wait for a free slot, and a whole read handed out regardless
+            // would download that many images past the reserve.
+            if index > 0, disk.check(against: reserve) != nil {
+                claims.withLock { claims in
+                    for unsent in fresh[index...] { claims.claimed.remove(unsent.photoID) }
+                }
+                return
+            }
+            retries.handedOut(job)
+            try await jobs.send(job)
         }
     }
 

@@ -5,8 +5,8 @@ import UnsplashAPI
 
 /// What every stage of a round shares: the store it reads and writes, the round's configuration,
 /// the API with its rate-limit budget, the round's progress, the clock its records are stamped
-/// with, and the log. The engine makes one per round (a reload starts the next round with a new
-/// one); each stage holds it and reads it through ``RoundStage``.
+/// with, and the log. ``RoundWiring`` makes one per round (a reload starts the next round with a
+/// new one); each stage holds it and reads it through ``RoundStage``.
 struct RoundContext: Sendable {
     let store: PhotoStore
     let configuration: SyncConfiguration

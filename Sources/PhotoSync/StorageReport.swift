@@ -4,6 +4,7 @@ extension SyncEngine {
     /// What the storage budget, the disk reserve and the WAL look like now: for metrics.
     public var storage: StorageReport {
         get async {
+            let store = environment.store
             let sizes = store.files?.fileSizes
             let (space, pause) = disk.last
             let used = try? await store.archive.storedBytes()

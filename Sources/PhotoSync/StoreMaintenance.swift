@@ -5,8 +5,8 @@ import PhotoStore
 
 /// The store's upkeep beside the pipeline: the spool emptied at a start, the storage budget
 /// (converting to incremental vacuum once, pruning to a lowered budget), and the idle vacuum and
-/// checkpoint. ``SyncEngine`` runs the first two as a round is prepared; the idle work runs in
-/// ``SyncEngine/maintainWhileIdle()``, a service of its own beside the daemon's loop.
+/// checkpoint. ``RoundLoop`` runs the first two as its rounds are prepared; the idle work runs
+/// in ``SyncEngine/maintainWhileIdle()``, a service of its own beside the daemon's loop.
 ///
 /// Every write here is awaited on GRDB's writer queue, and the spool's files are removed on a
 /// thread of their own: none of it blocks a thread of the cooperative pool.
