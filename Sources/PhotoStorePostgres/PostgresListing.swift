@@ -6,8 +6,8 @@ import PostgresNIO
 /// photo ids from a statement over the order's index (`photo_newest`, `photo_most_liked`, or
 /// a source's memberships by position), inside the statement that reads those few photos'
 /// columns (``Page``). A cursor (`after`, `before`) is one row comparison against the cursor
-/// photo's key, so a page after a photo costs the same at any depth. A deep page number starts from the nearest anchor, as SQLite's
-/// listing does: the id of every ``anchorInterval``-th photo of the listing, found in one pass
+/// photo's key, so a page after a photo costs the same at any depth. A deep page number starts from the nearest anchor
+/// (``ListingLimits/anchor(forOffset:)``): the id of every `anchorInterval`-th photo of the listing, found in one pass
 /// over its index and kept until the data changes (``PostgresChangeCache``), so that an `OFFSET`
 /// never skips more than that many rows.
 ///
@@ -16,9 +16,9 @@ import PostgresNIO
 /// them oldest first.
 struct PostgresListing {
     let query: PhotoQuery
-    let rankLimit: Int
+    let limits: ListingLimits
     let anchors: PostgresChangeCache<[String]>
-    /// How many photos a search matches, up to ``rankLimit`` + 1, kept as anchors are: counting
+    /// How many photos a search matches, up to ``ListingLimits/rankLimit`` + 1, kept as anchors are: counting
     /// them takes a millisecond or more at a million photos, the page itself a third of that.
     let matches: PostgresChangeCache<Int>
     /// The sources' ids by name, for a listing of one source.
@@ -27,9 +27,6 @@ struct PostgresListing {
     let logger: Logger
     /// The database's name, for errors.
     let name: String
-
-    /// A deep page starts from the nearest of the anchors kept every this many photos.
-    static let anchorInterval = 1_000
 
     /// The creation date as the orders sort it.
     static let createdKey = "coalesce(photo.created_at, '-infinity'::timestamptz)"
@@ -253,13 +250,12 @@ struct PostgresListing {
         var start: (id: String, inclusive: Bool)?
         if let cursor = query.after ?? query.before {
             start = (cursor, false)
-        } else if query.text == nil, offset >= 2 * Self.anchorInterval {
+        } else if query.text == nil, let anchor = limits.anchor(forOffset: offset) {
             let anchors = try await anchorIDs(rows, keys: keys, descending: descending, sql)
-            let anchor = offset / Self.anchorInterval
             // No anchor this deep: the offset is past the last photo.
-            guard anchor < anchors.count else { return nil }
-            start = (anchors[anchor], true)
-            offset -= anchor * Self.anchorInterval
+            guard anchor.index < anchors.count else { return nil }
+            start = (anchors[anchor.index], true)
+            offset = anchor.offset
         }
         if let (cursor, inclusive) = start {
             let cursorKey: String
@@ -296,7 +292,7 @@ struct PostgresListing {
         return Page(statement: statement, sql: sql, reversed: reversed)
     }
 
-    /// The ids of the listing's 1st, (``anchorInterval`` + 1)th... photos, in its order: one
+    /// The ids of the listing's 1st, (`anchorInterval` + 1)th... photos, in its order: one
     /// pass over its index when the data changed since they were last found.
     private func anchorIDs(_ rows: Rows, keys: [String], descending: Bool, _ sql: SQL) async throws -> [String] {
         let direction = descending ? " DESC" : ""
@@ -306,7 +302,7 @@ struct PostgresListing {
                     row_number() OVER (ORDER BY \(keys.map { $0 + direction }.joined(separator: ", "))) AS n
                 FROM \(rows.from) \(sql.whereClause())
             ) AS listing
-            WHERE n % \(Self.anchorInterval) = 1 ORDER BY n
+            WHERE n % \(limits.anchorInterval) = 1 ORDER BY n
             """
         let signature = "\(rows) \(keys) \(descending) \(query.sort) \(filters)"
         return try await anchors.value(for: signature, connection, logger) { [logger] connection in
@@ -315,7 +311,7 @@ struct PostgresListing {
     }
 
     /// A search by relevance ranks its matches with ``SearchRanking`` when there are at most
-    /// ``rankLimit`` of them, and lists them most recently stored first when there are more,
+    /// ``ListingLimits/rankLimit`` of them, and lists them most recently stored first when there are more,
     /// unranked: SQLite's rule and SQLite's order, so that both stores page alike. The ranking
     /// reads the matches' document fields (their location and tags from `search_location` and
     /// `search_tags`, kept with the index since version 8), and is kept as the anchors are, as
@@ -325,14 +321,14 @@ struct PostgresListing {
         let counting = PostgresQuery(
             unsafeSQL: """
                 SELECT count(*) FROM (SELECT 1 FROM \(rows.from) \(sql.whereClause())
-                LIMIT \(try sql.bind(rankLimit + 1))) AS match
+                LIMIT \(try sql.bind(limits.rankLimit + 1))) AS match
                 """, binds: sql.bindings)
-        let signature = "\(rows) \(rankLimit) \(text) \(filters)"
+        let signature = "\(rows) \(limits.rankLimit) \(text) \(filters)"
         let logger = logger
         let matches = try await matches.value(for: signature, connection, logger) { connection in
             Int(try await connection.integer(counting, logger: logger))
         }
-        guard matches <= rankLimit else {
+        guard matches <= limits.rankLimit else {
             let statement = """
                 SELECT \(rows.id) FROM \(rows.from) \(sql.whereClause())
                 ORDER BY photo.sequence DESC

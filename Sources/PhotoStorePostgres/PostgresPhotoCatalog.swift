@@ -15,7 +15,9 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// Every source's name and id, kept as counts are: each page of the gallery lists the
     /// sources, and each of the Unsplash API's answers and source filters looks one up.
     let sources: PostgresChangeCache<SourceIndex>
-    var rankLimit: Int { 1_000 }
+    /// The sizes at which a listing reads otherwise, the same as SQLite's.
+    var limits = ListingLimits()
+    var rankLimit: Int { limits.rankLimit }
 
     /// How far a listing's kept values may lag behind the data (``PostgresChangeCache``).
     let lag: Duration
@@ -207,13 +209,13 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
-        let (logger, name, rankLimit, anchors, counts, sources) = (
-            database.logger, database.name, rankLimit, anchors, counts, sources
+        let (logger, name, limits, anchors, counts, sources) = (
+            database.logger, database.name, limits, anchors, counts, sources
         )
         return try await listing { connection in
             guard
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, sources: sources,
+                    query: query, limits: limits, anchors: anchors, matches: counts, sources: sources,
                     connection: connection, logger: logger, name: name
                 ).page()
             else { return [] }
@@ -355,8 +357,8 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     }
 
     func originalJSONPages(matching queries: [PhotoQuery]) async throws(StoreError) -> [OriginalJSONPage] {
-        let (logger, name, rankLimit, counts, anchors, sources) = (
-            database.logger, database.name, rankLimit, counts, anchors, sources
+        let (logger, name, limits, counts, anchors, sources) = (
+            database.logger, database.name, limits, counts, anchors, sources
         )
         return try await listing { connection in
             var pages: [OriginalJSONPage] = []
@@ -367,7 +369,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
                     continue
                 }
                 let page = try await PostgresListing(
-                    query: query, rankLimit: rankLimit, anchors: anchors, matches: counts, sources: sources,
+                    query: query, limits: limits, anchors: anchors, matches: counts, sources: sources,
                     connection: connection, logger: logger, name: name
                 ).page()
                 pages.append(OriginalJSONPage(total: total, photos: try await Self.json(page, connection, logger)))

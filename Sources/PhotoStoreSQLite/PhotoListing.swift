@@ -221,17 +221,16 @@ struct PhotoListing {
         let reversed = query.after == nil && query.before != nil
         if let cursor = query.after ?? query.before {
             start = (try key(ofPhoto: cursor, order), false)
-        } else if order.anchored && query.text == nil && offset >= 2 * anchorInterval {
+        } else if order.anchored && query.text == nil, let anchor = limits.anchor(forOffset: offset) {
             let signature =
                 "\(selection.from) \(selection.whereClause()) \(order.keys) \(query.sort) \(selection.values)"
             let keys = try anchors.keys(db, signature: signature, interval: anchorInterval) {
                 try anchorKeys(selection, order)
             }
-            let anchor = offset / anchorInterval
             // No anchor this deep: the offset is past the last photo.
-            guard anchor < keys.count else { return [] }
-            start = (keys[anchor], true)
-            offset -= anchor * anchorInterval
+            guard anchor.index < keys.count else { return [] }
+            start = (keys[anchor.index], true)
+            offset = anchor.offset
         }
         let rowIDs = try walk(
             selection, order, from: start, reversed: reversed, offset: offset, limit: query.limit,
@@ -362,15 +361,4 @@ struct PhotoListing {
     private func rows(_ sql: String, _ arguments: SQLValues) throws -> [Int64] {
         try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
     }
-}
-
-/// The sizes at which a listing changes how it reads.
-struct ListingLimits: Sendable {
-    /// A deep page starts from the nearest of the anchors kept every this many photos.
-    var anchorInterval = 1_000
-    /// A search by relevance with more matches than this lists them newest first, unranked.
-    var rankLimit = 1_000
-    /// Sources with at most this many photos are listed from their memberships, sorted; larger
-    /// ones by walking the order's index and checking each photo's membership.
-    var smallSource = 2_000
 }

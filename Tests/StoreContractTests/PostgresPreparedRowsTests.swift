@@ -110,7 +110,7 @@ struct PostgresPreparedRowsTests {
             for offset in [0, 30] {
                 for _ in 0..<7 {
                     let listing = PostgresListing(
-                        query: PhotoQuery(limit: 10, offset: offset), rankLimit: 1_000, anchors: .init(),
+                        query: PhotoQuery(limit: 10, offset: offset), limits: ListingLimits(), anchors: .init(),
                         matches: .init(), sources: .init(), connection: connection, logger: logger, name: "test")
                     let page = try #require(try await listing.page())
                     let ids = try await page.rows(
