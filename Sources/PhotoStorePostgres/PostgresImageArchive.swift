@@ -166,52 +166,51 @@ struct PostgresImageArchive: ImageArchive {
         return written
     }
 
+    /// ``VerificationWalk`` over the `image_chunk` rows, one read transaction an image. The
+    /// server checks its own pages (`data_checksums`, `amcheck`): there is no integrity check here.
     func verify(progress: (VerificationProgress) -> Void) async throws(StoreError) -> VerificationReport {
-        let logger = database.logger
+        let (database, logger) = (database, database.logger)
         let images = try await database.read("listing stored images") { connection in
-            var images: [(id: Int64, photoID: String, variant: String, byteCount: Int64, sha256: String)] = []
+            var images: [VerificationWalk.Recorded] = []
             let rows = try await connection.guardedQuery(
-                "SELECT id, photo_id, variant, byte_count, sha256 FROM image WHERE status = \(literal: .stored) ORDER BY id",
-                logger: logger)
-            for try await row in rows.decode((Int64, String, String, Int64, String).self) { images.append(row) }
+                """
+                SELECT image.id, image.photo_id, image.variant, image.byte_count, image.sha256
+                FROM image JOIN photo ON photo.id = image.photo_id
+                WHERE image.status = \(literal: .stored)
+                ORDER BY photo.sequence, image.variant COLLATE "C"
+                """, logger: logger)
+            for try await (id, photoID, variant, byteCount, sha256) in rows.decode(
+                (Int64, String, String, Int64, String).self)
+            {
+                images.append(
+                    VerificationWalk.Recorded(
+                        id: id, photoID: photoID, variant: ImageVariant(rawValue: variant), byteCount: byteCount,
+                        sha256: sha256))
+            }
             return images
         }
-        var report = VerificationReport(integrityErrors: [], imagesChecked: 0, bytesChecked: 0, problems: [])
-        for image in images {
-            let variant = ImageVariant(rawValue: image.variant)
-            let (size, hash) = try await database.read("verifying the image of photo \(image.photoID)") {
-                connection in
-                var hasher = SHA256()
-                var size: Int64 = 0
-                try await Self.forEachChunk(of: image.id, connection, logger) { chunk in
-                    hasher.update(data: chunk)
-                    size += Int64(chunk.count)
+        return try await VerificationWalk.run(
+            integrityErrors: [], images: images,
+            rehash: { image throws(StoreError) in
+                try await database.read("verifying the image of photo \(image.photoID)") { connection in
+                    var hasher = SHA256()
+                    var (size, chunks) = (Int64(0), 0)
+                    try await Self.forEachChunk(of: image.id, connection, logger) { chunk in
+                        hasher.update(data: chunk)
+                        size += Int64(chunk.count)
+                        chunks += 1
+                    }
+                    return chunks == 0 ? nil : VerificationWalk.Bytes(size: size, sha256: Hex.string(hasher.finalize()))
                 }
-                return (size, Hex.string(hasher.finalize()))
-            }
-            if size == 0 && image.byteCount > 0 {
-                report.problems.append(
-                    VerificationProblem(
-                        kind: .missingBytes, photoID: image.photoID, variant: variant,
-                        detail: "marked stored, but no bytes are kept"))
-            } else if size != image.byteCount {
-                report.problems.append(
-                    VerificationProblem(
-                        kind: .sizeMismatch, photoID: image.photoID, variant: variant,
-                        detail: "\(size) bytes stored, \(image.byteCount) recorded"))
-            } else if hash != image.sha256 {
-                report.problems.append(
-                    VerificationProblem(
-                        kind: .sha256Mismatch, photoID: image.photoID, variant: variant,
-                        detail: "bytes hash to \(hash), \(image.sha256) recorded"))
-            }
-            report.imagesChecked += 1
-            report.bytesChecked += size
-            progress(
-                VerificationProgress(
-                    imagesChecked: report.imagesChecked, imagesTotal: images.count, bytesChecked: report.bytesChecked))
-        }
-        report.problems += try await database.read("looking for orphaned bytes") { connection in
+            },
+            orphans: { () throws(StoreError) in try await Self.orphanedBytes(database, logger) }, progress: progress)
+    }
+
+    /// The chunks kept for no stored image.
+    private static func orphanedBytes(
+        _ database: PostgresDatabase, _ logger: Logger
+    ) async throws(StoreError) -> [VerificationProblem] {
+        try await database.read("looking for orphaned bytes") { connection in
             var problems: [VerificationProblem] = []
             let rows = try await connection.guardedQuery(
                 """
@@ -222,14 +221,12 @@ struct PostgresImageArchive: ImageArchive {
                 """, logger: logger)
             for try await (imageID, photoID, variant, status) in rows.decode((Int64, String?, String?, String?).self) {
                 problems.append(
-                    VerificationProblem(
-                        kind: .orphanedBytes, photoID: photoID, variant: variant.flatMap(ImageVariant.init(rawValue:)),
-                        detail: status.map { "bytes kept for an image that is \($0), not stored" }
-                            ?? "bytes kept for image \(imageID), which does not exist"))
+                    VerificationWalk.orphan(
+                        imageID: imageID, photoID: photoID, variant: variant.flatMap(ImageVariant.init(rawValue:)),
+                        status: status))
             }
             return problems
         }
-        return report
     }
 
     // MARK: - Inside a transaction
