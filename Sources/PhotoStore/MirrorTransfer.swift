@@ -126,28 +126,12 @@ public enum MirrorRows: Sendable, Equatable {
     case downloadRequests([MirrorDownloadRequest])
 
     public var count: Int {
-        switch self {
-        case .sources(let rows): rows.count
-        case .photos(let rows): rows.count
-        case .photoDetails(let rows): rows.count
-        case .memberships(let rows): rows.count
-        case .images(let rows): rows.count
-        case .rejectedPhotos(let rows): rows.count
-        case .downloadRequests(let rows): rows.count
-        }
+        rows.count
     }
 
     /// The key of the batch's last row, where the next batch begins; nil for an empty batch.
     public var lastKey: MirrorKey? {
-        switch self {
-        case .sources(let rows): rows.last.map { .integer($0.key) }
-        case .photos(let rows): rows.last.map { .integer($0.sequence) }
-        case .photoDetails(let rows): rows.last.map { .text($0.photoID) }
-        case .memberships(let rows): rows.last.map { .integer($0.key) }
-        case .images(let rows): rows.last.map { .integer($0.key) }
-        case .rejectedPhotos(let rows): rows.last.map { .integer($0.key) }
-        case .downloadRequests(let rows): rows.last.map { .text($0.photoID) }
-        }
+        rows.lastKey
     }
 
     /// The image bytes the batch carries.

@@ -74,81 +74,15 @@ struct SQLiteStoreTransfer: StoreTransfer {
         }
     }
 
+    /// The batch's rows through its table's prepared statements; an image's bytes go beside it.
     private static func insert(_ rows: MirrorRows, _ db: Database) throws {
-        switch rows {
-        case .sources(let sources):
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO source (name, active, backfill_next, backfill_complete, catch_up_next,
-                        catch_up_baseline, last_page_at, backfill_stall_reason, backfill_stalled_at, error, error_at,
-                        object_json, object_fetched_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for source in sources {
-                try statement.execute(arguments: [
-                    source.name, source.active, source.backfillNext, source.backfillComplete, source.catchUpNext,
-                    source.catchUpBaseline, source.lastPageAt?.stored, source.backfillStallReason,
-                    source.backfillStalledAt?.stored, source.error, source.errorAt?.stored, source.objectJSON,
-                    source.objectFetchedAt?.stored,
-                ])
-            }
-        case .photos(let photos):
-            for photo in photos {
-                try PhotoRow(photo).insert(db)
-            }
-        case .photoDetails(let details):
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO photo_details (photo_id, requested_at, json, fetched_at) VALUES (?, ?, ?, ?)")
-            for detail in details {
-                try statement.execute(arguments: [
-                    detail.photoID, detail.requestedAt?.stored, detail.json, detail.fetchedAt?.stored,
-                ])
-            }
-        case .memberships(let memberships):
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
-                    VALUES (?, (SELECT id FROM source WHERE name = ?), ?, ?)
-                    """)
-            for membership in memberships {
-                try statement.execute(arguments: [
-                    membership.photoID, membership.sourceName, membership.firstSeenAt.stored, membership.position,
-                ])
-            }
-        case .images(let images):
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO image (photo_id, variant, status, source_url, attempts, last_error, next_attempt_at,
-                        failure_class, content_type, byte_count, sha256, fetched_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            let bytes = try db.cachedStatement(sql: "INSERT INTO image_data (image_id, bytes) VALUES (?, ?)")
-            for image in images {
-                try statement.execute(arguments: [
-                    image.photoID, image.variant, image.status, image.sourceURL, image.attempts, image.lastError,
-                    image.nextAttemptAt?.stored, image.failureClass, image.contentType, image.byteCount,
-                    image.sha256, image.fetchedAt?.stored,
-                ])
-                if let data = image.bytes {
-                    try bytes.execute(arguments: [db.lastInsertedRowID, data])
-                }
-            }
-        case .rejectedPhotos(let rejected):
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """)
-            for photo in rejected {
-                try statement.execute(arguments: [
-                    photo.photoID, photo.json, photo.reason, photo.firstSeenAt.stored, photo.lastSeenAt.stored,
-                ])
-            }
-        case .downloadRequests(let requests):
-            let statement = try db.cachedStatement(
-                sql: "INSERT INTO download_request (photo_id, requested_at) VALUES (?, ?)")
-            for request in requests {
-                try statement.execute(arguments: [request.photoID, request.requestedAt.stored])
+        let statements = SQLiteMirrorStatements.of[rows.table]!
+        let insert = try db.cachedStatement(sql: statements.insert)
+        let insertBytes = try statements.insertBytes.map { try db.cachedStatement(sql: $0) }
+        for values in rows.values {
+            try insert.execute(arguments: StatementArguments(statements.written.map { values[$0].stored }))
+            if let insertBytes, let bytes = statements.bytes, case .bytes(let data) = values[bytes] {
+                try insertBytes.execute(arguments: [db.lastInsertedRowID, data])
             }
         }
     }
@@ -168,139 +102,26 @@ private struct SQLiteMirrorReader: MirrorReader {
         }
     }
 
+    /// The rows after `key` in the table's key order, at most `limit`, and no more once their
+    /// bytes reach ``MirrorTable/batchBytes``.
     private static func rows(of table: MirrorTable, after key: MirrorKey?, limit: Int, _ db: Database) throws
         -> MirrorRows
     {
+        let description = table.tableDescription
         // Where the batch starts: after the key given, or before every row of the table.
-        let (integer, text) = (key.integerBound, key.textBound)
-        switch table {
-        case .sources:
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM source WHERE id > ? ORDER BY id LIMIT ?", arguments: [integer, limit])
-            return .sources(
-                rows.map { row in
-                    MirrorSource(
-                        key: row["id"], name: row["name"], active: row["active"], backfillNext: row["backfill_next"],
-                        backfillComplete: row["backfill_complete"], catchUpNext: row["catch_up_next"],
-                        catchUpBaseline: row["catch_up_baseline"], lastPageAt: date(row["last_page_at"]),
-                        backfillStallReason: row["backfill_stall_reason"],
-                        backfillStalledAt: date(row["backfill_stalled_at"]), error: row["error"],
-                        errorAt: date(row["error_at"]), objectJSON: row["object_json"],
-                        objectFetchedAt: date(row["object_fetched_at"]))
-                })
-        case .photos:
-            let rows = try PhotoRow.fetchAll(
-                db, sql: "SELECT * FROM photo WHERE sequence > ? ORDER BY sequence LIMIT ?",
-                arguments: [integer, limit])
-            return .photos(rows.map(MirrorPhoto.init))
-        case .photoDetails:
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM photo_details WHERE photo_id > ? ORDER BY photo_id LIMIT ?",
-                arguments: [text, limit])
-            return .photoDetails(
-                rows.map { row in
-                    MirrorPhotoDetails(
-                        photoID: row["photo_id"], requestedAt: date(row["requested_at"]), json: row["json"],
-                        fetchedAt: date(row["fetched_at"]))
-                })
-        case .memberships:
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT photo_source.id, photo_source.photo_id, source.name, photo_source.first_seen_at,
-                        photo_source.position
-                    FROM photo_source JOIN source ON source.id = photo_source.source_id
-                    WHERE photo_source.id > ? ORDER BY photo_source.id LIMIT ?
-                    """, arguments: [integer, limit])
-            return .memberships(
-                rows.map { row in
-                    MirrorMembership(
-                        key: row[0], photoID: row[1], sourceName: row[2], firstSeenAt: date(row[3]) ?? .distantPast,
-                        position: row[4])
-                })
-        case .images:
-            let cursor = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT image.*, image_data.bytes AS bytes FROM image
-                    LEFT JOIN image_data ON image_data.image_id = image.id AND image.status = 'stored'
-                    WHERE image.id > ? ORDER BY image.id LIMIT ?
-                    """, arguments: [integer, limit])
-            var images: [MirrorImage] = []
-            var bytes = 0
-            while bytes < MirrorTable.batchBytes, let row = try cursor.next() {
-                let data = row["bytes"] as Data?
-                bytes += data?.count ?? 0
-                images.append(
-                    MirrorImage(
-                        key: row["id"], photoID: row["photo_id"], variant: row["variant"], status: row["status"],
-                        sourceURL: row["source_url"], attempts: row["attempts"], lastError: row["last_error"],
-                        nextAttemptAt: date(row["next_attempt_at"]), failureClass: row["failure_class"],
-                        contentType: row["content_type"], byteCount: row["byte_count"], sha256: row["sha256"],
-                        fetchedAt: date(row["fetched_at"]), bytes: data))
+        let after: any DatabaseValueConvertible =
+            description.key.type == .text ? key.textBound : key.integerBound
+        let cursor = try Row.fetchCursor(
+            db, sql: SQLiteMirrorStatements.of[table]!.select, arguments: [after, limit])
+        var rows: [[MirrorValue]] = []
+        var bytes = 0
+        while bytes < MirrorTable.batchBytes, let row = try cursor.next() {
+            let values = try description.columns.indices.map { index in
+                try MirrorValue(row[index] as DatabaseValue, description.columns[index], table: description.name)
             }
-            return .images(images)
-        case .rejectedPhotos:
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM rejected_photo WHERE id > ? ORDER BY id LIMIT ?", arguments: [integer, limit])
-            return .rejectedPhotos(
-                rows.map { row in
-                    MirrorRejectedPhoto(
-                        key: row["id"], photoID: row["photo_id"], json: row["json"], reason: row["reason"],
-                        firstSeenAt: date(row["first_seen_at"]) ?? .distantPast,
-                        lastSeenAt: date(row["last_seen_at"]) ?? .distantPast)
-                })
-        case .downloadRequests:
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM download_request WHERE photo_id > ? ORDER BY photo_id LIMIT ?",
-                arguments: [text, limit])
-            return .downloadRequests(
-                rows.map { row in
-                    MirrorDownloadRequest(
-                        photoID: row["photo_id"], requestedAt: date(row["requested_at"]) ?? .distantPast)
-                })
+            for case .bytes(let data) in values { bytes += data.count }
+            rows.append(values)
         }
-    }
-
-    private static func date(_ stored: StoredDate?) -> Date? {
-        stored?.date
-    }
-}
-
-extension MirrorPhoto {
-    fileprivate init(_ row: PhotoRow) {
-        self.init(
-            id: row.id, sequence: row.sequence, createdAt: row.createdAt?.date, updatedAt: row.updatedAt?.date,
-            width: row.width, height: row.height, color: row.color, blurHash: row.blurHash,
-            description: row.description, altDescription: row.altDescription, userUsername: row.userUsername,
-            userName: row.userName, likes: row.likes, isSponsored: row.isSponsored,
-            downloadLocation: row.downloadLocation, downloadTrackedAt: row.downloadTrackedAt?.date, isPlus: row.isPlus,
-            json: String(decoding: row.json.data, as: UTF8.self), firstSeenAt: row.firstSeenAt.date,
-            lastSeenAt: row.lastSeenAt.date)
-    }
-}
-
-extension PhotoRow {
-    fileprivate init(_ photo: MirrorPhoto) {
-        id = photo.id
-        sequence = photo.sequence
-        createdAt = photo.createdAt?.stored
-        updatedAt = photo.updatedAt?.stored
-        width = photo.width
-        height = photo.height
-        color = photo.color
-        blurHash = photo.blurHash
-        description = photo.description
-        altDescription = photo.altDescription
-        userUsername = photo.userUsername
-        userName = photo.userName
-        likes = photo.likes
-        isSponsored = photo.isSponsored
-        downloadLocation = photo.downloadLocation
-        downloadTrackedAt = photo.downloadTrackedAt?.stored
-        isPlus = photo.isPlus
-        json = StoredJSON(Data(photo.json.utf8))
-        firstSeenAt = photo.firstSeenAt.stored
-        lastSeenAt = photo.lastSeenAt.stored
+        return try MirrorRows(table, values: rows)
     }
 }

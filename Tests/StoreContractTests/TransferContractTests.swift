@@ -126,6 +126,75 @@ struct TransferContractTests {
         }
     }
 
+    /// A row of every table with a value in every column that is not the value a copy starts a
+    /// row from (no nil, no false, no zero): a column left out of a table's description, or
+    /// read or written as another, comes back different.
+    static func everyColumn() -> [MirrorRows] {
+        let bytes = Data((0..<3_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        func at(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_700_000_000 + seconds) }
+        return [
+            .sources([
+                MirrorSource(
+                    key: 7, name: "user:zed", active: true, backfillNext: "https://api/users/zed/photos?page=3",
+                    backfillComplete: true, catchUpNext: "https://api/users/zed/photos?page=1", catchUpBaseline: 42,
+                    lastPageAt: at(1), backfillStallReason: "the page repeats", backfillStalledAt: at(2),
+                    error: "HTTP 500", errorAt: at(3), objectJSON: #"{"username": "zed"}"#, objectFetchedAt: at(4))
+            ]),
+            .photos([
+                MirrorPhoto(
+                    id: "p1", sequence: 9, createdAt: at(10), updatedAt: at(11), width: 4_000, height: 3_000,
+                    color: "#a0b0c0", blurHash: "LEHV6nWB2yk8", description: "a lake", altDescription: "a blue lake",
+                    userUsername: "zed", userName: "Zed Z", likes: 12, isSponsored: true,
+                    downloadLocation: "https://api/photos/p1/download", downloadTrackedAt: at(12), isPlus: true,
+                    json: #"{"id": "p1"}"#, firstSeenAt: at(13), lastSeenAt: at(14))
+            ]),
+            .photoDetails([
+                MirrorPhotoDetails(
+                    photoID: "p1", requestedAt: at(20), json: #"{"id": "p1", "views": 3}"#, fetchedAt: at(21))
+            ]),
+            .memberships([
+                MirrorMembership(key: 3, photoID: "p1", sourceName: "user:zed", firstSeenAt: at(30), position: 5)
+            ]),
+            .images([
+                MirrorImage(
+                    key: 4, photoID: "p1", variant: "small", status: "stored", sourceURL: "https://images/p1",
+                    attempts: 2, lastError: "timed out", nextAttemptAt: at(40), failureClass: "transient",
+                    contentType: "image/jpeg", byteCount: Int64(bytes.count), sha256: sha256, fetchedAt: at(41),
+                    bytes: bytes)
+            ]),
+            .rejectedPhotos([
+                MirrorRejectedPhoto(
+                    key: 5, photoID: "bad", json: #"{"id": "bad"}"#, reason: "no urls", firstSeenAt: at(50),
+                    lastSeenAt: at(51))
+            ]),
+            .downloadRequests([MirrorDownloadRequest(photoID: "p1", requestedAt: at(60))]),
+        ]
+    }
+
+    @Test(
+        "every column of every table, none at its default, copied from SQLite into a store and back is the same",
+        arguments: Backend.allCases)
+    func everyColumnCopiedThereAndBack(_ backend: Backend) async throws {
+        let written = Dictionary(uniqueKeysWithValues: Self.everyColumn().map { ($0.table, Self.withoutKeys($0)) })
+        try await Backend.sqlite.withPhotoStore { original in
+            for rows in Self.everyColumn() {
+                try await original.transfer.write(
+                    rows, reaching: CopyProgress(origin: "written", table: rows.table, after: rows.lastKey))
+            }
+            try await original.transfer.finishCopy()
+            Self.expectSame(try await Self.rows(of: original), written)
+            try await backend.withPhotoStore { middle in
+                _ = try await MirrorCopy(from: original, to: middle, origin: "original").run()
+                Self.expectSame(try await Self.rows(of: middle), written)
+                try await Backend.sqlite.withPhotoStore { back in
+                    _ = try await MirrorCopy(from: middle, to: back, origin: "middle").run()
+                    Self.expectSame(try await Self.rows(of: back), written)
+                }
+            }
+        }
+    }
+
     @Test("a copy stopped after any batch goes on to the same end, each row once", arguments: Backend.allCases)
     func stoppedCopiesResume(_ backend: Backend) async throws {
         try await Backend.sqlite.withPhotoStore { original in
