@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PhotoStore
 import PhotoStoreSQLite
+import TestSupport
 import Testing
 
 /// The archive's contract (``ImageArchive``), held to on every store.
