@@ -387,6 +387,7 @@ struct CatalogContractTests {
             #expect(try await Self.ids(store, deep) == before)
         }
     }
+
 }
 
 /// PostgreSQL's own pieces of the catalog, checked against the Swift they stand for.
@@ -414,6 +415,42 @@ struct PostgresCatalogPiecesTests {
             let found = Set(try await store.catalog.photos(matching: query).map(\.id))
             let expected = Set(hexes.enumerated().filter { color.matches(hex: $0.element) }.map { "p\($0.offset)" })
             #expect(found == expected, "\(color)")
+        }
+    }
+
+    @Test("a photo is known by its id once committed, and no other is", arguments: Backend.allCases)
+    func hasPhoto(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            #expect(try await !store.catalog.hasPhoto(id: "a"))
+            try await store.ledger.commit([Sample.photo("a", created: 100)])
+            #expect(try await store.catalog.hasPhoto(id: "a"))
+            #expect(try await !store.catalog.hasPhoto(id: "A"), "ids are compared exactly")
+            #expect(try await !store.catalog.hasPhoto(id: "b"))
+        }
+    }
+
+    @Test("every store ranks up to the same number of matches: 1,000", arguments: Backend.allCases)
+    func rankLimit(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            // aSearchsRankingFollowsItsMatches shows what happens on either side of it.
+            #expect(store.catalog.rankLimit == 1_000)
+        }
+    }
+
+    @Test("the details of several photos are read at once, only for those that have them", arguments: Backend.allCases)
+    func detailsOfSeveralPhotos(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a", created: 100), Sample.photo("b", created: 200)])
+            #expect(try await store.photoDetails.details(photoIDs: ["a", "b", "zz"]).isEmpty)
+            let a = Data(#"{"id": "a", "exif": {"make": "Canon"}}"#.utf8)
+            let b = Data(#"{"id": "b", "location": {"city": "Oslo"}}"#.utf8)
+            #expect(try await store.photoDetails.store(a, photoID: "a", at: Instant.t(5)))
+            #expect(try await store.photoDetails.store(b, photoID: "b", at: Instant.t(6)))
+            #expect(try await !store.photoDetails.store(a, photoID: "zz", at: Instant.t(7)))
+            let details = try await store.photoDetails.details(photoIDs: ["a", "b", "zz", "a"])
+            #expect(details.mapValues(\.fetchedAt) == ["a": Instant.t(5), "b": Instant.t(6)])
+            #expect(details["a"]?.json == a && details["b"]?.json == b)
+            #expect(try await store.photoDetails.details(photoIDs: []).isEmpty)
         }
     }
 }
