@@ -216,6 +216,8 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "Networking", "PhotosyncModel", .product(name: "Logging", package: "swift-log"),
+                // The store tests' one set of photos, commits and clocks (StoreFixtures.swift).
+                "PhotoStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -236,9 +238,16 @@ let package = Package(
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
         .testTarget(name: "UnsplashAPITests", dependencies: ["UnsplashAPI", "TestSupport"]),
+        // The contract's values, which need no database: search expressions and their ranking,
+        // byte counts, colours.
+        .testTarget(name: "PhotoStoreTests", dependencies: ["PhotoStore"]),
+        // What only SQLite has: the file's migrations, its writer lock, PRAGMAs, the WAL, vacuum
+        // and backup (FileStorage), query plans, GRDB's date text, the blobs' chunks.
         .testTarget(
-            name: "PhotoStoreTests",
-            dependencies: ["PhotoStore", "PhotoStoreSQLite", .product(name: "Crypto", package: "swift-crypto")]
+            name: "PhotoStoreSQLiteTests",
+            dependencies: [
+                "PhotoStore", "PhotoStoreSQLite", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // One contract for every store: each test runs on SQLite and on a throwaway PostgreSQL.
         .testTarget(

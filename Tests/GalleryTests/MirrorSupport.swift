@@ -181,13 +181,6 @@ let listContractHeaders = [
     "Content-Type", "Link", "X-Total", "X-Per-Page", "X-Ratelimit-Limit", "X-Ratelimit-Remaining",
 ]
 
-/// A clock the tests move by hand.
-final class ManualClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_750_000_000))
-    var now: Date { current.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
-
 extension GalleryFixture {
     /// Stores `photos` as one page of `source`.
     func commit(_ photos: [PhotoRecord], source: String, at seconds: TimeInterval = 1_700_000_000) async throws {

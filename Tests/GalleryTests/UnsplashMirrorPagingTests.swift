@@ -5,6 +5,7 @@ import HummingbirdTesting
 import PhotoStore
 import PhotoStoreSQLite
 import Synchronization
+import TestSupport
 import Testing
 
 /// `/unsplash` lists page by page as Unsplash does, and a client following `Link` sees each

@@ -1,6 +1,5 @@
 import Foundation
 import PhotoStore
-import PhotoStoreSQLite
 import Testing
 
 @Suite("Byte counts")

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PhotoStore
-@testable import PhotoStoreSQLite
 
 @Suite("The search syntax, read once for every store")
 struct SearchExpressionTests {

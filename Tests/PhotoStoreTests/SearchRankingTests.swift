@@ -2,7 +2,6 @@ import Foundation
 import Testing
 
 @testable import PhotoStore
-@testable import PhotoStoreSQLite
 
 @Suite("The ranking of a search, from the matches' facts alone")
 struct SearchRankingTests {

@@ -112,7 +112,7 @@ import UnsplashAPI
         // GIVEN a daemon whose third poll-interval sleep suspends; the wall clock passes the
         // source's 6-hour backoff during the second
         let polls = Shared(0)
-        let wall = Shared<WallClock?>(nil)
+        let wall = Shared<ManualClock?>(nil)
         let clock = TestClock(suspending: { delay in
             guard delay == .seconds(300) else { return false }
             let poll = polls.withLock {

@@ -15,7 +15,7 @@ struct SyncHarness {
     let store: PhotoStore
     let clock: TestClock
     let log = LogCapture()
-    let wallClock = WallClock()
+    let wallClock = ManualClock()
 
     init(photos: Int, clock: TestClock = TestClock()) throws {
         fake = try FakeUnsplash(photos: photos)
@@ -40,7 +40,7 @@ struct SyncHarness {
         return engine(
             now: {
                 let (seconds, attoseconds) = clock.now.offset.components
-                return WallClock.start.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+                return wallClock.start.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
             }, diskSpace: nil, configure)
     }
 
@@ -90,12 +90,4 @@ struct SyncHarness {
         }
         return true
     }
-}
-
-/// The wall-clock time the engine sees (for image retry times), moved by hand.
-final class WallClock: Sendable {
-    static let start = Date(timeIntervalSince1970: 1_750_000_000)
-    private let date = Mutex(WallClock.start)
-    var now: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PhotoStore
 import PhotoStoreSQLite
+import TestSupport
 import Testing
 
 /// The archive's contract (``ImageArchive``), held to on every store.
@@ -97,6 +98,27 @@ struct ArchiveContractTests {
             #expect(try await archive.storeImages([Self.image("a", Self.bytes(1_000))]) == [false])
             #expect(try await archive.prune(toFit: 1_000).map(\.photoID) == ["b"])
             #expect(try await archive.verify().problems.isEmpty)
+        }
+    }
+
+    @Test(
+        "an image streams into an open file byte for byte; one not stored writes nothing",
+        arguments: Backend.allCases)
+    func anImageStreamsIntoAnOpenFile(_ backend: Backend) async throws {
+        try await backend.withStore { ledger, _, archive in
+            try await ledger.commit([Sample.photo("a"), Sample.photo("b")])
+            let bytes = Self.bytes(3 << 19 + 17)
+            try await archive.storeImages([Self.image("a", bytes)])
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: path) }
+            #expect(FileManager.default.createFile(atPath: path.path, contents: nil))
+            let output = try FileHandle(forWritingTo: path)
+            #expect(try await archive.writeImage(photoID: "b", variant: nil, to: output, named: "stdout") == nil)
+            #expect(
+                try await archive.writeImage(photoID: "a", variant: .regular, to: output, named: "stdout")
+                    == Int64(bytes.count))
+            try output.close()
+            #expect(try Data(contentsOf: path) == bytes)
         }
     }
 }

@@ -55,6 +55,16 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Runs `body` with a new, empty store of this kind and an empty directory for the files a
+    /// test writes beside it, and removes both.
+    func withPhotoStoreAndFolder(_ body: (PhotoStore, URL) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("photosync-contract-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withPhotoStore { store in try await body(store, directory) }
+    }
+
     /// Runs `body` with the path of a database file in a temporary directory, then removes it.
     private static func withSQLitePath(_ body: (String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory
@@ -84,48 +94,6 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let reader = try await PostgresStore.openExisting(location, password: nil, lag: lag, logger: logger)
             defer { try? reader.close() }
             try await body(store, reader)
-        }
-    }
-}
-
-/// Fixed instants, whole seconds, so they survive either store's precision.
-enum Instant {
-    static let t0 = Date(timeIntervalSince1970: 1_700_000_000)
-    static func t(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }
-}
-
-enum Sample {
-    static let variant = ImageVariant.regular
-
-    static func pageURL(_ page: Int) -> URL {
-        URL(string: "/photos?page=\(page)&per_page=30")!
-    }
-
-    /// A photo as a page lists it, with the `urls` and download link Unsplash's JSON has.
-    static func photo(_ id: String, likes: Int = 1, isPlus: Bool = false) -> PhotoRecord {
-        let json = """
-            {"id": "\(id)", "likes": \(likes), "urls": {"regular": "https://images.example.com/\(id)-regular",
-             "small": "https://images.example.com/\(id)-small"},
-             "links": {"download_location": "https://api.example.com/photos/\(id)/download"}}
-            """
-        return PhotoRecord(
-            id: id, createdAt: Instant.t(-86_400), updatedAt: Instant.t(-3_600), width: 4000, height: 3000,
-            color: "#0c2626", blurHash: nil, description: "photo \(id)", altDescription: nil,
-            userUsername: "user-\(id)", userName: "User \(id)", likes: likes, isSponsored: false,
-            imageURL: "https://images.example.com/\(id)-regular",
-            downloadLocation:
-                "https://api.example.com/photos/\(id)/download", isPlus: isPlus, json: Data(json.utf8))
-    }
-}
-
-extension SyncLedger {
-    /// Commits `photos` as a backfill page of the feed at `now`, leaving `next` as the cursor.
-    @discardableResult
-    func commit(
-        _ photos: [PhotoRecord], next: Int? = 2, source: PhotoSource = .feed, now: Date = Instant.t0
-    ) async throws -> PageCommit {
-        try await commitPage(photos, variant: Sample.variant, source: source, now: now) { _ in
-            .backfill(next: next.map(Sample.pageURL))
         }
     }
 }

@@ -10,23 +10,11 @@ import Testing
 /// in photosync's syntax, counts, statistics and the original JSON, held to on every store.
 @Suite("The catalog, on every store")
 struct CatalogContractTests {
-    /// A photo with the columns listings order and filter by.
-    static func photo(
-        _ id: String, created: TimeInterval?, likes: Int? = 1, width: Int = 4000, height: Int = 3000,
-        color: String = "#0c2626", description: String? = nil, username: String? = nil, json: String? = nil
-    ) -> PhotoRecord {
-        let json = json ?? #"{"id": "\#(id)", "urls": {"regular": "https://images.example.com/\#(id)"}}"#
-        return PhotoRecord(
-            id: id, createdAt: created.map(Instant.t), updatedAt: nil, width: width, height: height, color: color,
-            blurHash: nil, description: description, altDescription: nil, userUsername: username ?? "user-\(id)",
-            userName: "User \(id)", likes: likes, isSponsored: false, imageURL: "https://images.example.com/\(id)",
-            downloadLocation: nil, isPlus: false, json: Data(json.utf8))
-    }
-
     /// Five photos: `u` has no creation date and no likes; `c` and `d` share one date.
     static let five = [
-        photo("a", created: 100, likes: 5), photo("b", created: 300, likes: 9), photo("c", created: 200, likes: 5),
-        photo("d", created: 200, likes: 0), photo("u", created: nil, likes: nil),
+        Sample.photo("a", created: 100, likes: 5), Sample.photo("b", created: 300, likes: 9),
+        Sample.photo("c", created: 200, likes: 5),
+        Sample.photo("d", created: 200, likes: 0), Sample.photo("u", created: nil, likes: nil),
     ]
 
     static func ids(_ store: PhotoStore, _ query: PhotoQuery) async throws -> [String] {
@@ -64,10 +52,10 @@ struct CatalogContractTests {
     @Test("filters: username without case, orientation, colour, dates, source", arguments: Backend.allCases)
     func filters(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
-            let c = Self.photo("c", created: 300, width: 100, height: 100, color: "#d01a1a", username: "ann")
+            let c = Sample.photo("c", created: 300, width: 100, height: 100, color: "#d01a1a", username: "ann")
             try await store.ledger.commit([
-                Self.photo("a", created: 100, width: 3000, height: 4000, color: "#1a3fd0", username: "Ann"),
-                Self.photo("b", created: 200, color: "#f2f2f2", username: "bob"), c,
+                Sample.photo("a", created: 100, width: 3000, height: 4000, color: "#1a3fd0", username: "Ann"),
+                Sample.photo("b", created: 200, color: "#f2f2f2", username: "bob"), c,
             ])
             try await store.ledger.commit([c], source: "user:ann")
             #expect(try await Self.ids(store, PhotoQuery(username: "ANN")) == ["c", "a"])
@@ -93,9 +81,9 @@ struct CatalogContractTests {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit(Self.five)
             try await store.ledger.commit(
-                [Self.photo("d", created: 200), Self.photo("a", created: 100)], next: 2,
+                [Sample.photo("d", created: 200), Sample.photo("a", created: 100)], next: 2,
                 source: "collection:1")
-            try await store.ledger.commit([Self.photo("b", created: 300)], next: nil, source: "collection:1")
+            try await store.ledger.commit([Sample.photo("b", created: 300)], next: nil, source: "collection:1")
             var query = PhotoQuery(source: "collection:1")
             query.inSourceOrder = true
             #expect(try await Self.ids(store, query) == ["d", "a", "b"])
@@ -112,9 +100,9 @@ struct CatalogContractTests {
     func search(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit([
-                Self.photo("a", created: 100, description: "A mountain lake in Zürich"),
-                Self.photo("b", created: 200, description: "lake of mountains"),
-                Self.photo("c", created: 300, description: "city at night"),
+                Sample.photo("a", created: 100, description: "A mountain lake in Zürich"),
+                Sample.photo("b", created: 200, description: "lake of mountains"),
+                Sample.photo("c", created: 300, description: "city at night"),
             ])
             func search(_ text: String) async throws -> Set<String> {
                 Set(try await Self.ids(store, PhotoQuery(text: text, sort: .relevance)))
@@ -156,9 +144,9 @@ struct CatalogContractTests {
             #expect(try await store.photoDetails.details(photoID: "c")?.json == Data(details.utf8))
 
             // A listing that stores the photo again keeps them; one that changes it, too.
-            try await store.ledger.commit([Self.photo("c", created: 300, description: "city at night")])
+            try await store.ledger.commit([Sample.photo("c", created: 300, description: "city at night")])
             #expect(try await search("volcano") == ["c"])
-            try await store.ledger.commit([Self.photo("c", created: 300, description: "harbour at dawn")])
+            try await store.ledger.commit([Sample.photo("c", created: 300, description: "harbour at dawn")])
             #expect(try await search("volcano harbour") == ["c"])
             #expect(try await search("night").isEmpty)
         }
@@ -169,7 +157,8 @@ struct CatalogContractTests {
         try await backend.withPhotoStore { store in
             let json = #"{"id":"a",  "z": 1, "a": [2,1], "urls": {"regular": "https://images.example.com/a"}}"#
             try await store.ledger.commit([
-                Self.photo("a", created: 100, json: json), Self.photo("b", created: 200), Self.photo("c", created: 300),
+                Sample.photo("a", created: 100, json: json), Sample.photo("b", created: 200),
+                Sample.photo("c", created: 300),
             ])
             #expect(try await store.catalog.originalJSON(photoIDs: ["a", "zz"]) == ["a": Data(json.utf8)])
             #expect(try await store.catalog.photo(id: "a")?.json == Data(json.utf8))
@@ -188,9 +177,9 @@ struct CatalogContractTests {
     @Test("a count follows the data: a new page is counted at once", arguments: Backend.allCases)
     func countsFollowTheData(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
-            try await store.ledger.commit([Self.photo("a", created: 100)])
+            try await store.ledger.commit([Sample.photo("a", created: 100)])
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 1)
-            try await store.ledger.commit([Self.photo("b", created: 200)], next: 3)
+            try await store.ledger.commit([Sample.photo("b", created: 200)], next: 3)
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 2)
             let page = try await store.catalog.originalJSONPage(matching: PhotoQuery(limit: 10))
             #expect(page.total == 2 && page.photos.count == 2)
@@ -203,8 +192,10 @@ struct CatalogContractTests {
     func aSearchsRankingFollowsItsMatches(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             let search = PhotoQuery(text: "mountain", sort: .relevance, limit: 1)
-            try await store.ledger.commit([Self.photo("rich", created: 100, description: "mountain mountain mountain")])
-            try await store.ledger.commit([Self.photo("plain", created: 200, description: "a mountain")], next: 3)
+            try await store.ledger.commit([
+                Sample.photo("rich", created: 100, description: "mountain mountain mountain")
+            ])
+            try await store.ledger.commit([Sample.photo("plain", created: 200, description: "a mountain")], next: 3)
             #expect(try await store.catalog.photos(matching: search).map(\.id) == ["rich"], "the best match first")
             var second = search
             second.offset = 1
@@ -212,7 +203,7 @@ struct CatalogContractTests {
             second.offset = 2
             #expect(try await store.catalog.photos(matching: second).isEmpty)
             // Both stores rank at most 1,000 matches.
-            let many = (0..<1_000).map { Self.photo("m\($0)", created: 300 + Double($0), description: "a mountain") }
+            let many = (0..<1_000).map { Sample.photo("m\($0)", created: 300 + Double($0), description: "a mountain") }
             try await store.ledger.commit(many, next: 4)
             #expect(
                 try await store.catalog.photos(matching: search).map(\.id) == ["m999"],
@@ -228,11 +219,11 @@ struct CatalogContractTests {
     @Test("the sources follow the data: a new source is found at once", arguments: Backend.allCases)
     func sourcesFollowTheData(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
-            try await store.ledger.commit([Self.photo("a", created: 100)])
+            try await store.ledger.commit([Sample.photo("a", created: 100)])
             #expect(try await store.catalog.sourceNames() == ["feed"])
             #expect(try await !store.catalog.hasSource(.user("ann")))
             #expect(try await Self.ids(store, PhotoQuery(source: "user:ann")) == [])
-            try await store.ledger.commit([Self.photo("a", created: 100)], source: "user:ann")
+            try await store.ledger.commit([Sample.photo("a", created: 100)], source: "user:ann")
             #expect(try await store.catalog.sourceNames() == ["feed", "user:ann"])
             #expect(try await store.catalog.hasSource(.user("ann")))
             #expect(try await Self.ids(store, PhotoQuery(source: "user:ann")) == ["a"])
@@ -242,10 +233,10 @@ struct CatalogContractTests {
     @Test("with a lag, a server's count and page total stay behind the data", arguments: Backend.allCases)
     func countsLagBehindTheData(_ backend: Backend) async throws {
         try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
-            try await store.ledger.commit([Self.photo("a", created: 100)])
+            try await store.ledger.commit([Sample.photo("a", created: 100)])
             #expect(try await reader.catalog.count(matching: PhotoQuery()) == 1)
             #expect(try await reader.catalog.originalJSONPage(matching: PhotoQuery(limit: 10)).total == 1)
-            try await store.ledger.commit([Self.photo("b", created: 200)], next: 3)
+            try await store.ledger.commit([Sample.photo("b", created: 200)], next: 3)
             #expect(try await reader.catalog.count(matching: PhotoQuery()) == 1, "kept for the lag")
             #expect(try await reader.catalog.originalJSONPage(matching: PhotoQuery(limit: 10)).total == 1)
             #expect(try await store.catalog.count(matching: PhotoQuery()) == 2, "a store without a lag follows")
@@ -257,7 +248,7 @@ struct CatalogContractTests {
         arguments: Backend.allCases)
     func aSourceHoldingEveryPhotoIsNotTakenOnTrust(_ backend: Backend) async throws {
         try await backend.withStoreAndReader(lag: .seconds(3600)) { store, reader in
-            try await store.ledger.commit([Self.photo("a", created: 100), Self.photo("b", created: 200)])
+            try await store.ledger.commit([Sample.photo("a", created: 100), Sample.photo("b", created: 200)])
             let feed = PhotoQuery(source: "feed")
             // Each store looks at whether a source holds every photo: SQLite for a search within
             // it, PostgreSQL for any listing of it in another order than its own.
@@ -265,7 +256,7 @@ struct CatalogContractTests {
             #expect(try await Self.ids(reader, feed) == ["b", "a"])
             #expect(try await Self.ids(reader, feedSearch).sorted() == ["a", "b"])
 
-            try await store.ledger.commit([Self.photo("c", created: 300)], source: "user:ann")
+            try await store.ledger.commit([Sample.photo("c", created: 300)], source: "user:ann")
 
             #expect(try await Self.ids(reader, feed) == ["b", "a"])
             #expect(try await Self.ids(reader, feedSearch).sorted() == ["a", "b"])
@@ -362,7 +353,7 @@ struct CatalogContractTests {
             for page in 0..<13 {
                 let photos = (0..<200).map { index in
                     let number = page * 200 + index
-                    return Self.photo(
+                    return Sample.photo(
                         "p\(number)", created: Double(number % 50) * 60, likes: number % 7,
                         username: number % 3 == 0 ? "third" : nil)
                 }
@@ -391,7 +382,7 @@ struct CatalogContractTests {
             // A newest photo more moves every deep page down by one: the anchors follow the data.
             var deep = PhotoQuery(sort: .newest, limit: 3, offset: 2_345)
             let before = try await Self.ids(store, deep)
-            try await store.ledger.commit([Self.photo("newest", created: 9_999)], next: nil, now: Instant.t(99))
+            try await store.ledger.commit([Sample.photo("newest", created: 9_999)], next: nil, now: Instant.t(99))
             deep.offset = 2_346
             #expect(try await Self.ids(store, deep) == before)
         }
@@ -415,7 +406,7 @@ struct PostgresCatalogPiecesTests {
             try PostgresLocation(parsing: url), password: nil, logger: Logger(label: "photosync.contract"))
         defer { try? store.close() }
         let records = hexes.enumerated().map { index, hex in
-            CatalogContractTests.photo("p\(index)", created: 0, color: hex)
+            Sample.photo("p\(index)", created: 0, color: hex)
         }
         try await store.ledger.commit(records)
         for color in PhotoColor.allCases {
@@ -424,6 +415,42 @@ struct PostgresCatalogPiecesTests {
             let found = Set(try await store.catalog.photos(matching: query).map(\.id))
             let expected = Set(hexes.enumerated().filter { color.matches(hex: $0.element) }.map { "p\($0.offset)" })
             #expect(found == expected, "\(color)")
+        }
+    }
+
+    @Test("a photo is known by its id once committed, and no other is", arguments: Backend.allCases)
+    func hasPhoto(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            #expect(try await !store.catalog.hasPhoto(id: "a"))
+            try await store.ledger.commit([Sample.photo("a", created: 100)])
+            #expect(try await store.catalog.hasPhoto(id: "a"))
+            #expect(try await !store.catalog.hasPhoto(id: "A"), "ids are compared exactly")
+            #expect(try await !store.catalog.hasPhoto(id: "b"))
+        }
+    }
+
+    @Test("every store ranks up to the same number of matches: 1,000", arguments: Backend.allCases)
+    func rankLimit(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            // aSearchsRankingFollowsItsMatches shows what happens on either side of it.
+            #expect(store.catalog.rankLimit == 1_000)
+        }
+    }
+
+    @Test("the details of several photos are read at once, only for those that have them", arguments: Backend.allCases)
+    func detailsOfSeveralPhotos(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a", created: 100), Sample.photo("b", created: 200)])
+            #expect(try await store.photoDetails.details(photoIDs: ["a", "b", "zz"]).isEmpty)
+            let a = Data(#"{"id": "a", "exif": {"make": "Canon"}}"#.utf8)
+            let b = Data(#"{"id": "b", "location": {"city": "Oslo"}}"#.utf8)
+            #expect(try await store.photoDetails.store(a, photoID: "a", at: Instant.t(5)))
+            #expect(try await store.photoDetails.store(b, photoID: "b", at: Instant.t(6)))
+            #expect(try await !store.photoDetails.store(a, photoID: "zz", at: Instant.t(7)))
+            let details = try await store.photoDetails.details(photoIDs: ["a", "b", "zz", "a"])
+            #expect(details.mapValues(\.fetchedAt) == ["a": Instant.t(5), "b": Instant.t(6)])
+            #expect(details["a"]?.json == a && details["b"]?.json == b)
+            #expect(try await store.photoDetails.details(photoIDs: []).isEmpty)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoStore
 import PhotoStoreSQLite
+import TestSupport
 import Testing
 
 /// The image queue's contract (``ImageQueue``), held to on every store.
@@ -12,7 +13,7 @@ struct ImageQueueContractTests {
             try await ledger.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("p", isPlus: true)])
             let due = try await queue.dueImageJobs(variants: [.regular], now: Instant.t0, limit: 10)
             #expect(due.map(\.photoID) == ["a", "b"], "an Unsplash+ photo gets no job")
-            #expect(due.first?.sourceURL == "https://images.example.com/a-regular" && due.first?.attempts == 0)
+            #expect(due.first?.sourceURL == Sample.imageURL("a") && due.first?.attempts == 0)
             #expect(try await queue.unattemptedImageCount(variants: [.regular]) == 2)
             #expect(try await queue.nextImageRetry(variants: [.regular]) == Date.distantPast)
             #expect(try await queue.imageCounts(variants: [.regular]) == ImageCounts(stored: 0, pending: 2, failed: 0))

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoStore
 import PhotoStoreSQLite
+import TestSupport
 import Testing
 
 /// The ledger's contract (``SyncLedger``), held to on every store.
@@ -141,6 +142,21 @@ struct LedgerContractTests {
                 try await ledger.storeSourceObject(Data("not json".utf8), sources: [.collection("1")], at: Instant.t(6))
             }
             #expect(try await ledger.sourceObjectsFetched(sources: [.collection("1")]).isEmpty)
+        }
+    }
+
+    @Test("status learns when run last loaded its configuration, and whether on SIGHUP", arguments: Backend.allCases)
+    func aLoadedConfigurationIsRecorded(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            #expect(try await store.catalog.statistics().configurationLoaded == nil)
+            try await store.ledger.recordConfigurationLoaded(at: Instant.t(10), reload: false)
+            #expect(
+                try await store.catalog.statistics().configurationLoaded
+                    == ConfigurationLoad(at: Instant.t(10), reload: false))
+            try await store.ledger.recordConfigurationLoaded(at: Instant.t(20), reload: true)
+            #expect(
+                try await store.catalog.statistics().configurationLoaded
+                    == ConfigurationLoad(at: Instant.t(20), reload: true))
         }
     }
 }

@@ -57,20 +57,11 @@ struct PostgresChangeCacheTests {
         }
     }
 
-    /// A clock a test moves: what a making took, and how long after it a request comes.
-    final class TestClock: Sendable {
-        private let start = ContinuousClock.now
-        private let elapsed = Mutex(Duration.zero)
-
-        func now() -> ContinuousClock.Instant { start + elapsed.withLock { $0 } }
-        func advance(_ span: Duration) { elapsed.withLock { $0 += span } }
-
-        /// A making of `value` that takes `span` by this clock.
-        func making(_ value: Int, taking span: Duration) -> @Sendable () async -> Int {
-            {
-                self.advance(span)
-                return value
-            }
+    /// A making of `value` that takes `span` by `clock`.
+    func making(_ value: Int, taking span: Duration, by clock: ManualClock) -> @Sendable () async -> Int {
+        {
+            clock.advance(span)
+            return value
         }
     }
 
@@ -119,11 +110,11 @@ struct PostgresChangeCacheTests {
 
     @Test("past the lag, a value that took a second to make is kept for ten seconds, then made again")
     func aCostlyValueOutlivesTheLagForTenTimesItsCost() async throws {
-        let clock = TestClock()
-        let cache = PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .seconds(1)), now: { clock.now() })
+        let clock = ManualClock()
+        let cache = PostgresChangeCache<Int>(keeping: KeptValueSpan(lag: .seconds(1)), now: { clock.instant })
         try await withRequests(to: cache) { requests in
             // GIVEN a value whose making took a second, and the data changed since
-            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
+            #expect(try await requests.value(making(1, taking: .seconds(1), by: clock)) == 1)
             try await change(requests)
 
             // WHEN a request comes 9.9 s after it was made, past the one-second lag
@@ -140,11 +131,11 @@ struct PostgresChangeCacheTests {
 
     @Test("without a lag, a value that took a second to make is made again after a change")
     func withoutALagACostlyValueIsKeptByItsSnapshotAlone() async throws {
-        let clock = TestClock()
-        let cache = PostgresChangeCache<Int>(now: { clock.now() })
+        let clock = ManualClock()
+        let cache = PostgresChangeCache<Int>(now: { clock.instant })
         try await withRequests(to: cache) { requests in
             // GIVEN a value whose making took a second
-            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
+            #expect(try await requests.value(making(1, taking: .seconds(1), by: clock)) == 1)
 
             // WHEN the data changes
             try await change(requests)
@@ -156,11 +147,11 @@ struct PostgresChangeCacheTests {
 
     @Test("kept for the lag alone, a value that took a second to make is made again past the lag")
     func keptForTheLagAloneACostlyValueIsMadeAgainPastIt() async throws {
-        let clock = TestClock()
-        let cache = PostgresChangeCache<Int>(keeping: .lagAlone(.seconds(1)), now: { clock.now() })
+        let clock = ManualClock()
+        let cache = PostgresChangeCache<Int>(keeping: .lagAlone(.seconds(1)), now: { clock.instant })
         try await withRequests(to: cache) { requests in
             // GIVEN a value whose making took a second, and the data changed since
-            #expect(try await requests.value(clock.making(1, taking: .seconds(1))) == 1)
+            #expect(try await requests.value(making(1, taking: .seconds(1), by: clock)) == 1)
             try await change(requests)
 
             // WHEN requests come within the lag and past it

@@ -20,8 +20,8 @@ struct PostgresColorIndexTests {
         let location = try PostgresLocation(parsing: url)
         let store = try await PostgresStore.open(location, password: nil, logger: logger)
         try await store.ledger.commit([
-            CatalogContractTests.photo("blue", created: 100, color: "#1a3fd0"),
-            CatalogContractTests.photo("red", created: 200, color: "#d01a1a"),
+            Sample.photo("blue", created: 100, color: "#1a3fd0"),
+            Sample.photo("red", created: 200, color: "#d01a1a"),
         ])
         try store.close()
         try await PostgresTestCluster.shared.execute(

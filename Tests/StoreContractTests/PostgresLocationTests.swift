@@ -1,5 +1,6 @@
 import Foundation
 import PhotoStorePostgres
+import TestSupport
 import Testing
 
 @Suite("Where a PostgreSQL database is, and its password")

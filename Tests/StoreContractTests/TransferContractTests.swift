@@ -3,6 +3,7 @@ import Foundation
 import PhotoStore
 import PhotoStoreSQLite
 import Synchronization
+import TestSupport
 import Testing
 
 /// `photosync copy`'s contract (``StoreTransfer``, ``MirrorCopy``): a mirror copied into any store

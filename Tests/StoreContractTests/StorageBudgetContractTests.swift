@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import TestSupport
+import Testing
+
+@testable import PhotoStore
+
+@Suite("The storage budget, on every store")
+struct StorageBudgetContractTests {
+    let variant = Sample.variant
+
+    /// Real hashes, so that `verify` checks the bytes that stay.
+    func image(_ id: String, _ data: Data, fetchedAt: Date) -> ImageToStore {
+        ImageToStore(
+            photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data),
+            sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(), fetchedAt: fetchedAt)
+    }
+
+    func stored(_ store: PhotoStore, _ id: String) async throws -> Bool {
+        try await store.archive.storedImage(photoID: id, variant: variant) != nil
+    }
+
+    @Test(
+        "storing past the limit prunes the images fetched longest ago, in the same transaction",
+        arguments: Backend.allCases)
+    func prunesOldestFirst(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            // GIVEN five stored images of 1,000 bytes, fetched one second apart, and a limit of 3,500
+            let ids = ["a", "b", "c", "d", "e", "f"]
+            try await store.ledger.commit(ids.map { Sample.photo($0) })
+            for (index, id) in ids.prefix(3).enumerated() {
+                let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
+                try await store.archive.storeImages(
+                    [image(id, bytes, fetchedAt: Instant.t(Double(index)))], failures: [], storageLimit: 3_500)
+            }
+            #expect(try await store.archive.storedBytes() == 3_000)
+
+            // WHEN two more images arrive in one batch
+            let batch = try await store.archive.storeImages(
+                [
+                    image("d", Sample.bytes(count: 1_000, seed: 4), fetchedAt: Instant.t(10)),
+                    image("e", Sample.bytes(count: 1_000, seed: 5), fetchedAt: Instant.t(10)),
+                ],
+                failures: [], storageLimit: 3_500)
+
+            // THEN the two fetched longest ago are pruned, and the stored bytes stay within the limit
+            #expect(batch.stored == [true, true])
+            #expect(batch.pruned.map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.storedBytes() == 3_000)
+            for id in ["a", "b"] { #expect(try await !stored(store, id), "\(id)") }
+            for id in ["c", "d", "e"] { #expect(try await stored(store, id), "\(id)") }
+            // AND a pruned image keeps its size and hash, and has no bytes left
+            let pruned = try #require(try await store.archive.prunedImage(photoID: "a", variant: variant))
+            #expect(pruned.byteCount == 1_000 && pruned.sha256.count == 64)
+            #expect(try await store.archive.imageData(photoID: "a", variant: nil) == nil)
+            let stats = try await store.catalog.statistics()
+            #expect(stats.imagesPruned == 2 && stats.bytesPruned == 2_000 && stats.imagesStored == 3)
+            // AND the photo's metadata stays
+            #expect(try await store.catalog.photo(id: "a") != nil)
+            // AND verify accepts pruned rows
+            #expect(try await store.archive.verify().problems.isEmpty)
+            // AND a pruned image is never stored again, nor queued again
+            let again = try await store.archive.storeImages(
+                [image("a", Sample.bytes(count: 1_000, seed: 1), fetchedAt: Instant.t(20))], failures: [],
+                storageLimit: nil)
+            #expect(again.stored == [false])
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: variant) == 0)
+            #expect(try await store.imageQueue.imageCounts(variants: [variant]).pending == 1)
+        }
+    }
+
+    @Test(
+        "an image larger than the whole limit is stored after everything older is pruned", arguments: Backend.allCases)
+    func imageLargerThanTheLimit(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(["a", "b"].map { Sample.photo($0) })
+            try await store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            let batch = try await store.archive.storeImages(
+                [image("b", Sample.bytes(count: 5_000), fetchedAt: Instant.t(1))], failures: [], storageLimit: 2_000)
+            #expect(batch.stored == [true] && batch.pruned.map(\.photoID) == ["a"])
+            #expect(try await store.archive.storedBytes() == 5_000)
+        }
+    }
+
+    @Test("a lowered limit prunes the oldest images at once", arguments: Backend.allCases)
+    func loweredLimit(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(["a", "b", "c"].map { Sample.photo($0) })
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                let bytes = Sample.bytes(count: 1_000, seed: UInt64(index + 1))
+                try await store.archive.storeImages([image(id, bytes, fetchedAt: Instant.t(Double(index)))])
+            }
+            #expect(try await store.archive.prune(toFit: 3_000).isEmpty)
+            #expect(try await store.archive.prune(toFit: 1_500).map(\.photoID) == ["a", "b"])
+            #expect(try await store.archive.storedBytes() == 1_000)
+        }
+    }
+
+    @Test("a batch that fails prunes nothing", arguments: Backend.allCases)
+    func failedBatchPrunesNothing(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit(["a", "b"].map { Sample.photo($0) })
+            try await store.archive.storeImages([image("a", Sample.bytes(count: 1_000), fetchedAt: Instant.t(0))])
+            await #expect(throws: StoreError.self) {
+                try await store.archive.storeImages(
+                    [
+                        image("b", Sample.bytes(count: 1_000), fetchedAt: Instant.t(1)),
+                        image("no-such-photo", Sample.bytes(count: 10), fetchedAt: Instant.t(1)),
+                    ],
+                    failures: [], storageLimit: 1_500)
+            }
+            #expect(try await stored(store, "a"))
+            #expect(try await store.archive.storedBytes() == 1_000)
+        }
+    }
+}
