@@ -175,55 +175,97 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     private init(
         _ given: Given, connections: Int, environment: [String: String], fileExists: (String) -> Bool
     ) throws(PostgresLocationError) {
-        func part(_ value: String?, _ variable: String) -> (value: String, from: String?)? {
-            if let value, !value.isEmpty { return (value, nil) }
-            if let value = environment[variable], !value.isEmpty { return (value, variable) }
-            return nil
-        }
-        func problem(_ from: String?, _ text: String) -> PostgresLocationError {
-            from.map { .environment(variable: $0, problem: text) } ?? .malformed("has " + text)
-        }
+        let environment = LibpqEnvironment(environment)
         guard given.database.map({ !$0.contains("/") }) ?? true else {
             throw .malformed("names a database with a slash in it (postgres://USER@HOST/DB)")
         }
+        endpoint = try Self.endpoint(given, environment)
+        user = environment.part(given.user, "PGUSER")?.value ?? ""
+        database = environment.part(given.database, "PGDATABASE")?.value ?? ""
+        self.connections = connections
+        rootCertificate = Self.rootCertificate(given, environment, fileExists: fileExists)
+        tls = try Self.tlsMode(given, environment, rootCertificate: rootCertificate)
+        (clientCertificate, clientKey) = try Self.clientIdentity(given, environment, fileExists: fileExists)
+    }
+
+    /// What libpq reads from the environment for what a URL leaves out: its `PG*` variables, and
+    /// the default certificate files under `$HOME/.postgresql`.
+    private struct LibpqEnvironment {
+        let variables: [String: String]
+        let home: String?
+
+        init(_ variables: [String: String]) {
+            self.variables = variables
+            home = variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        /// The URL's `value`, else `variable`'s, with the variable it came from (nil: the URL);
+        /// nil when neither gives one.
+        func part(_ value: String?, _ variable: String) -> (value: String, from: String?)? {
+            if let value, !value.isEmpty { return (value, nil) }
+            if let value = variables[variable], !value.isEmpty { return (value, variable) }
+            return nil
+        }
+
+        /// `text` said of the variable a part came `from`, or of the URL when it came from there.
+        func problem(_ from: String?, _ text: String) -> PostgresLocationError {
+            from.map { .environment(variable: $0, problem: text) } ?? .malformed("has " + text)
+        }
+
+        /// `~/.postgresql/NAME`, when there is a home and the file exists.
+        func file(_ name: String, fileExists: (String) -> Bool) -> String? {
+            home.map { ($0 as NSString).appendingPathComponent(".postgresql/" + name) }.flatMap {
+                fileExists($0) ? $0 : nil
+            }
+        }
+    }
+
+    /// The server's socket or address and port: `host` and `port`, else `PGHOST` and `PGPORT`,
+    /// else the socket in ``defaultSocketDirectory`` and 5432.
+    private static func endpoint(
+        _ given: Given, _ environment: LibpqEnvironment
+    ) throws(PostgresLocationError) -> Endpoint {
         let port: Int
-        if let (text, from) = part(given.port, "PGPORT") {
+        if let (text, from) = environment.part(given.port, "PGPORT") {
             guard let number = Int(text), (1...65535).contains(number) else {
-                throw problem(from, "a port out of range (got '\(text)')")
+                throw environment.problem(from, "a port out of range (got '\(text)')")
             }
             port = number
         } else {
             port = 5432
         }
-        let host = part(given.host?.removingPercentEncoding, "PGHOST")
+        let host = environment.part(given.host?.removingPercentEncoding, "PGHOST")
         let hostName = host?.value ?? Self.defaultSocketDirectory
         guard !hostName.contains(",") else {
-            throw problem(
+            throw environment.problem(
                 host?.from,
                 "several hosts: photosync connects to one (put a pooler or a virtual address in front of several)")
         }
-        endpoint =
-            hostName.hasPrefix("/")
+        return hostName.hasPrefix("/")
             ? .socket(path: hostName + (hostName.hasSuffix("/") ? "" : "/") + ".s.PGSQL.\(port)", port: port)
             : .tcp(host: hostName, port: port)
-        user = part(given.user, "PGUSER")?.value ?? ""
-        database = part(given.database, "PGDATABASE")?.value ?? ""
-        self.connections = connections
+    }
 
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-        func file(_ name: String) -> String? {
-            home.map { ($0 as NSString).appendingPathComponent(".postgresql/" + name) }.flatMap {
-                fileExists($0) ? $0 : nil
-            }
+    /// `sslrootcert`, else `PGSSLROOTCERT`, else `~/.postgresql/root.crt` when it exists.
+    private static func rootCertificate(
+        _ given: Given, _ environment: LibpqEnvironment, fileExists: (String) -> Bool
+    ) -> RootCertificate? {
+        if let root = environment.part(given.sslrootcert, "PGSSLROOTCERT") {
+            root.value == "system" ? .system : .file(root.value)
+        } else {
+            environment.file("root.crt", fileExists: fileExists).map { .file($0) }
         }
-        let root = part(given.sslrootcert, "PGSSLROOTCERT")
-        rootCertificate =
-            if let root { root.value == "system" ? .system : .file(root.value) } else {
-                file("root.crt").map { .file($0) }
-            }
-        if let (text, from) = part(given.sslmode, "PGSSLMODE") {
+    }
+
+    /// `sslmode`, else `PGSSLMODE`, else libpq's default for `rootCertificate`; refused when the
+    /// mode and the root certificate do not go together.
+    private static func tlsMode(
+        _ given: Given, _ environment: LibpqEnvironment, rootCertificate: RootCertificate?
+    ) throws(PostgresLocationError) -> TLSMode {
+        let tls: TLSMode
+        if let (text, from) = environment.part(given.sslmode, "PGSSLMODE") {
             guard let mode = TLSMode(rawValue: text) else {
-                throw problem(from, "an sslmode other than \(TLSMode.sentence) (got '\(text)')")
+                throw environment.problem(from, "an sslmode other than \(TLSMode.sentence) (got '\(text)')")
             }
             tls = mode
         } else {
@@ -232,29 +274,39 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             tls = rootCertificate == .system ? .verifyFull : .prefer
         }
         if rootCertificate == .system && tls != .verifyFull {
-            throw problem(
+            throw environment.problem(
                 given.sslmode == nil ? "PGSSLMODE" : nil,
                 "sslrootcert=system with sslmode=\(tls.rawValue): the system's CAs vouch only for a host name, "
                     + "so they need sslmode=verify-full")
         }
         if tls.verifies && rootCertificate == nil {
-            throw problem(
+            throw environment.problem(
                 given.sslmode == nil ? "PGSSLMODE" : nil,
                 "sslmode=\(tls.rawValue) and no root certificate to verify the server's against: give sslrootcert "
                     + "(a file of CA certificates, or system), or put it at ~/.postgresql/root.crt")
         }
-        let certificate = part(given.sslcert, "PGSSLCERT")
-        let key = part(given.sslkey, "PGSSLKEY")
+        return tls
+    }
+
+    /// The client certificate and its key: `sslcert` and `sslkey` (else `PGSSLCERT` and
+    /// `PGSSLKEY`), both or neither, else `~/.postgresql/postgresql.crt` and `.key` when both exist.
+    private static func clientIdentity(
+        _ given: Given, _ environment: LibpqEnvironment, fileExists: (String) -> Bool
+    ) throws(PostgresLocationError) -> (certificate: String?, key: String?) {
+        let certificate = environment.part(given.sslcert, "PGSSLCERT")
+        let key = environment.part(given.sslkey, "PGSSLKEY")
         if certificate != nil || key != nil {
             guard let certificate, let key else {
-                throw problem(
+                throw environment.problem(
                     certificate?.from ?? key?.from,
                     certificate == nil ? "an sslkey without an sslcert" : "an sslcert without an sslkey")
             }
-            (clientCertificate, clientKey) = (certificate.value, key.value)
-        } else if let certificate = file("postgresql.crt"), let key = file("postgresql.key") {
-            (clientCertificate, clientKey) = (certificate, key)
+            return (certificate.value, key.value)
         }
+        guard let certificate = environment.file("postgresql.crt", fileExists: fileExists),
+            let key = environment.file("postgresql.key", fileExists: fileExists)
+        else { return (nil, nil) }
+        return (certificate, key)
     }
 
     /// The name of the user this process runs as, as libpq defaults the user to.
