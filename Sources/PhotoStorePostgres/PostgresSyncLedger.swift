@@ -204,7 +204,9 @@ struct PostgresSyncLedger: SyncLedger {
         // A mark is a narrow row of its own (schema version 6), there already when the download
         // was due, so the photo's row and its many indexes stay as they are.
         try await database.writeStatement("marking \(photoIDs.count) downloads tracked") { connection, token in
-            let (held, marked) = try await connection.guardedQuery(
+            // A batch naming a photo the database does not hold marks none (it is its own
+            // transaction, so the statement decides that itself).
+            let (held, known) = try await connection.guardedQuery(
                 """
                 WITH fence AS (
                     SELECT 1 FROM writer_lease
@@ -216,20 +218,22 @@ struct PostgresSyncLedger: SyncLedger {
                     SELECT (NOT \(token != nil) OR EXISTS (SELECT FROM fence))
                         AND \(unescaped: PostgresDatabase.transactionSettings) AS held
                 ),
+                known AS (SELECT id, sequence FROM photo WHERE id = ANY (\(photoIDs)::text[])),
                 marked AS (
                     INSERT INTO download_tracking (photo_id, photo_sequence, tracked_at)
-                    SELECT id, sequence, \(date) FROM photo
-                    WHERE id = ANY (\(photoIDs)::text[]) AND (SELECT held FROM held)
+                    SELECT id, sequence, \(date) FROM known
+                    WHERE (SELECT held FROM held)
+                        AND (SELECT count(*) FROM known) = \(Set(photoIDs).count)
                     ON CONFLICT (photo_id) DO UPDATE
                     SET tracked_at = COALESCE(download_tracking.tracked_at, excluded.tracked_at)
                     RETURNING photo_id
                 )
-                SELECT (SELECT held FROM held), ARRAY(SELECT photo_id FROM marked)
+                SELECT (SELECT held FROM held), ARRAY(SELECT id FROM known)
                 """, logger: logger
             ).collect()[0].decode((Bool, [String]).self)
             guard held else { throw WriterFence.Refused() }
-            let markedIDs = Set(marked)
-            if let unknown = photoIDs.first(where: { !markedIDs.contains($0) }) {
+            let knownIDs = Set(known)
+            if let unknown = photoIDs.first(where: { !knownIDs.contains($0) }) {
                 throw StoreError.unknownPhoto(path: name, photoID: unknown)
             }
         }

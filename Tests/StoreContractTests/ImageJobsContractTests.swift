@@ -160,8 +160,7 @@ struct ImageJobsContractTests {
 
     @Test(
         "downloads are tracked once per photo with a stored image and a download location",
-        // SQLite alone until PostgreSQL's driver agrees: it marks a photo without a stored image tracked.
-        arguments: [Backend.sqlite])
+        arguments: Backend.allCases)
     func downloadTracking(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit([

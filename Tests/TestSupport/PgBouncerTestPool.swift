@@ -99,8 +99,17 @@ public actor PgBouncerTestPool {
         try await PostgresTestCluster.offThePool {
             try PostgresTestCluster.run("/bin/chown", ["-R", "postgres:postgres", folder])
             try PostgresTestCluster.run("/bin/chmod", ["0755", folder])
-            // -d: it forks into the background once it listens.
+            // -d: it forks into the background, and its child then opens the socket: a client
+            // that connects before that finds no socket (seen once in a run of the contract
+            // suite, every PgBouncer case failing). So the socket is waited for, here, off the
+            // pool: nothing signals it but the file itself.
             try PostgresTestCluster.asPostgres(binary, ["-d", folder + "/pgbouncer.ini"])
+            let socket = folder + "/.s.PGSQL.\(port)"
+            for _ in 0..<1_000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+            guard FileManager.default.fileExists(atPath: socket) else {
+                let log = (try? String(contentsOfFile: folder + "/pgbouncer.log", encoding: .utf8)) ?? ""
+                throw PostgresTestCluster.Failure(description: "PgBouncer did not listen within 10 s: \(log)")
+            }
         }
         PostgresTestCluster.stopAtExit { try? Self.stop(folder: folder) }
         return folder
