@@ -8,17 +8,6 @@ import Testing
 
 @Suite("SQLite's search ranks a bounded number of matches, its limit set low")
 struct BoundedSearchTests {
-    /// Six photos stored in this order (p0 first): p1, p3 and p5 mention "mountain" three
-    /// times, the others once; "lake" is in p2 alone.
-    static func records() -> [PhotoRecord] {
-        (0..<6).map { index in
-            var photo = Sample.photo("p\(index)")
-            photo.description =
-                index % 2 == 1 ? "mountain mountain mountain" : "a mountain" + (index == 2 ? " lake" : "")
-            photo.altDescription = nil
-            return photo
-        }
-    }
 
     func ids(_ catalog: PhotoCatalog, _ text: String, limit: Int? = nil, offset: Int = 0) async throws -> [String] {
         try await catalog.photos(matching: PhotoQuery(text: text, sort: .relevance, limit: limit, offset: offset))
@@ -29,7 +18,7 @@ struct BoundedSearchTests {
     func ranksWithinTheBound() async throws {
         try await withStore { store, _ in
             // One page each, so that each photo has its own sequence in this order.
-            for record in Self.records() { try await store.ledger.commit([record]) }
+            for record in Sample.rankedSearchPhotos() { try await store.ledger.commit([record]) }
             var catalog = store.sqliteCatalog
             catalog.limits.rankLimit = 6
             let ranked = try await ids(catalog, "mountain")

@@ -9,23 +9,6 @@ import Testing
 
 @Suite("Full-text search on SQLite: FTS5's index follows commits and migrations")
 struct SearchTests {
-    static func records() -> [PhotoRecord] {
-        var lake = Sample.photo("lake", likes: 1)
-        lake.description = "A quiet mountain lake at dawn"
-        lake.altDescription = "calm water under mountains"
-        lake.userName = "Ann Lee"
-        var city = Sample.photo("city", likes: 2)
-        city.description = "City lights at night, mountain of glass"
-        city.altDescription = nil
-        city.userName = "Bob Stone"
-        city.json = Data(
-            #"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#
-                .utf8)
-        var forest = Sample.photo("forest", likes: 3)
-        forest.description = "Mountains mountains mountains"
-        forest.userName = "Cy Fern"
-        return [lake, city, forest]
-    }
 
     func ids(_ store: PhotoStore, _ text: String, sort: PhotoQuery.Sort = .relevance) async throws -> [String] {
         try await store.catalog.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
@@ -60,9 +43,9 @@ struct SearchTests {
             let reopened = Mutex(0)
             _ = try PhotoStore(path: path) { _ in reopened.withLock { $0 += 1 } }
             #expect(reopened.withLock { $0 } == 0, "the index is built once")
-            try await store.ledger.commit(Self.records())
+            try await store.ledger.commit(Sample.searchPhotos())
             #expect(try await ids(store, "dawn") == ["lake"])
-            var changed = Self.records()[0]
+            var changed = Sample.searchPhotos()[0]
             changed.description = "A loud seaside"
             try await store.ledger.commit([changed])
             #expect(try await ids(store, "dawn").isEmpty, "an updated photo is searched by its new words")

@@ -7,23 +7,6 @@ import Testing
 
 @Suite("Full-text search, on every store")
 struct SearchingContractTests {
-    static func records() -> [PhotoRecord] {
-        var lake = Sample.photo("lake", likes: 1)
-        lake.description = "A quiet mountain lake at dawn"
-        lake.altDescription = "calm water under mountains"
-        lake.userName = "Ann Lee"
-        var city = Sample.photo("city", likes: 2)
-        city.description = "City lights at night, mountain of glass"
-        city.altDescription = nil
-        city.userName = "Bob Stone"
-        city.json = Data(
-            #"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#
-                .utf8)
-        var forest = Sample.photo("forest", likes: 3)
-        forest.description = "Mountains mountains mountains"
-        forest.userName = "Cy Fern"
-        return [lake, city, forest]
-    }
 
     func ids(_ store: PhotoStore, _ text: String, sort: PhotoQuery.Sort = .relevance) async throws -> [String] {
         try await store.catalog.photos(matching: PhotoQuery(text: text, sort: sort)).map(\.id)
@@ -32,7 +15,7 @@ struct SearchingContractTests {
     @Test("words, phrases, prefixes, names, locations and tags, best match first", arguments: Backend.allCases)
     func searches(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
-            try await store.ledger.commit(Self.records())
+            try await store.ledger.commit(Sample.searchPhotos())
             #expect(Set(try await ids(store, "mountain")) == ["lake", "city"])
             #expect(try await ids(store, "mountains") == ["forest", "lake"], "the most mentions rank first")
             #expect(try await ids(store, "\"mountain lake\"") == ["lake"])
@@ -48,7 +31,7 @@ struct SearchingContractTests {
     @Test("input FTS5 cannot parse is an invalid search, not a database failure", arguments: Backend.allCases)
     func badInput(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
-            try await store.ledger.commit(Self.records())
+            try await store.ledger.commit(Sample.searchPhotos())
             for text in ["\"unclosed", "AND", "mount* OR", "("] {
                 await #expect(throws: StoreError.invalidSearch(text)) { try await ids(store, text) }
             }

@@ -137,3 +137,37 @@ public final class ManualClock: Sendable {
     public func advance(_ span: Duration) { elapsed.withLock { $0 += span } }
     public func advance(by seconds: TimeInterval) { advance(.milliseconds(Int64((seconds * 1_000).rounded()))) }
 }
+
+extension Sample {
+    /// Three photos the search tests look for: a lake, a city (with a location and tags in its
+    /// JSON) and a forest, each saying "mountain" in its own way.
+    public static func searchPhotos() -> [PhotoRecord] {
+        var lake = Sample.photo("lake", likes: 1)
+        lake.description = "A quiet mountain lake at dawn"
+        lake.altDescription = "calm water under mountains"
+        lake.userName = "Ann Lee"
+        var city = Sample.photo("city", likes: 2)
+        city.description = "City lights at night, mountain of glass"
+        city.altDescription = nil
+        city.userName = "Bob Stone"
+        city.json = Data(
+            #"{"id":"city","location":{"name":"Zürich, Schweiz","city":"Zürich","country":"Schweiz"},"tags":[{"title":"skyline"},{"title":"neon"}]}"#
+                .utf8)
+        var forest = Sample.photo("forest", likes: 3)
+        forest.description = "Mountains mountains mountains"
+        forest.userName = "Cy Fern"
+        return [lake, city, forest]
+    }
+
+    /// Six photos stored in this order (p0 first): p1, p3 and p5 mention "mountain" three
+    /// times, the others once; "lake" is in p2 alone.
+    public static func rankedSearchPhotos() -> [PhotoRecord] {
+        (0..<6).map { index in
+            var photo = Sample.photo("p\(index)")
+            photo.description =
+                index % 2 == 1 ? "mountain mountain mountain" : "a mountain" + (index == 2 ? " lake" : "")
+            photo.altDescription = nil
+            return photo
+        }
+    }
+}
