@@ -1,6 +1,14 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+// Linked with `--static-swift-stdlib` (the Debian package's binary, the start floor), an executable
+// puts every public symbol of every module in its dynamic symbol table (the toolchain's
+// static-stdlib-args.lnk passes `-export-dynamic`): 54,000 in photosync. Nothing looks them up,
+// but at every start the runtime calls dladdr, which walks them all (issue 54). So on Linux the
+// executables export nothing; builds without `--static-swift-stdlib` never did. Linker flags of a
+// target come after the toolchain's. packaging/README.md, "The start" and "Crash reports".
+let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
+
 // One module per concern. Dependencies point one way:
 // PhotosyncCLI -> (PhotoSync, Gallery) -> UnsplashAPI -> Networking, and
 // (PhotoSync, Gallery) -> PhotoStore, which depends on none of photosync's modules but the leaves
@@ -170,7 +178,7 @@ let package = Package(
             plugins: ["BuildInfo"]
         ),
         .plugin(name: "BuildInfo", capability: .buildTool()),
-        .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"]),
+        .executableTarget(name: "photosync", dependencies: ["PhotosyncCLI"], linkerSettings: exportNothing),
         // A local Unsplash: paginated /photos, download_location, deterministic image bytes,
         // fault switches; served with Hummingbird, the server library of the gallery too.
         .target(
@@ -207,7 +215,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            path: "Benchmarks/StartFloor"
+            path: "Benchmarks/StartFloor",
+            linkerSettings: exportNothing
         ),
 
         // Test doubles shared by the test targets: MockURLSession, MockURLProtocol, TestClock, and
