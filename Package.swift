@@ -12,7 +12,8 @@ let exportNothing: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--no-export-dyn
 // One module per concern. Dependencies point one way:
 // PhotosyncCLI -> (PhotoSync, Gallery) -> UnsplashAPI -> Networking, and
 // (PhotoSync, Gallery) -> PhotoStore, which depends on none of photosync's modules but the leaves
-// that everyone may use: Basics and PhotosyncModel (the values the store speaks).
+// that everyone may use: Basics and PhotosyncModel (the values the store speaks). The store's
+// drivers, PhotoStoreSQLite and PhotoStorePostgres, sit below it; only PhotosyncCLI picks one.
 let package = Package(
     name: "photosync",
     platforms: [.macOS(.v15)],
