@@ -226,8 +226,9 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "Networking", "PhotosyncModel", .product(name: "Logging", package: "swift-log"),
-                // The store tests' one set of photos, commits and clocks (StoreFixtures.swift).
-                "PhotoStore",
+                // The store tests' one set of photos, commits and clocks (StoreFixtures.swift), and
+                // the SHA-256 text a stored image is recorded with.
+                "PhotoStore", "Basics", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import TestSupport
@@ -9,22 +8,6 @@ import Testing
 
 @Suite("Verifying a SQLite file: bytes damaged behind its back")
 struct VerificationTests {
-    private func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Photos a, b and c, each with its regular image stored under its true SHA-256; c's is
-    /// larger than one blob chunk, so hashing crosses chunk boundaries.
-    private func storeThree(_ store: PhotoStore) async throws {
-        try await store.ledger.commit([Sample.photo("a"), Sample.photo("b"), Sample.photo("c")])
-        for (id, count) in [("a", 1000), ("b", 2000), ("c", ImageBlob.chunkSize * 2 + 17)] {
-            let bytes = Sample.bytes(count: count, seed: UInt64(count))
-            try await store.archive.storeImage(
-                photoID: id, variant: Sample.variant, contentType: "image/jpeg", data: bytes,
-                sha256: sha256(bytes), fetchedAt: Instant.t(10))
-        }
-    }
-
     private func imageID(_ store: PhotoStore, _ photoID: String) async throws -> Int64 {
         try await store.pool.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM image WHERE photo_id = ?", arguments: [photoID])!
@@ -34,7 +17,7 @@ struct VerificationTests {
     @Test("bytes changed behind the store's back are named with their photo")
     func corruptedBytes() async throws {
         try await withStore { store, _ in
-            try await storeThree(store)
+            try await Sample.storeThree(store, largest: ImageBlob.chunkSize * 2 + 17)
             let id = try await imageID(store, "c")
             // Same length, one byte flipped past the first chunk.
             try await store.pool.write { db in
@@ -55,7 +38,7 @@ struct VerificationTests {
     @Test("bytes of another length than recorded are a size mismatch")
     func truncatedBytes() async throws {
         try await withStore { store, _ in
-            try await storeThree(store)
+            try await Sample.storeThree(store, largest: ImageBlob.chunkSize * 2 + 17)
             let id = try await imageID(store, "a")
             try await store.pool.write { db in
                 try db.execute(
@@ -76,7 +59,7 @@ struct VerificationTests {
     @Test("bytes kept for an image that is not stored are orphaned; a stored image without bytes is missing them")
     func orphanedAndMissing() async throws {
         try await withStore { store, _ in
-            try await storeThree(store)
+            try await Sample.storeThree(store, largest: ImageBlob.chunkSize * 2 + 17)
             let a = try await imageID(store, "a")
             let b = try await imageID(store, "b")
             try await store.pool.write { db in

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import TestSupport
 import Testing
@@ -13,7 +12,7 @@ struct StorageBudgetContractTests {
     func image(_ id: String, _ data: Data, fetchedAt: Date) -> ImageToStore {
         ImageToStore(
             photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data),
-            sha256: SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined(), fetchedAt: fetchedAt)
+            sha256: Sample.sha256(data), fetchedAt: fetchedAt)
     }
 
     func stored(_ store: PhotoStore, _ id: String) async throws -> Bool {

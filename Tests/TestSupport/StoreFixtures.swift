@@ -1,3 +1,5 @@
+import Basics
+import Crypto
 import Foundation
 import PhotoStore
 import PhotosyncModel
@@ -168,6 +170,26 @@ extension Sample {
                 index % 2 == 1 ? "mountain mountain mountain" : "a mountain" + (index == 2 ? " lake" : "")
             photo.altDescription = nil
             return photo
+        }
+    }
+}
+
+extension Sample {
+    /// The hex SHA-256 of `data`, as a stored image's record keeps it.
+    public static func sha256(_ data: Data) -> String {
+        Hex.string(SHA256.hash(data: data))
+    }
+
+    /// Commits photos a, b and c, and stores each one's image under its true SHA-256: a's of
+    /// 1,000 bytes, b's of 2,000, c's of `largest` (larger than a driver's chunk, so that
+    /// hashing crosses chunk boundaries).
+    public static func storeThree(_ store: PhotoStore, largest: Int) async throws {
+        try await store.ledger.commit([photo("a"), photo("b"), photo("c")])
+        for (id, count) in [("a", 1000), ("b", 2000), ("c", largest)] {
+            let data = bytes(count: count, seed: UInt64(count))
+            try await store.archive.storeImage(
+                photoID: id, variant: variant, contentType: "image/jpeg", data: data, sha256: sha256(data),
+                fetchedAt: Instant.t(10))
         }
     }
 }
