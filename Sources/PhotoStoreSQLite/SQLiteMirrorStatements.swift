@@ -64,23 +64,25 @@ extension MirrorValue {
     ///
     /// - Throws: ``MirrorValueMismatch`` for a value of another type.
     init(_ stored: DatabaseValue, _ column: MirrorColumn, table: String) throws(MirrorValueMismatch) {
-        if stored.isNull {
-            self = .null
-            return
-        }
-        let value: MirrorValue? =
-            switch column.type {
-            case .text: String.fromDatabaseValue(stored).map(MirrorValue.text)
-            case .json: StoredJSON.fromDatabaseValue(stored).map { .text(String(decoding: $0.data, as: UTF8.self)) }
-            case .integer: Int64.fromDatabaseValue(stored).map(MirrorValue.integer)
-            case .boolean: Bool.fromDatabaseValue(stored).map(MirrorValue.boolean)
-            case .date: StoredDate.fromDatabaseValue(stored).map { .date($0.date) }
-            case .bytes: Data.fromDatabaseValue(stored).map(MirrorValue.bytes)
-            }
-        guard let value else {
+        guard let value = Self.decoded(stored, as: column.type) else {
             throw MirrorValueMismatch(table: table, column: column.name, value: .text(stored.description))
         }
         self = value
+    }
+
+    /// The value of `stored` read as `type`, or nil when it is of another type. Kept apart from
+    /// the throwing initializer: Swift 6.3.1's optimizer crashes on the two in one function
+    /// (CopyPropagation, "Found outside of lifetime use", in a release build).
+    private static func decoded(_ stored: DatabaseValue, as type: MirrorColumnType) -> MirrorValue? {
+        if stored.isNull { return .null }
+        return switch type {
+        case .text: String.fromDatabaseValue(stored).map(MirrorValue.text)
+        case .json: StoredJSON.fromDatabaseValue(stored).map { .text(String(decoding: $0.data, as: UTF8.self)) }
+        case .integer: Int64.fromDatabaseValue(stored).map(MirrorValue.integer)
+        case .boolean: Bool.fromDatabaseValue(stored).map(MirrorValue.boolean)
+        case .date: StoredDate.fromDatabaseValue(stored).map { .date($0.date) }
+        case .bytes: Data.fromDatabaseValue(stored).map(MirrorValue.bytes)
+        }
     }
 
     /// The value as SQLite keeps it (see ``init(_:_:table:)``).
