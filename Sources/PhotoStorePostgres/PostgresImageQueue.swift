@@ -17,6 +17,8 @@ struct PostgresImageQueue: ImageQueue {
                 "SELECT sequence FROM photo WHERE sequence > \(sequence) ORDER BY sequence LIMIT 1 OFFSET \(max(limit, 1) - 1)",
                 logger: logger
             ).collect().first?.decode(Int64.self)
+            // A URL is the JSON string's text (`#>> '{}'`), not the JSON: quoted, it named no
+            // host, and every image of a variant asked for later failed its download.
             // Each photo's job is looked up by the unique (photo_id, variant) index: a lateral
             // subquery with a limit is run for each photo, where a `NOT EXISTS` became an anti
             // join its statistics planned. On statistics that called the variant absent (a
@@ -27,7 +29,7 @@ struct PostgresImageQueue: ImageQueue {
                 """
                 WITH queued AS (
                     INSERT INTO image (photo_id, photo_sequence, variant, source_url)
-                    SELECT photo.id, photo.sequence, \(variant.rawValue), url.value
+                    SELECT photo.id, photo.sequence, \(variant.rawValue), url.value #>> '{}'
                     FROM photo
                     LEFT JOIN LATERAL (
                         SELECT true AS found FROM image

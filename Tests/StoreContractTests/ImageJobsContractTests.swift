@@ -134,8 +134,7 @@ struct ImageJobsContractTests {
 
     @Test(
         "switching variant queues the new variant for stored photos, from their JSON, once",
-        // SQLite alone until PostgreSQL's driver agrees: its due jobs of the new variant differ.
-        arguments: [Backend.sqlite])
+        arguments: Backend.allCases)
     func enqueueMissingVariant(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit([
