@@ -173,46 +173,63 @@ final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` on one connection, outside a transaction unless it opens one.
+    /// - Parameter interruptible: whether a cancelled calling task ends the read
+    ///   (``connected(interruptible:_:)``), or it runs to its end.
     func read<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
+        _ operation: @autoclosure () -> String, interruptible: Bool = false,
+        _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
         do {
             return try await attempting { () async throws -> sending T in
-                try await connected { connection in try await body(connection) }
+                try await connected(interruptible: interruptible) { connection in try await body(connection) }
             }
         } catch {
-            throw storeError(error, operation: operation())
+            throw readError(error, interruptible: interruptible, operation: operation())
         }
     }
 
     /// Runs `body` in one read-only transaction that sees one snapshot of the database
     /// (`REPEATABLE READ`): every statement of a listing, its count and its page, agree.
     func snapshot<T: Sendable>(
-        _ operation: @autoclosure () -> String, _ body: (PostgresConnection) async throws -> sending T
+        _ operation: @autoclosure () -> String, interruptible: Bool = false,
+        _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
         let logger = logger
         do {
             return try await attempting { () async throws -> sending T in
-                try await connected { connection in
+                try await connected(interruptible: interruptible) { connection in
                     try await Self.transaction(
                         "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", on: connection,
                         logger: logger, body)
                 }
             }
         } catch {
-            throw storeError(error, operation: operation())
+            throw readError(error, interruptible: interruptible, operation: operation())
         }
     }
 
-    /// What `body` returns from a connection of the pool, run to its end (``toTheEnd(_:)``), with
-    /// this database's ``PreparedShapes`` as the current ones.
-    private func connected<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// What `body` returns from a connection of the pool, with this database's
+    /// ``PreparedShapes`` as the current ones: run to its end (``toTheEnd(_:)``), or, when
+    /// `interruptible` (a reader whose caller may leave: a server's request, as SQLite's
+    /// listings are), ended by a calling task cancelled before it has a connection
+    /// (`CancellationError`, ``readError(_:interruptible:operation:)``). A statement already
+    /// sent runs to its end; its connection goes back to the pool.
+    private func connected<T: Sendable>(
+        interruptible: Bool = false, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let (client, shapes) = (client, shapes)
-        return try await Self.toTheEnd {
+        if interruptible { try Task.checkCancellation() }
+        return try await Self.toTheEnd(unless: interruptible) {
             try await PreparedShapes.$running.withValue(shapes) {
                 try await client.withConnection { connection in try await body(connection) }
             }
         }
+    }
+
+    /// The error of a read as a `StoreError`: a cancelled interruptible one's is `interrupted`.
+    private func readError(_ error: any Error, interruptible: Bool, operation: String) -> StoreError {
+        interruptible && error is CancellationError
+            ? .interrupted(path: name) : storeError(error, operation: operation)
     }
 
     /// What `work` returns, run in a task of its own: cancelling the calling task (a stopping
@@ -221,8 +238,11 @@ final class PostgresDatabase: Sendable {
     /// callers took for a database that could not be read. A transaction is over in moments; one
     /// still going ``cancellationGrace`` after its caller was cancelled is cancelled too, so that
     /// nothing waits on it forever. `work` does not outlive this call: its task is awaited here.
-    static func toTheEnd<T: Sendable>(_ work: () async throws -> T) async throws -> T {
-        try await withoutActuallyEscaping(work) { work in
+    /// When `cancellable`, `work` runs in the calling task instead, and its cancellation with it.
+    static func toTheEnd<T: Sendable>(unless cancellable: Bool = false, _ work: () async throws -> T) async throws -> T
+    {
+        if cancellable { return try await work() }
+        return try await withoutActuallyEscaping(work) { work in
             // The task holds the box, not `work`, and the box lets go of `work` before this
             // returns: the task itself may be released a moment after its value was delivered.
             let box = WorkBox(work)

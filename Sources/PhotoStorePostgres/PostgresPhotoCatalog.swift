@@ -226,11 +226,15 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// Runs a listing's statements in one snapshot, so that its count, anchors and page agree;
     /// or, with a lag, each in its own: its kept values may be a lag old anyway, and with them
     /// kept, a page is one statement, which `BEGIN` and `COMMIT` would make three round trips.
+    /// A cancelled calling task ends it (`interruptible`, a request whose client left), as
+    /// SQLite's listings.
     private func listing<T: Sendable>(
-        _ operation: @autoclosure () -> String = "listing photos",
+        _ operation: @autoclosure () -> String = "listing photos", interruptible: Bool = true,
         _ body: (PostgresConnection) async throws -> sending T
     ) async throws(StoreError) -> T {
-        lag > .zero ? try await database.read(operation(), body) : try await database.snapshot(operation(), body)
+        lag > .zero
+            ? try await database.read(operation(), interruptible: interruptible, body)
+            : try await database.snapshot(operation(), interruptible: interruptible, body)
     }
 
     /// The photos of `page`, in its order, with their latest stored image (and their smallest,
@@ -395,7 +399,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         // Under a lag, the bounds and the draws are read each in its own snapshot, as a
         // listing's statements are: a draw is the first photo at or after its number, whatever
         // was stored between the two.
-        return try await listing("drawing \(count) photos") { connection in
+        return try await listing("drawing \(count) photos", interruptible: false) { connection in
             guard count > 0,
                 let bounds = try await connection.preparedRows(
                     "SELECT min(sequence), max(sequence) FROM photo", logger: logger

@@ -9,8 +9,7 @@ struct InterruptionContractTests {
     /// Counts without end: a read that only an interruption stops.
     static let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 
-    // SQLite alone until PostgreSQL's driver agrees: a listing from a cancelled task still reads there.
-    @Test("a listing whose task is cancelled before it reads answers interrupted", arguments: [Backend.sqlite])
+    @Test("a listing whose task is cancelled before it reads answers interrupted", arguments: Backend.allCases)
     func cancelledListing(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
             try await store.ledger.commit([Sample.photo("a")])
