@@ -263,7 +263,11 @@ let package = Package(
         // One contract for every store: each test runs on SQLite and on a throwaway PostgreSQL.
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "TestSupport"]
+            dependencies: [
+                "PhotoStore", "PhotoStoreSQLite", "PhotoStorePostgres", "TestSupport",
+                // A test's damage to a SQLite file behind the store's back (`BehindItsBack`).
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "PhotoSyncTests",

@@ -1,10 +1,12 @@
 import Foundation
+import GRDB
 import Logging
 import PhotoStore
 import PhotoStorePostgres
-import PhotoStoreSQLite
 import TestSupport
 import Testing
+
+@testable import PhotoStoreSQLite
 
 /// The stores every contract test runs on: SQLite in a temporary file, and PostgreSQL in a
 /// database of its own on the tests' throwaway cluster (`PostgresTestCluster`), reached straight
@@ -40,18 +42,43 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Runs `body` with a new, empty store of this kind, and closes it.
     func withPhotoStore(_ body: (PhotoStore) async throws -> Void) async throws {
+        try await withPhotoStoreBehindItsBack { store, _ in try await body(store) }
+    }
+
+    /// Changes a store's database behind its back, as another program would: a test's damage.
+    struct BehindItsBack: Sendable {
+        fileprivate let run: @Sendable (_ sqlite: String, _ postgres: String) async throws -> Void
+
+        /// Runs `sqlite` on a SQLite store's file, or `postgres` on a PostgreSQL store's database.
+        func execute(sqlite: String, postgres: String) async throws {
+            try await run(sqlite, postgres)
+        }
+
+        /// Runs `sql`, the same on both databases.
+        func execute(_ sql: String) async throws {
+            try await run(sql, sql)
+        }
+    }
+
+    /// Runs `body` with a new, empty store of this kind and a way to change its database
+    /// behind its back (``BehindItsBack``), and closes the store.
+    func withPhotoStoreBehindItsBack(_ body: (PhotoStore, BehindItsBack) async throws -> Void) async throws {
         switch self {
         case .sqlite:
             try await Self.withSQLitePath { path in
                 let store = try PhotoStore(path: path)
                 defer { try? store.close() }
-                try await body(store)
+                let writer = store.pool
+                try await body(store, BehindItsBack { sql, _ in try await writer.write { try $0.execute(sql: sql) } })
             }
         case .postgres, .pgbouncer:
+            let location = try await makeDatabase()
+            let url = location.description
             let store = try await PostgresStore.open(
-                try await makeDatabase(), password: nil, logger: Logger(label: "photosync.contract"))
+                location, password: nil, logger: Logger(label: "photosync.contract"))
             defer { try? store.close() }
-            try await body(store)
+            try await body(
+                store, BehindItsBack { _, sql in try await PostgresTestCluster.shared.execute(sql, in: url) })
         }
     }
 
