@@ -10,21 +10,6 @@ import Testing
 struct ImageQueueTests {
     let variant = Sample.variant
 
-    @Test("a walk reads no photo an earlier walk took: it starts after the last one")
-    func walkStartsAfterTheLastOne() async throws {
-        try await withStore { store, _ in
-            try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
-            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
-            // A job the walk would queue again, were it to read the photos it took already.
-            try await store.pool.write { db in
-                try db.execute(sql: "DELETE FROM image WHERE photo_id = 'a' AND variant = 'small'")
-            }
-
-            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 0)
-            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small, after: 0, photos: 10).queued == 1)
-        }
-    }
-
     @Test("the tracking queue finds each photo's images by its id, not by scanning stored images")
     func trackingQueuePlan() async throws {
         try await withStore { store, _ in

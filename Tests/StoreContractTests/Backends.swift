@@ -47,15 +47,22 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// Changes a store's database behind its back, as another program would: a test's damage.
     struct BehindItsBack: Sendable {
-        fileprivate let run: @Sendable (_ sqlite: String, _ postgres: String) async throws -> Void
+        /// Runs a statement for SQLite or for PostgreSQL, and returns the integer it selects.
+        fileprivate let run: @Sendable (_ sqlite: String, _ postgres: String) async throws -> Int?
 
         /// Runs `sqlite` on a SQLite store's file, or `postgres` on a PostgreSQL store's database.
         func execute(sqlite: String, postgres: String) async throws {
-            try await run(sqlite, postgres)
+            _ = try await run(sqlite, postgres)
         }
 
         /// Runs `sql`, the same on both databases.
         func execute(_ sql: String) async throws {
+            _ = try await run(sql, sql)
+        }
+
+        /// The integer `sql` selects, the same on both databases: what the store wrote, read as
+        /// another program would.
+        func integer(_ sql: String) async throws -> Int? {
             try await run(sql, sql)
         }
     }
@@ -69,7 +76,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 let store = try PhotoStore(path: path)
                 defer { try? store.close() }
                 let writer = store.pool
-                try await body(store, BehindItsBack { sql, _ in try await writer.write { try $0.execute(sql: sql) } })
+                try await body(
+                    store, BehindItsBack { sql, _ in try await writer.write { try Int.fetchOne($0, sql: sql) } })
             }
         case .postgres, .pgbouncer:
             let location = try await makeDatabase()
@@ -78,7 +86,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 location, password: nil, logger: Logger(label: "photosync.contract"))
             defer { try? store.close() }
             try await body(
-                store, BehindItsBack { _, sql in try await PostgresTestCluster.shared.execute(sql, in: url) })
+                store, BehindItsBack { _, sql in Int(try await PostgresTestCluster.shared.query(sql, in: url)) })
         }
     }
 

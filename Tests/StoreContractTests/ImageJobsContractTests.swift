@@ -187,4 +187,17 @@ struct ImageJobsContractTests {
                 "a batch with an unknown photo marks none")
         }
     }
+
+    @Test("a walk reads no photo an earlier walk took: it starts after the last one", arguments: Backend.allCases)
+    func walkStartsAfterTheLastOne(_ backend: Backend) async throws {
+        try await backend.withPhotoStoreBehindItsBack { store, behind in
+            try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
+            // A job the walk would queue again, were it to read the photos it took already.
+            try await behind.execute("DELETE FROM image WHERE photo_id = 'a' AND variant = 'small'")
+
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 0)
+            #expect(try await store.imageQueue.enqueueMissingImages(variant: .small, after: 0, photos: 10).queued == 1)
+        }
+    }
 }

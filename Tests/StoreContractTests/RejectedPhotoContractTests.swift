@@ -40,4 +40,23 @@ struct RejectedPhotoContractTests {
             #expect(try await store.catalog.statistics().rejectedPhotos == 0)
         }
     }
+
+    @Test("the same element on a refetched page is recorded once and reported new once", arguments: Backend.allCases)
+    func recordedOnce(_ backend: Backend) async throws {
+        try await backend.withPhotoStoreBehindItsBack { store, behind in
+            try await store.ledger.commitPage(
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: .feed, now: Instant.t0
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
+
+            let again = try await store.ledger.commitPage(
+                [Sample.photo("a")], rejected: [noID], variant: Sample.variant, source: .feed, now: Instant.t(60)
+            ) { _ in .backfill(next: Sample.pageURL(2)) }
+
+            #expect(again.newlyRejected.isEmpty)
+            #expect(try await store.catalog.statistics().rejectedPhotos == 1)
+            #expect(
+                try await behind.integer("SELECT count(*) FROM rejected_photo WHERE last_seen_at > first_seen_at") == 1,
+                "its last sighting is the second page's")
+        }
+    }
 }
