@@ -3,6 +3,7 @@ import Gallery
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import TestSupport
 import Testing
 
 /// `/images/ID` and a `Range` header, as RFC 9110 §14 says: over real HTTP on loopback, on a
@@ -95,6 +96,27 @@ import Testing
             #expect(response.status == .partialContent)
             #expect(response.headers[.contentRange] == "bytes 500000-1100000/1200000")
             #expect(Data(buffer: response.body) == bytes[500_000...1_100_000])
+        }
+    }
+
+    @Test func aRangeSentWholeLeavesItsConnectionForTheNextRequest() async throws {
+        try await Self.serving { client, _ in
+            // WHEN a range and then another request come on one connection, as a download
+            // manager asks for one part after another
+            let port = try #require(client.port)
+            let (received, closed) = try await RawHTTPExchange.sendUnparsed(
+                "GET \(Self.uri) HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=100-199\r\n\r\n"
+                    + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                port: UInt16(port))
+            // THEN the range comes whole, and the connection was kept for the second answer: a
+            // range is no image that changed under its stream, which would close it
+            #expect(closed)
+            let head = try #require(received.firstRange(of: Data("\r\n\r\n".utf8)), "no head")
+            #expect(String(decoding: received[..<head.lowerBound], as: UTF8.self).hasPrefix("HTTP/1.1 206 "))
+            let rest = received[head.upperBound...]
+            #expect(rest.prefix(100) == Self.bytes[100..<200])
+            let next = String(decoding: rest.dropFirst(100), as: UTF8.self)
+            #expect(next.hasPrefix("HTTP/1.1 200 ") && next.hasSuffix("\r\n\r\nok\n"), "\(next)")
         }
     }
 
