@@ -13,7 +13,8 @@ import PhotoStore
 ///   filtered by `q` (as `photosync search`), `user` and `source`; `page` counts from 1.
 /// - `/photos/ID`: one photo, its attribution, size, colour, location and EXIF when stored.
 /// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`);
-///   without a variant (the latest fetched), revalidated by it each time.
+///   without a variant (the latest fetched), revalidated by it each time. A GET's single
+///   `Range` (with `If-Range`) gets those bytes alone (206), as RFC 9110 says: a download resumes.
 ///
 /// Every route answers `HEAD` too, with GET's headers.
 /// - `/api/photos?q=&source=&user=&limit=&offset=`: a JSON array of `list --json`'s objects;
@@ -93,8 +94,8 @@ public struct Gallery: Sendable {
         }
         router.get("/images/:id") { request, context in
             try await self.imageResponse(
-                id: try context.parameters.require("id"), request.uri,
-                ifNoneMatch: request.headers[values: .ifNoneMatch])
+                id: try context.parameters.require("id"), request.uri, headers: request.headers,
+                isGET: request.method == .get)
         }
         router.get("/api/photos") { request, context in
             try await context.untilClientLeaves { try await self.apiResponse(request.uri) }
@@ -264,11 +265,20 @@ public struct Gallery: Sendable {
 
     /// The bytes with their type, length and SHA-256 as `ETag`; 304 when the client has them.
     ///
-    /// The bytes are streamed from SQLite's blob a chunk at a time, each chunk in its own short
-    /// read, as the client takes them: memory stays the same whatever the image's size, and a
-    /// slow client holds no snapshot open. Should the image be stored again under the stream,
-    /// the connection is closed rather than mixing two images' bytes.
-    func imageResponse(id: String, _ uri: URI, ifNoneMatch: [String]) async throws(GalleryError) -> Response {
+    /// A GET's `Range` is answered as RFC 9110 §14 says (``ByteRange``), once `If-None-Match`
+    /// found the client lacks the image: one range is 206 Partial Content with only those bytes
+    /// read from the store, one that starts past the end is 416, and several ranges, another unit,
+    /// a range not in the grammar, or an `If-Range` that is not the image's `ETag` are ignored,
+    /// answering 200 with the whole image. A HEAD's `Range` is ignored (§14.2: only GET has
+    /// ranges). `Accept-Ranges: bytes` says so on every 200 and 206.
+    ///
+    /// The bytes are streamed from the store a chunk at a time, each chunk in its own short read,
+    /// as the client takes them: memory stays the same whatever the image's size, and a slow
+    /// client holds no snapshot open. Should the image be stored again under the stream, the
+    /// connection is closed rather than mixing two images' bytes.
+    func imageResponse(id: String, _ uri: URI, headers request: HTTPFields, isGET: Bool) async throws(GalleryError)
+        -> Response
+    {
         let name = try GalleryForm(uri).variant
         let variant = name.flatMap(ImageVariant.init(rawValue:))
         guard name == nil || variant != nil,
@@ -283,25 +293,50 @@ public struct Gallery: Sendable {
         // fetched, which another fetch can replace: kept, but checked by its ETag each time.
         let caching = name == nil ? "no-cache" : "public, max-age=31536000, immutable"
         var headers: HTTPFields = [.eTag: etag, .cacheControl: caching]
-        if Self.matches(etag, ifNoneMatch) {
+        if Self.matches(etag, request[values: .ifNoneMatch]) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = image.contentType
-        headers[.contentLength] = String(image.byteCount)
+        // Conditions come before Range (RFC 9110 §13.2.2), and only a GET has ranges (§14.2).
+        var requested: ByteRange?
+        if isGET {
+            requested = ByteRange.requested(
+                range: request[values: .range], ifRange: request[values: .ifRange], etag: etag)
+        }
+        var (status, part) = (HTTPResponse.Status.ok, 0..<image.byteCount)
+        switch requested?.selection(ofLength: image.byteCount) {
+        case .unsatisfiable:
+            return Response(
+                status: .rangeNotSatisfiable,
+                headers: [.contentRange: ContentRange.unsatisfied(length: image.byteCount), .acceptRanges: "bytes"])
+        case .part(let range):
+            (status, part) = (.partialContent, range)
+            headers[.contentRange] = ContentRange.part(range, of: image.byteCount)
+        case .whole, nil:
+            break
+        }
         // The chunks name the variant, so a newer variant stored meanwhile cannot swap the bytes.
-        let chunks = store.archive.chunks(of: image, photoID: id)
-        let body = ResponseBody(contentLength: Int(image.byteCount)) { writer in
+        let chunks = store.archive.chunks(of: image, photoID: id).bytes(in: part)
+        headers[.acceptRanges] = "bytes"
+        headers[.contentType] = image.contentType
+        headers[.contentLength] = String(chunks.byteCount)
+        return Response(status: status, headers: headers, body: Self.body(chunks, photoID: id, variant: image.variant))
+    }
+
+    /// A body streaming `chunks` as the client takes them, its `Content-Length` theirs; cut short
+    /// with ``GalleryError/imageChanged(photoID:variant:)`` when fewer bytes came than expected,
+    /// since the image was stored again or removed meanwhile.
+    private static func body(_ chunks: ImageChunks, photoID: String, variant: ImageVariant) -> ResponseBody {
+        ResponseBody(contentLength: Int(chunks.byteCount)) { writer in
             var sent: Int64 = 0
             for try await chunk in chunks {
                 try await writer.write(ByteBuffer(bytes: chunk))
                 sent += Int64(chunk.count)
             }
-            guard sent == image.byteCount else {
-                throw GalleryError.imageChanged(photoID: id, variant: image.variant.rawValue)
+            guard sent == chunks.byteCount else {
+                throw GalleryError.imageChanged(photoID: photoID, variant: variant.rawValue)
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// RFC 9110's weak comparison: `*`, or any listed tag equal to `etag` with or without `W/`.

@@ -176,7 +176,8 @@ public struct PrunedImage: Sendable, Equatable {
 
 /// The bytes of one stored image, read a chunk at a time: see
 /// ``ImageArchive/chunks(of:photoID:chunkSize:)``. Each chunk is one read of the store's, so a
-/// slow consumer holds no transaction open between chunks.
+/// slow consumer holds no transaction open between chunks. All of the image by default; only some
+/// of its bytes with ``bytes(in:)`` (an HTTP `Range`).
 public struct ImageChunks: AsyncSequence, Sendable {
     public typealias Element = Data
 
@@ -186,6 +187,8 @@ public struct ImageChunks: AsyncSequence, Sendable {
     let image: StoredImage
     let chunkSize: Int
     let read: ReadChunk
+    /// The offsets of the image's bytes the sequence yields, within `0..<image.byteCount`.
+    public private(set) var range: Range<Int64>
 
     /// The chunks of `image`, at most `chunkSize` bytes each (between 1 and 2^31 - 1), each read
     /// by `read`: for a store's implementation of ``ImageArchive/chunks(of:photoID:chunkSize:)``.
@@ -193,22 +196,37 @@ public struct ImageChunks: AsyncSequence, Sendable {
         self.image = image
         self.chunkSize = Swift.max(1, Swift.min(chunkSize, Int(Int32.max)))
         self.read = read
+        self.range = 0..<Swift.max(0, image.byteCount)
     }
 
+    /// The same chunks, of the bytes at offsets `range` only (clamped to the image's bytes): the
+    /// first read starts at `range.lowerBound`, wherever that falls in the store's own chunks,
+    /// and the last ends at `range.upperBound`. An image that changed meanwhile ends the sequence
+    /// early as it does for the whole image: compare the bytes received with ``byteCount``.
+    public func bytes(in range: Range<Int64>) -> ImageChunks {
+        var part = self
+        part.range = range.clamped(to: self.range)
+        return part
+    }
+
+    /// How many bytes the sequence yields when the image is unchanged: the length of ``range``,
+    /// the image's ``StoredImage/byteCount`` unless ``bytes(in:)`` chose fewer.
+    public var byteCount: Int64 { range.upperBound - range.lowerBound }
+
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(chunks: self)
+        AsyncIterator(chunks: self, offset: range.lowerBound)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let chunks: ImageChunks
-        var offset: Int64 = 0
+        var offset: Int64
 
         /// The next chunk; nil at the end, or when the image changed since it was listed.
         /// - Throws: `StoreError` when the store cannot be read.
         public mutating func next() async throws -> Data? {
-            let image = chunks.image
-            guard offset < image.byteCount else { return nil }
-            let length = Int(Swift.min(Int64(chunks.chunkSize), image.byteCount - offset))
+            let end = chunks.range.upperBound
+            guard offset < end else { return nil }
+            let length = Int(Swift.min(Int64(chunks.chunkSize), end - offset))
             let chunk = try await chunks.read(offset, length)
             if let chunk { offset += Int64(chunk.count) }
             return chunk
