@@ -13,7 +13,8 @@ import PhotoStore
 ///   filtered by `q` (as `photosync search`), `user` and `source`; `page` counts from 1.
 /// - `/photos/ID`: one photo, its attribution, size, colour, location and EXIF when stored.
 /// - `/images/ID?variant=`: a stored image's bytes, cached forever by its SHA-256 (`ETag`);
-///   without a variant (the latest fetched), revalidated by it each time. A GET's single
+///   without a variant (the latest fetched), revalidated by it each time; hot images are
+///   answered from memory (``ImageCache``). A GET's single
 ///   `Range` (with `If-Range`) gets those bytes alone (206), as RFC 9110 says: a download resumes.
 ///
 /// Every route answers `HEAD` too, with GET's headers.
@@ -35,6 +36,8 @@ public struct Gallery: Sendable {
     let mirror: UnsplashMirror
     /// How far behind its primary a standby may be before `/healthz` says it is unhealthy.
     let maxStandbyLag: Duration
+    /// The images `/images` sent last, kept in memory (``ImageCache``).
+    let images: ImageCache
 
     /// The most `/api/photos` answers at once.
     public static let apiLimit = 1_000
@@ -63,7 +66,7 @@ public struct Gallery: Sendable {
     /// As the public initializer, with the pages' templates given (a test's, that fail).
     init(
         store: PhotoStore, pageSize: Int, sources: [String]?, mirror: MirrorConfiguration, templates: MustacheLibrary,
-        maxStandbyLag: Duration = Self.defaultMaxStandbyLag
+        maxStandbyLag: Duration = Self.defaultMaxStandbyLag, images: ImageCache = ImageCache()
     ) {
         self.store = store
         self.mirror = UnsplashMirror(store: store, configuration: mirror)
@@ -71,6 +74,7 @@ public struct Gallery: Sendable {
         self.fixedSources = sources
         self.templates = templates
         self.maxStandbyLag = maxStandbyLag
+        self.images = images
     }
 
     /// 30 s: a standby streaming from a live primary is a second behind or less; one 30 s behind
@@ -279,15 +283,18 @@ public struct Gallery: Sendable {
     func imageResponse(id: String, _ uri: URI, headers request: HTTPFields, isGET: Bool) async throws(GalleryError)
         -> Response
     {
-        let name = try GalleryForm(uri).variant
+        let name = try GalleryForm.variant(of: uri)
         let variant = name.flatMap(ImageVariant.init(rawValue:))
         guard name == nil || variant != nil,
-            let image = try await reading({ () async throws(StoreError) in
-                try await store.archive.storedImage(photoID: id, variant: variant)
+            let kept = try await reading({ () async throws(StoreError) in
+                try await self.images.image(photoID: id, variant: variant) { () async throws(StoreError) in
+                    try await store.archive.storedImage(photoID: id, variant: variant)
+                }
             })
         else {
             throw .notFound(title: "No such image", message: "No \(name ?? "") image of photo \(id) is stored.")
         }
+        let image = kept.image
         let etag = "\"\(image.sha256)\""
         // A named variant's bytes never change. Without one, the URL means the latest variant
         // fetched, which another fetch can replace: kept, but checked by its ETag each time.
@@ -314,28 +321,46 @@ public struct Gallery: Sendable {
         case .whole, nil:
             break
         }
-        // The chunks name the variant, so a newer variant stored meanwhile cannot swap the bytes.
-        let chunks = store.archive.chunks(of: image, photoID: id).bytes(in: part)
         headers[.acceptRanges] = "bytes"
         headers[.contentType] = image.contentType
-        headers[.contentLength] = String(chunks.byteCount)
-        return Response(status: status, headers: headers, body: Self.body(chunks, photoID: id, variant: image.variant))
+        headers[.contentLength] = String(part.count)
+        // Bytes kept in memory are sent as they are, a range as a slice of them (no copy).
+        if let bytes = kept.bytes?.getSlice(at: Int(part.lowerBound), length: part.count) {
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: bytes))
+        }
+        // The chunks name the variant, so a newer variant stored meanwhile cannot swap the bytes.
+        let chunks = store.archive.chunks(of: image, photoID: id).bytes(in: part)
+        // A whole image small enough is kept as it is sent, for the requests after this one.
+        let images = self.images
+        var keep: (@Sendable (ByteBuffer) -> Void)?
+        if part.count == image.byteCount && images.keeps(image) {
+            keep = { @Sendable bytes in images.keep(bytes, of: image, photoID: id, variant: variant) }
+        }
+        return Response(
+            status: status, headers: headers, body: Self.body(chunks, photoID: id, variant: image.variant, keep: keep))
     }
 
     /// A body streaming `chunks` as the client takes them, its `Content-Length` theirs; cut short
     /// with ``GalleryError/imageChanged(photoID:variant:)`` when fewer bytes came than expected,
-    /// since the image was stored again or removed meanwhile.
-    private static func body(_ chunks: ImageChunks, photoID: String, variant: ImageVariant) -> ResponseBody {
+    /// since the image was stored again or removed meanwhile. With `keep`, the bytes are also
+    /// gathered, and handed to it once all of them were sent.
+    private static func body(
+        _ chunks: ImageChunks, photoID: String, variant: ImageVariant, keep: (@Sendable (ByteBuffer) -> Void)?
+    ) -> ResponseBody {
         ResponseBody(contentLength: Int(chunks.byteCount)) { writer in
             var sent: Int64 = 0
+            var gathered = keep.map { _ in ByteBufferAllocator().buffer(capacity: Int(chunks.byteCount)) }
             for try await chunk in chunks {
-                try await writer.write(ByteBuffer(bytes: chunk))
+                let buffer = ByteBuffer(bytes: chunk)
+                gathered?.writeImmutableBuffer(buffer)
+                try await writer.write(buffer)
                 sent += Int64(chunk.count)
             }
             guard sent == chunks.byteCount else {
                 throw GalleryError.imageChanged(photoID: photoID, variant: variant.rawValue)
             }
             try await writer.finish(nil)
+            if let keep, let gathered { keep(gathered) }
         }
     }
 

@@ -39,6 +39,20 @@ struct GalleryForm: Decodable, Sendable {
         }
     }
 
+    /// The `variant` of `uri`'s query, as ``init(_:)`` reads it. The query `/images` is asked
+    /// with, `variant=` and a name of lowercase letters, is read without the form decoder: it
+    /// took a tenth of `serve`'s time on an image answered from memory.
+    static func variant(of uri: URI) throws(GalleryError) -> String? {
+        guard let query = uri.query, !query.isEmpty else { return nil }
+        let prefix = "variant="
+        if query.hasPrefix(prefix), query.utf8.count > prefix.utf8.count,
+            query.utf8.dropFirst(prefix.utf8.count).allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) })
+        {
+            return String(query.dropFirst(prefix.count))
+        }
+        return try GalleryForm(uri).variant
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func text(_ key: CodingKeys) throws -> String? {

@@ -32,12 +32,13 @@ struct GalleryFixture {
     /// Stores `bytes` as the `variant` image of `photoID`; returns their SHA-256.
     @discardableResult
     func storeImage(
-        _ photoID: String, variant: ImageVariant = .regular, bytes: Data, contentType: String = "image/jpeg"
+        _ photoID: String, variant: ImageVariant = .regular, bytes: Data, contentType: String = "image/jpeg",
+        fetchedAt: Date = Date(timeIntervalSince1970: 1_700_000_100)
     ) async throws -> String {
         let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
         try await writer.archive.storeImage(
             photoID: photoID, variant: variant, contentType: contentType, data: bytes, sha256: sha256,
-            fetchedAt: Date(timeIntervalSince1970: 1_700_000_100))
+            fetchedAt: fetchedAt)
         return sha256
     }
 
