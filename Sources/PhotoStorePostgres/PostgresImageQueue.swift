@@ -188,6 +188,8 @@ struct PostgresImageQueue: ImageQueue {
 
     func requeue(_ request: RetryRequest) async throws(StoreError) -> RetryOutcome {
         let (logger, name) = (database.logger, database.name)
+        // A job keeps its failure class once stored: a stored or pruned image (which failed
+        // before it was stored) is never requeued, or a pruned one would be fetched forever.
         return try await database.write("requeueing failed images") { connection in
             var outcome = RetryOutcome()
             switch request {
@@ -196,7 +198,7 @@ struct PostgresImageQueue: ImageQueue {
                 outcome.requeued = try await connection.guardedQuery(
                     """
                     UPDATE image SET status = \(literal: .pending), failure_class = NULL, attempts = 0, next_attempt_at = NULL
-                    WHERE status <> \(literal: .stored) AND failure_class = ANY(\(classes))
+                    WHERE status NOT IN (\(literal: .stored), \(literal: .pruned)) AND failure_class = ANY(\(classes))
                     RETURNING 1
                     """, logger: logger
                 ).collect().count
@@ -210,7 +212,8 @@ struct PostgresImageQueue: ImageQueue {
                     let requeued = try await connection.guardedQuery(
                         """
                         UPDATE image SET status = \(literal: .pending), failure_class = NULL, attempts = 0, next_attempt_at = NULL
-                        WHERE photo_id = \(id) AND status <> \(literal: .stored) AND failure_class IS NOT NULL
+                        WHERE photo_id = \(id) AND status NOT IN (\(literal: .stored), \(literal: .pruned))
+                          AND failure_class IS NOT NULL
                         RETURNING 1
                         """, logger: logger
                     ).collect().count

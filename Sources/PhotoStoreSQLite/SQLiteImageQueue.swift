@@ -174,6 +174,8 @@ struct SQLiteImageQueue: ImageQueue {
 
     func requeue(_ request: RetryRequest) async throws(StoreError) -> RetryOutcome {
         let path = database.path
+        // A job keeps its failure class once stored: a stored or pruned image (which failed
+        // before it was stored) is never requeued, or a pruned one would be fetched forever.
         return try await database.write("requeueing failed images") { db in
             let reset = """
                 UPDATE image SET status = \(ImageStatus.pending.sqlLiteral), failure_class = NULL, attempts = 0, next_attempt_at = NULL
@@ -184,7 +186,7 @@ struct SQLiteImageQueue: ImageQueue {
                 let classes: [ImageFailureClass] = request == .all ? [.transient, .permanent] : [.transient]
                 try db.execute(
                     sql: """
-                        \(reset) WHERE status <> \(ImageStatus.stored.sqlLiteral)
+                        \(reset) WHERE status NOT IN (\(ImageStatus.stored.sqlLiteral), \(ImageStatus.pruned.sqlLiteral))
                         AND failure_class IN (\(classes.map(\.sqlLiteral).joined(separator: ", ")))
                         """)
                 outcome.requeued = db.changesCount
@@ -195,7 +197,8 @@ struct SQLiteImageQueue: ImageQueue {
                     guard known == true else { throw StoreError.unknownPhoto(path: path, photoID: id) }
                     try db.execute(
                         sql: """
-                            \(reset) WHERE photo_id = ? AND status <> \(ImageStatus.stored.sqlLiteral)
+                            \(reset) WHERE photo_id = ?
+                            AND status NOT IN (\(ImageStatus.stored.sqlLiteral), \(ImageStatus.pruned.sqlLiteral))
                             AND failure_class IS NOT NULL
                             """,
                         arguments: [id])

@@ -27,20 +27,6 @@ struct OpeningTests {
         }
     }
 
-    @Test("a closed store lets go of its files: nothing reads or writes through it any more")
-    func closingLetsGo() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("photos.sqlite").path
-            let store = try PhotoStore(path: path)
-            try await store.ledger.commit([Sample.photo("a")])
-
-            try store.close()
-
-            await #expect(throws: StoreError.self) { try await store.catalog.photo(id: "a") }
-            await #expect(throws: StoreError.self) { try await store.ledger.commit([Sample.photo("b")]) }
-        }
-    }
-
     @Test("the database file and its -wal and -shm are readable by their owner only")
     func ownerOnlyFileMode() async throws {
         try await withTemporaryDirectory { directory in

@@ -36,30 +36,6 @@ struct SourceOrderTests {
         return try await catalog.photos(matching: query).map(\.id)
     }
 
-    @Test("a catch-up resumed after a crash goes on in its own place, and a backfill re-walk keeps every place")
-    func resumedCatchUpKeepsItsOrder() async throws {
-        try await withTemporaryDirectory { directory in
-            let path = directory.appendingPathComponent("photos.sqlite").path
-            var baseline: Int64 = 0
-            do {
-                let store = try PhotoStore(path: path)
-                try await Self.backfill(["b1", "b2"], store)
-                baseline = try await store.ledger.maxMembership()
-                // The walk stores its first page; the process dies before the second.
-                try await Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
-            }
-            // A new process resumes the walk from its cursor and baseline.
-            let store = try PhotoStore(path: path)
-            let state = try await store.ledger.syncState(source: Self.source)
-            #expect(state.catchUpNext == Sample.pageURL(2) && state.catchUpBaseline == baseline)
-            try await Self.catchUp(["c3", "b1"], store, baseline: try #require(state.catchUpBaseline), next: nil)
-            // A backfill walked again from page 1 finds a photo it had missed: it goes last.
-            try await Self.backfill(["c2", "b1", "b0", "b2"], store)
-
-            #expect(try await Self.inSourceOrder(store.catalog) == ["c1", "c2", "c3", "b1", "b2", "b0"])
-        }
-    }
-
     @Test("a database from before positions lists its sources as it did: in membership order")
     func migratedMembershipsKeepTheirOrder() async throws {
         try await withTemporaryDirectory { directory in

@@ -76,4 +76,24 @@ struct SourceOrderContractTests {
             #expect(try await Self.inSourceOrder(store.catalog) == ["c1", "c2", "b1"])
         }
     }
+
+    @Test(
+        "a catch-up resumed from its stored cursor goes on in its own place, and a backfill re-walk keeps every place",
+        arguments: Backend.allCases)
+    func resumedCatchUpKeepsItsOrder(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await Self.backfill(["b1", "b2"], store)
+            let baseline = try await store.ledger.maxMembership()
+            // The walk stores its first page; the process dies before the second.
+            try await Self.catchUp(["c1", "c2"], store, baseline: baseline, next: 2)
+            // The next process resumes the walk from the cursor and baseline it finds stored.
+            let state = try await store.ledger.syncState(source: Self.source)
+            #expect(state.catchUpNext == Sample.pageURL(2) && state.catchUpBaseline == baseline)
+            try await Self.catchUp(["c3", "b1"], store, baseline: try #require(state.catchUpBaseline), next: nil)
+            // A backfill walked again from page 1 finds a photo it had missed: it goes last.
+            try await Self.backfill(["c2", "b1", "b0", "b2"], store)
+
+            #expect(try await Self.inSourceOrder(store.catalog) == ["c1", "c2", "c3", "b1", "b2", "b0"])
+        }
+    }
 }

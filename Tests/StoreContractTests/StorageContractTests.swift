@@ -16,4 +16,17 @@ struct StorageContractTests {
             #expect(try await store.storage.standby() == nil)
         }
     }
+
+    @Test("a closed store refuses every later read and write", arguments: Backend.allCases)
+    func aClosedStoreRefusesEverything(_ backend: Backend) async throws {
+        try await backend.withPhotoStore { store in
+            try await store.ledger.commit([Sample.photo("a")])
+
+            try store.close()
+
+            await #expect(throws: StoreError.self) { try await store.catalog.photo(id: "a") }
+            await #expect(throws: StoreError.self) { try await store.ledger.commit([Sample.photo("b")]) }
+            await #expect(throws: StoreError.self) { try await store.imageQueue.imageCounts(variants: [.regular]) }
+        }
+    }
 }

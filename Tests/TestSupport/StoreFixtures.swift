@@ -104,14 +104,15 @@ extension SyncLedger {
 }
 
 extension ImageArchive {
-    /// Stores `data` as the image of `photoID`, fetched at `Instant.t(10)`.
+    /// Stores `data` as the image of `photoID`, fetched at `fetchedAt`.
     @discardableResult
-    public func storeSample(_ photoID: String, variant: ImageVariant = Sample.variant, data: Data = Data("jpeg".utf8))
-        async throws -> Bool
-    {
+    public func storeSample(
+        _ photoID: String, variant: ImageVariant = Sample.variant, data: Data = Data("jpeg".utf8),
+        fetchedAt: Date = Instant.t(10)
+    ) async throws -> Bool {
         try await storeImage(
             photoID: photoID, variant: variant, contentType: "image/jpeg", data: data,
-            sha256: Sample.sha256, fetchedAt: Instant.t(10))
+            sha256: Sample.sha256, fetchedAt: fetchedAt)
     }
 }
 
