@@ -30,8 +30,6 @@ serve_pids=()
 trap 'kill "${serve_pids[@]}" 2>/dev/null || true; [[ -f $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null;
     stop_stub; stop_postgres; rm -rf "$work"' EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # serve DATABASE: starts `photosync serve` on DATABASE and sets $served to its URL.
 serve() {
     local err=$work/serve.${#serve_pids[@]}.err
@@ -42,32 +40,8 @@ serve() {
     [[ -n $served ]] || { echo "images.sh: serve did not start: $(cat "$err")" >&2; exit 1; }
 }
 
-mkdir -p "$work/www" "$work/tmp"
-chmod a+rx "$work"
-port=$(free_port)
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nodelay on;
-    keepalive_requests 100000;
-    client_body_temp_path $work/tmp;
-    proxy_temp_path $work/tmp;
-    fastcgi_temp_path $work/tmp;
-    uwsgi_temp_path $work/tmp;
-    scgi_temp_path $work/tmp;
-    server {
-        listen 127.0.0.1:$port;
-        root $work/www;
-        default_type image/jpeg;
-    }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
+start_nginx
+port=$nginx_port
 
 declare -A url
 for size in $sizes; do

@@ -98,3 +98,35 @@ notes = (f" ({bad.group(1)} non-2xx)" if bad else "") + (f" (socket errors: {err
 print(f"{rate:.0f} {p99:.1f}{notes}")
 PY
 }
+
+# start_nginx: nginx serving $work/www on a free port of 127.0.0.1 (two workers, `sendfile on`,
+# no access log), as the peer that serves files; sets $nginx_port. The caller stops it by
+# $work/nginx.pid. Its workers run as an unprivileged user: $work/www must be theirs to read.
+start_nginx() {
+    mkdir -p "$work/www" "$work/tmp"
+    chmod a+rx "$work"
+    nginx_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    cat > "$work/nginx.conf" <<CONF
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nodelay on;
+    keepalive_requests 100000;
+    client_body_temp_path $work/tmp;
+    proxy_temp_path $work/tmp;
+    fastcgi_temp_path $work/tmp;
+    uwsgi_temp_path $work/tmp;
+    scgi_temp_path $work/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/www;
+        default_type image/jpeg;
+    }
+}
+CONF
+    nginx -c "$work/nginx.conf" -p "$work"
+}

@@ -14,12 +14,7 @@ import Testing
 
     /// Bytes that do not repeat, so that a byte sent from the wrong offset shows.
     static func noise(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
-        var state = seed
-        return Data(
-            (0..<count).map { _ in
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return UInt8(truncatingIfNeeded: state >> 56)
-            })
+        TestSupport.Sample.bytes(count: count, seed: seed)
     }
 
     /// A gallery serving ``bytes`` as photo `a`'s regular image; `body` gets a client and its ETag.

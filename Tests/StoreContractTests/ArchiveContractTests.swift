@@ -16,12 +16,7 @@ struct ArchiveContractTests {
 
     /// Bytes that do not repeat within a chunk, so that a chunk out of place shows.
     static func bytes(_ count: Int, seed: UInt64 = 7) -> Data {
-        var state = seed
-        return Data(
-            (0..<count).map { _ in
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return UInt8(truncatingIfNeeded: state >> 56)
-            })
+        Sample.bytes(count: count, seed: seed)
     }
 
     @Test("an image of 2.5 MiB comes back byte for byte, whole and in chunks, once", arguments: Backend.allCases)
