@@ -513,21 +513,27 @@ struct PostgresImageArchive: ImageArchive {
         }
     }
 
-    /// `length` bytes of the image from `offset`, from the one or two chunk rows that hold them.
+    /// `length` bytes of the image from `offset`, from the chunk rows that hold them: of each row
+    /// only the slice asked for leaves the server. The rows' bytes are stored uncompressed
+    /// (`STORAGE EXTERNAL`), so the server reads only the pages of a row that hold that slice: a
+    /// range of a large image, or a half-row read, no longer reads and sends its rows whole.
     static func bytes(
         of imageID: Int64, offset: Int64, length: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Data? {
-        let first = Int32(offset / Int64(chunkBytes))
-        let last = Int32((offset + Int64(length) - 1) / Int64(chunkBytes))
-        var data = Data()
+        let size = Int64(chunkBytes)
+        let (start, end) = (offset, offset + Int64(length))
+        let first = Int32(start / size)
+        let last = Int32((end - 1) / size)
+        var data = Data(capacity: length)
         let rows = try await connection.guardedQuery(
             """
-            SELECT bytes FROM image_chunk
+            SELECT substring(bytes
+                FROM (greatest(\(start) - index * \(size), 0) + 1)::int
+                FOR (least(\(end) - index * \(size), \(size)) - greatest(\(start) - index * \(size), 0))::int)
+            FROM image_chunk
             WHERE image_id = \(imageID) AND index BETWEEN \(first) AND \(last) ORDER BY index
             """, logger: logger)
-        for try await chunk in rows.decode(Data.self) { data.append(chunk) }
-        let skip = Int(offset - Int64(first) * Int64(chunkBytes))
-        guard data.count >= skip + length else { return nil }
-        return data.subdata(in: skip..<(skip + length))
+        for try await slice in rows.decode(Data.self) { data.append(slice) }
+        return data.count == length ? data : nil
     }
 }
