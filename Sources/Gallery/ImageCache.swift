@@ -118,7 +118,7 @@ final class ImageCache: Sendable {
         let budget = budget
         state.withLock { state in
             guard let entry = state.entries[key], entry.image == image, entry.bytes == nil else { return }
-            while state.bytesKept + bytes.readableBytes > budget, state.removeLeastRecentlyUsed(keepingBytesOf: key) {}
+            while state.bytesKept + bytes.readableBytes > budget, state.removeLeastRecentlyUsed(makingRoomFor: key) {}
             guard state.bytesKept + bytes.readableBytes <= budget else { return }
             state.entries[key]?.bytes = bytes
             state.bytesKept += bytes.readableBytes
@@ -135,13 +135,15 @@ extension ImageCache.State {
         bytesKept -= entry.bytes?.readableBytes ?? 0
     }
 
-    /// Removes the entry used longest ago (with bytes, unless `key` is given: then the one with
-    /// bytes other than `key`'s); false when there is none to remove.
+    /// Removes the entry used longest ago: of all, or, to make room for `key`'s bytes, of those
+    /// with bytes but `key`'s. False when there is none to remove.
     @discardableResult
-    fileprivate mutating func removeLeastRecentlyUsed(keepingBytesOf key: ImageCache.Key? = nil) -> Bool {
-        let candidates = entries.filter { key == nil || ($0.key != key && $0.value.bytes != nil) }
-        guard let oldest = candidates.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { return false }
-        remove(oldest)
+    fileprivate mutating func removeLeastRecentlyUsed(makingRoomFor key: ImageCache.Key? = nil) -> Bool {
+        let oldest = entries.lazy
+            .filter { key == nil || ($0.key != key && $0.value.bytes != nil) }
+            .min { $0.value.lastUse < $1.value.lastUse }
+        guard let oldest else { return false }
+        remove(oldest.key)
         return true
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import PhotoStore
 import PhotoStoreSQLite
@@ -9,9 +8,7 @@ import Testing
 @Suite("The image archive, on every store")
 struct ArchiveContractTests {
     static func image(_ id: String, _ bytes: Data, fetchedAt: Date = Instant.t0) -> ImageToStore {
-        ImageToStore(
-            photoID: id, variant: Sample.variant, contentType: "image/jpeg", bytes: .data(bytes),
-            sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(), fetchedAt: fetchedAt)
+        Sample.image(id, data: bytes, fetchedAt: fetchedAt)
     }
 
     /// Bytes that do not repeat within a chunk, so that a chunk out of place shows.
@@ -56,7 +53,7 @@ struct ArchiveContractTests {
             defer { try? FileManager.default.removeItem(at: file) }
             let bytes = Self.bytes(1_500_000)
             try bytes.write(to: file)
-            let sha256 = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            let sha256 = Sample.sha256(bytes)
             let good = ImageToStore(
                 photoID: "a", variant: .regular, contentType: "image/jpeg",
                 bytes: .file(file, byteCount: Int64(bytes.count)), sha256: sha256, fetchedAt: Instant.t0)

@@ -10,10 +10,9 @@ struct ArchiveEdgeContractTests {
     /// An image of `count` bytes for `variant` of `id`, fetched `at` seconds after t0.
     static func image(_ id: String, _ variant: ImageVariant, bytes count: Int, at seconds: TimeInterval) -> ImageToStore
     {
-        let data = Sample.bytes(count: count, seed: UInt64(count) &+ UInt64(seconds))
-        return ImageToStore(
-            photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data),
-            sha256: Sample.sha256(data), fetchedAt: Instant.t(seconds))
+        Sample.image(
+            id, variant: variant, data: Sample.bytes(count: count, seed: UInt64(count) &+ UInt64(seconds)),
+            fetchedAt: Instant.t(seconds))
     }
 
     @Test(

@@ -296,10 +296,8 @@ struct CatalogContractTests {
             try await store.ledger.commit([Sample.photo("a"), Sample.photo("b")])
             #expect(try await store.imageQueue.enqueueMissingImages(variant: .small) == 2)
             func image(_ id: String, _ variant: ImageVariant, bytes: Int, at seconds: TimeInterval) -> ImageToStore {
-                var image = ArchiveContractTests.image(
-                    id, ArchiveContractTests.bytes(bytes), fetchedAt: Instant.t(seconds))
-                image.variant = variant
-                return image
+                Sample.image(
+                    id, variant: variant, data: ArchiveContractTests.bytes(bytes), fetchedAt: Instant.t(seconds))
             }
             // a's small image came later; b's two came at once, and "regular" is first by name
             try await store.archive.storeImages([

@@ -10,9 +10,7 @@ struct StorageBudgetContractTests {
 
     /// Real hashes, so that `verify` checks the bytes that stay.
     func image(_ id: String, _ data: Data, fetchedAt: Date) -> ImageToStore {
-        ImageToStore(
-            photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data),
-            sha256: Sample.sha256(data), fetchedAt: fetchedAt)
+        Sample.image(id, variant: variant, data: data, fetchedAt: fetchedAt)
     }
 
     func stored(_ store: PhotoStore, _ id: String) async throws -> Bool {

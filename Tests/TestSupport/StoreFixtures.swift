@@ -181,6 +181,16 @@ extension Sample {
         Hex.string(SHA256.hash(data: data))
     }
 
+    /// `data` as the JPEG image `variant` of photo `id`, fetched at `fetchedAt`, under its true
+    /// SHA-256: what a fetcher hands the archive.
+    public static func image(
+        _ id: String, variant: ImageVariant = variant, data: Data, fetchedAt: Date = Instant.t0
+    ) -> ImageToStore {
+        ImageToStore(
+            photoID: id, variant: variant, contentType: "image/jpeg", bytes: .data(data), sha256: sha256(data),
+            fetchedAt: fetchedAt)
+    }
+
     /// Commits photos a, b and c, and stores each one's image under its true SHA-256: a's of
     /// 1,000 bytes, b's of 2,000, c's of `largest` (larger than a driver's chunk, so that
     /// hashing crosses chunk boundaries).
