@@ -300,6 +300,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // `EmbeddedChannel`, to play a connection's events to `ClientDeparture`.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The stub over real HTTP on loopback, and its executable.

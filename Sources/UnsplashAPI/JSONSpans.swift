@@ -24,21 +24,20 @@ public enum JSONSpans {
     /// The range of `data` that holds the value of the top-level object's member `name`, or
     /// nil when `data` is not an object or has no such member.
     public static func member(_ name: String, of data: Data) -> Range<Data.Index>? {
-        scan(data) { $0.members(stoppingAt: Array(name.utf8)) }.last
+        scan(data) { $0.members(stoppingAt: name.utf8) }.last
     }
 
     /// The ranges of `data` that hold the values of the top-level object's members `names`, in
     /// their order (nil for a member it does not have), read in one pass that ends once each is
     /// found: where ``member(_:of:)`` for each would read the object again.
     public static func members(_ names: [String], of data: Data) -> [Range<Data.Index>?] {
-        let wanted = names.map { Array($0.utf8) }
         var found = [Range<Data.Index>?](repeating: nil, count: names.count)
         var missing = names.count
         data.withUnsafeBytes { raw in
             let scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self))
             scanner.eachMember { name, value in
-                if let index = wanted.indices.first(where: {
-                    found[$0] == nil && scanner.isString(name, equalTo: wanted[$0])
+                if let index = names.indices.first(where: {
+                    found[$0] == nil && scanner.isString(name, equalTo: names[$0].utf8)
                 }) {
                     found[index] = (data.startIndex + value.lowerBound)..<(data.startIndex + value.upperBound)
                     missing -= 1
@@ -72,14 +71,25 @@ public enum JSONSpans {
     /// must not overlap.
     public static func replacing(_ edits: [(span: Range<Data.Index>, text: Data)], in json: Data) -> Data {
         var text = Data(capacity: json.count + edits.reduce(0) { $0 + $1.text.count })
-        var copied = json.startIndex
-        for edit in edits.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
-            text.append(json[copied..<edit.span.lowerBound])
-            text.append(edit.text)
-            copied = edit.span.upperBound
-        }
-        text.append(json[copied...])
+        replacing(edits, in: json) { text.append($0.assumingMemoryBound(to: UInt8.self)) }
         return text
+    }
+
+    /// ``replacing(_:in:)``, its bytes given to `write` piece by piece, in order, rather than
+    /// gathered: so that a list of photos is written into its answer's buffer once.
+    public static func replacing(
+        _ edits: [(span: Range<Data.Index>, text: Data)], in json: Data, write: (UnsafeRawBufferPointer) -> Void
+    ) {
+        json.withUnsafeBytes { whole in
+            var copied = 0
+            for edit in edits.sorted(by: { $0.span.lowerBound < $1.span.lowerBound }) {
+                let start = edit.span.lowerBound - json.startIndex
+                write(UnsafeRawBufferPointer(rebasing: whole[copied..<start]))
+                edit.text.withUnsafeBytes(write)
+                copied = edit.span.upperBound - json.startIndex
+            }
+            write(UnsafeRawBufferPointer(rebasing: whole[copied...]))
+        }
     }
 
     /// Whether `byte` is whitespace between JSON's tokens.
@@ -115,7 +125,7 @@ public enum JSONSpans {
 
         /// The name and value of each member of the object at the start, in turn; with
         /// `wanted`, only those of the first member so named, or none.
-        func members(stoppingAt wanted: [UInt8]?) -> [Range<Int>] {
+        func members(stoppingAt wanted: String.UTF8View?) -> [Range<Int>] {
             var spans: [Range<Int>] = []
             var found = false
             eachMember { name, value in
@@ -208,11 +218,18 @@ public enum JSONSpans {
         }
 
         /// Whether the string literal in `range` spells `wanted`, escapes decoded.
-        func isString(_ range: Range<Int>, equalTo wanted: [UInt8]) -> Bool {
+        func isString(_ range: Range<Int>, equalTo wanted: String.UTF8View) -> Bool {
             let literal = bytes[(range.lowerBound + 1)..<max(range.lowerBound + 1, range.upperBound - 1)]
-            guard literal.contains(UInt8(ascii: "\\")) else { return literal.elementsEqual(wanted) }
+            // An escape only lengthens a name: one shorter than `wanted` is another, and one as
+            // long and without escapes is `wanted` byte for byte or not at all. Most members are
+            // told apart here, by their length.
+            if literal.count < wanted.count { return false }
+            if literal.count == wanted.count, literal.elementsEqual(wanted) {
+                return !literal.contains(UInt8(ascii: "\\"))
+            }
+            guard literal.contains(UInt8(ascii: "\\")) else { return false }
             let decoded = try? JSONDecoder().decode(String.self, from: Data(bytes[range]))
-            return decoded.map { Array($0.utf8) == wanted } ?? false
+            return decoded.map { $0.utf8.elementsEqual(wanted) } ?? false
         }
     }
 }

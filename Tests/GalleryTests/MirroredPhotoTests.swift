@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PhotoStore
 import PhotoStoreSQLite
 import TestSupport
@@ -110,6 +111,29 @@ import UnsplashAPI
             #expect(served["other"]?.string == "https://api.unsplash.com/users/annie")
             #expect(served["html"]?.string == "https://unsplash.com/@ann")
         }
+    }
+
+    @Test func aListsBufferGetsEachPhotosTextAfterWhatItHeldAndNothingForANonObject() throws {
+        let photos = try Self.recordedPhotos()
+        var body = ByteBuffer(string: "[")
+        var expected = Data("[".utf8)
+        for (id, json) in photos {
+            #expect(Self.mirror.write(json, id: id, storedVariants: [], to: &body))
+            expected += try #require(Self.mirror.text(json, id: id, storedVariants: []))
+        }
+        // A photo rendered whole (a variant on the mirror) goes in as its text too
+        let (id, json) = photos[0]
+        let local = MirroredPhoto(origin: "http://mirror.test:8080", imageURLs: .local)
+        let stored = [
+            StoredImage(variant: .small, contentType: "image/jpeg", byteCount: 3, sha256: "", fetchedAt: Date())
+        ]
+        #expect(local.write(json, id: id, storedVariants: stored, to: &body))
+        expected += try #require(local.text(json, id: id, storedVariants: stored))
+
+        let before = body.readableBytes
+        #expect(!Self.mirror.write(Data("[1]".utf8), id: "abc", storedVariants: [], to: &body))
+        #expect(body.readableBytes == before, "nothing written for a text that is no object")
+        #expect(Data(body.readableBytesView) == expected)
     }
 
     @Test func aPhotoWithoutALocationGetsOneAndOneWithoutLinksStaysAsItIs() throws {

@@ -40,10 +40,17 @@ enum MirrorAnswer {
 
     /// `body` with `status`, as `application/json`.
     static func json(_ status: HTTPResponse.Status = .ok, _ body: Data, headers extra: HTTPFields = [:]) -> Response {
+        json(status, ByteBuffer(bytes: body), headers: extra)
+    }
+
+    /// `body` with `status`, as `application/json`.
+    static func json(_ status: HTTPResponse.Status = .ok, _ body: ByteBuffer, headers extra: HTTPFields = [:])
+        -> Response
+    {
         var headers = commonHeaders
         headers[.contentType] = "application/json"
         headers.append(contentsOf: extra)
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     /// `{"errors": messages}` with `status`.

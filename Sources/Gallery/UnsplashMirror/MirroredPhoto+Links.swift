@@ -30,9 +30,11 @@ extension MirroredPhoto {
     /// (``linkEdits(in:at:onPath:)``); none when there is nothing to move.
     func userEdits(in json: Data, at span: Range<Data.Index>) -> [(span: Range<Data.Index>, text: Data)] {
         let user = json[span]
-        guard user.first == UInt8(ascii: "{"), let links = JSONSpans.member("links", of: user),
-            let username = JSONSpans.member("username", of: user).flatMap({ JSONSpans.string(json[$0]) })
-        else { return [] }
+        guard user.first == UInt8(ascii: "{") else { return [] }
+        let members = JSONSpans.members(["links", "username"], of: user)
+        guard let links = members[0], let username = members[1].flatMap({ JSONSpans.string(json[$0]) }) else {
+            return []
+        }
         return linkEdits(in: json, at: links, onPath: "/unsplash/users/" + Attribution.encoded(username))
     }
 
@@ -56,11 +58,8 @@ extension MirroredPhoto {
                 else { return nil }
                 return literal.dropFirst().dropLast()
             }
-            guard
-                !members.contains(where: { member in
-                    [member.name, member.value].contains { text($0)?.contains(UInt8(ascii: "\\")) ?? false }
-                })
-            else { return nil }
+            func escaped(_ range: Range<Data.Index>) -> Bool { text(range)?.contains(UInt8(ascii: "\\")) ?? false }
+            guard !members.contains(where: { escaped($0.name) || escaped($0.value) }) else { return nil }
             guard let selfLink = members.first(where: { text($0.name)?.elementsEqual("self".utf8) == true }),
                 let stored = text(selfLink.value)
             else { return [] }
@@ -71,7 +70,7 @@ extension MirroredPhoto {
                 else { return nil }
                 let rest = url.dropFirst(stored.count)
                 guard rest.isEmpty || rest.first == UInt8(ascii: "/") else { return nil }
-                return (member.value, Data([UInt8(ascii: "\"")] + mirrorSelf + rest + [UInt8(ascii: "\"")]))
+                return (member.value, Self.quoted(mirrorSelf, rest))
             }
         }
         if let edits { return edits }

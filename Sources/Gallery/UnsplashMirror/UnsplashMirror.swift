@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import PhotoStore
 import UnsplashAPI
 
@@ -121,9 +122,8 @@ public struct UnsplashMirror: Sendable {
         query.limit = page.size
         query.offset = page.offset
         let listed = try await store.catalog.originalJSONPage(matching: query)
-        let photos = try await rendered(listed.photos, request)
-        return MirrorAnswer.json(
-            .ok, MirrorAnswer.array(photos), headers: listHeaders(page, total: listed.total, request))
+        let body = try await rendered(listed.photos, request)
+        return MirrorAnswer.json(.ok, body, headers: listHeaders(page, total: listed.total, request))
     }
 
     private func search(_ request: MirrorRequest) async throws -> Response {
@@ -141,10 +141,10 @@ public struct UnsplashMirror: Sendable {
             sort: order == "latest" ? .newest : .relevance, limit: page.size, offset: page.offset)
         query.color = color.flatMap(PhotoColor.init(rawValue:))
         let listed = try await store.catalog.originalJSONPage(matching: query)
-        let (total, photos) = (listed.total, try await rendered(listed.photos, request))
-        var body = Data("{\"total\":\(total),\"total_pages\":\((total + page.size - 1) / page.size),\"results\":".utf8)
-        body.append(MirrorAnswer.array(photos))
-        body.append(UInt8(ascii: "}"))
+        let total = listed.total
+        let body = try await rendered(
+            listed.photos, request,
+            around: ("{\"total\":\(total),\"total_pages\":\((total + page.size - 1) / page.size),\"results\":", "}"))
         return MirrorAnswer.json(.ok, body, headers: listHeaders(page, total: total, request))
     }
 
@@ -299,11 +299,29 @@ public struct UnsplashMirror: Sendable {
     // MARK: - Helpers
 
     /// The photos' stored JSON, rewritten, in their order.
-    private func rendered(_ photos: [OriginalJSONPage.Photo], _ request: MirrorRequest) async throws -> [Data] {
+    /// The JSON array of `photos` rewritten for `request` (``MirroredPhoto``), between the
+    /// texts `around`, written once into the answer's buffer.
+    private func rendered(
+        _ photos: [OriginalJSONPage.Photo], _ request: MirrorRequest, around: (String, String) = ("", "")
+    ) async throws -> ByteBuffer {
         let images = try await storedImages(photos.map(\.id))
-        return photos.compactMap { photo in
-            request.photo.text(photo.json, id: photo.id, storedVariants: images[photo.id] ?? [])
+        var body = ByteBuffer()
+        body.reserveCapacity(photos.reduce(around.0.utf8.count + around.1.utf8.count + 2) { $0 + $1.json.count + 512 })
+        body.writeString(around.0)
+        body.writeInteger(UInt8(ascii: "["))
+        var first = true
+        for photo in photos {
+            let start = body.writerIndex
+            if !first { body.writeInteger(UInt8(ascii: ",")) }
+            if request.photo.write(photo.json, id: photo.id, storedVariants: images[photo.id] ?? [], to: &body) {
+                first = false
+            } else {
+                body.moveWriterIndex(to: start)
+            }
         }
+        body.writeInteger(UInt8(ascii: "]"))
+        body.writeString(around.1)
+        return body
     }
 
     /// The stored images of `ids`, read only when the answer points at them.
