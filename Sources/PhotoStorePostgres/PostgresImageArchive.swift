@@ -270,7 +270,7 @@ struct PostgresImageArchive: ImageArchive {
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
         try await connection.guardedQuery(
-            "SELECT COALESCE(SUM(byte_count), 0)::bigint FROM image WHERE status = \(literal: .stored)", logger: logger
+            "SELECT bytes FROM image_tally WHERE status = \(literal: .stored)", logger: logger
         ).collect().first?.decode(Int64.self) ?? 0
     }
 

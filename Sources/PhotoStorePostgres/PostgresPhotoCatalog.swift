@@ -166,7 +166,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             let photos = try await connection.integer("SELECT photos FROM photo_total", logger: logger)
             var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
             for try await (status, count, bytes) in try await connection.guardedQuery(
-                "SELECT status, count(*), COALESCE(SUM(byte_count), 0)::bigint FROM image GROUP BY status",
+                "SELECT status, images, bytes FROM image_tally",
                 logger: logger
             ).decode((String, Int64, Int64).self) {
                 if let status = ImageStatus(rawValue: status) { counts[status] = (count, bytes) }

@@ -19,7 +19,84 @@ enum PostgresSchema {
     /// database is the number it has applied.
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
-        version4Tallies, version5Colors, version6Tracking, version7Walks, version8Search,
+        version4Tallies, version5Colors, version6Tracking, version7Walks, version8Search, version9ImageTallies,
+    ]
+
+    /// The images of each status and their bytes, as SQLite's "v17 image tallies": `status`
+    /// counted them by reading every image row, and a sync with a `storage_limit` added up the
+    /// stored bytes so before every image it stored, a read of every image row each time.
+    ///
+    /// A statement trigger for the rows a statement adds or removes (a page's images come in
+    /// one statement); a row trigger for a change of status or size, the only updates that
+    /// move a tally (a transition table would take every update of an image: its attempts, its
+    /// retry time). The triggers come before the tallies are counted, as ``version4Tallies``'.
+    static let version9ImageTallies = [
+        """
+        CREATE TABLE image_tally (
+            status text PRIMARY KEY,
+            images bigint NOT NULL CHECK (images >= 0),
+            bytes bigint NOT NULL CHECK (bytes >= 0)
+        )
+        """,
+        """
+        INSERT INTO image_tally (status, images, bytes)
+        SELECT status, 0, 0 FROM unnest(ARRAY['pending', 'stored', 'failed', 'pruned']) AS status
+        """,
+        """
+        CREATE FUNCTION photosync_tally_images() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE image_tally SET images = image_tally.images + came.images, bytes = image_tally.bytes + came.bytes
+                FROM (SELECT status, count(*) AS images, coalesce(sum(byte_count), 0) AS bytes
+                      FROM added GROUP BY status) AS came
+                WHERE image_tally.status = came.status;
+            ELSIF TG_OP = 'DELETE' THEN
+                UPDATE image_tally SET images = image_tally.images - gone.images, bytes = image_tally.bytes - gone.bytes
+                FROM (SELECT status, count(*) AS images, coalesce(sum(byte_count), 0) AS bytes
+                      FROM removed GROUP BY status) AS gone
+                WHERE image_tally.status = gone.status;
+            ELSE
+                UPDATE image_tally SET images = 0, bytes = 0;
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE FUNCTION photosync_tally_image_change() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(OLD.byte_count, 0)
+            WHERE status = OLD.status;
+            UPDATE image_tally SET images = images + 1, bytes = bytes + coalesce(NEW.byte_count, 0)
+            WHERE status = NEW.status;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER image_added AFTER INSERT ON image REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_tally_images()
+        """,
+        """
+        CREATE TRIGGER image_removed AFTER DELETE ON image REFERENCING OLD TABLE AS removed
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_tally_images()
+        """,
+        "CREATE TRIGGER image_truncated AFTER TRUNCATE ON image EXECUTE FUNCTION photosync_tally_images()",
+        """
+        CREATE TRIGGER image_changed AFTER UPDATE OF status, byte_count ON image FOR EACH ROW
+        WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.byte_count IS DISTINCT FROM NEW.byte_count)
+        EXECUTE FUNCTION photosync_tally_image_change()
+        """,
+        """
+        UPDATE image_tally SET images = counted.images, bytes = counted.bytes
+        FROM (SELECT status, count(*) AS images, coalesce(sum(byte_count), 0) AS bytes
+              FROM image GROUP BY status) AS counted
+        WHERE image_tally.status = counted.status
+        """,
     ]
 
     /// How far the walk that queues a variant's images for photos stored earlier has come

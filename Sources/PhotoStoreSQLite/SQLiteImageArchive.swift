@@ -144,7 +144,9 @@ struct SQLiteImageArchive: ImageArchive {
     }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT stored_bytes FROM image_storage WHERE id = 1")) ?? 0
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT bytes FROM image_tally WHERE status = \(ImageStatus.stored.sqlLiteral)"))
+            ?? 0
     }
 
     /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit

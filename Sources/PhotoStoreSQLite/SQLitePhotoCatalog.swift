@@ -79,13 +79,8 @@ struct SQLitePhotoCatalog: PhotoCatalog {
             var counts: [ImageStatus: Int64] = [:]
             var bytesStored: Int64 = 0
             var bytesPruned: Int64 = 0
-            for row in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT status, COUNT(*) AS count, COALESCE(SUM(byte_count), 0) AS bytes
-                    FROM image GROUP BY status
-                    """)
-            {
+            // Kept by triggers (schema v17): counting them read every image row.
+            for row in try Row.fetchAll(db, sql: "SELECT status, images AS count, bytes FROM image_tally") {
                 let status: ImageStatus = try row.decode(forColumn: "status")
                 counts[status] = try row.decode(forColumn: "count")
                 if status == .stored { bytesStored = try row.decode(forColumn: "bytes") }

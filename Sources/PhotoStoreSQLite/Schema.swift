@@ -394,6 +394,44 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v17 image tallies") { db in
+            // The images of each status and their bytes, kept by triggers in the transaction of
+            // every change, as `image_storage` kept the stored bytes alone (it goes): `status`
+            // counted them by reading every image row, 0.22 s at a million photos and growing
+            // with the mirror. A trigger fires only for a change of status or size.
+            try db.execute(
+                sql: """
+                    DROP TRIGGER image_storage_insert;
+                    DROP TRIGGER image_storage_update;
+                    DROP TRIGGER image_storage_delete;
+                    DROP TABLE image_storage;
+                    CREATE TABLE image_tally (
+                        status TEXT NOT NULL PRIMARY KEY,
+                        images INTEGER NOT NULL CHECK (images >= 0),
+                        bytes INTEGER NOT NULL CHECK (bytes >= 0)
+                    ) WITHOUT ROWID;
+                    INSERT INTO image_tally (status, images, bytes)
+                    SELECT status.value,
+                           (SELECT count(*) FROM image WHERE image.status = status.value),
+                           (SELECT coalesce(sum(byte_count), 0) FROM image WHERE image.status = status.value)
+                    FROM json_each('["pending", "stored", "failed", "pruned"]') AS status;
+                    CREATE TRIGGER image_tally_insert AFTER INSERT ON image BEGIN
+                        UPDATE image_tally SET images = images + 1, bytes = bytes + coalesce(new.byte_count, 0)
+                        WHERE status = new.status;
+                    END;
+                    CREATE TRIGGER image_tally_update AFTER UPDATE OF status, byte_count ON image
+                    WHEN old.status IS NOT new.status OR old.byte_count IS NOT new.byte_count BEGIN
+                        UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(old.byte_count, 0)
+                        WHERE status = old.status;
+                        UPDATE image_tally SET images = images + 1, bytes = bytes + coalesce(new.byte_count, 0)
+                        WHERE status = new.status;
+                    END;
+                    CREATE TRIGGER image_tally_delete AFTER DELETE ON image BEGIN
+                        UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(old.byte_count, 0)
+                        WHERE status = old.status;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -101,7 +101,7 @@ struct StorageBudgetTests {
         }
     }
 
-    @Test("v8 keeps every image and its bytes, and counts the stored bytes")
+    @Test("v8 keeps every image and its bytes, and v17 counts them")
     func migrationKeepsImages() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v7.sqlite").path
@@ -138,6 +138,9 @@ struct StorageBudgetTests {
             let counts = try await store.imageQueue.imageCounts(variants: [.regular])
             #expect(counts.stored == 1 && counts.pending == 2 && counts.failed == 0)
             #expect(try await store.archive.storedBytes() == 4)
+            // AND v17 counts them for `status`
+            let statistics = try await store.catalog.statistics()
+            #expect(statistics.imagesStored == 1 && statistics.imagesPending == 2 && statistics.bytesStored == 4)
             #expect(try await store.pool.read { try String.fetchOne($0, sql: "PRAGMA foreign_key_check") } == nil)
         }
     }

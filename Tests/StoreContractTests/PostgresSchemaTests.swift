@@ -13,9 +13,16 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
-    /// Takes version 8's search out of a database: version 2's functions back, every photo's
-    /// search computed by them, the location and tags columns gone.
+    /// Takes version 9's image tallies out of a database.
+    static let withoutVersion9 = """
+        DROP TABLE image_tally;
+        DROP FUNCTION photosync_tally_images, photosync_tally_image_change CASCADE;
+        """
+
+    /// Takes version 8's search, and what came after it, out of a database: version 2's
+    /// functions back, every photo's search computed by them, the location and tags columns gone.
     static let withoutVersion8 = """
+        \(withoutVersion9)
         \(PostgresSchema.version2Search.joined(separator: ";\n"));
         DROP FUNCTION photosync_search_document(text, text, text, text, text, text), photosync_words(text),
             photosync_term(text, boolean), photosync_search_location(jsonb), photosync_search_tags(jsonb);
@@ -163,6 +170,40 @@ struct PostgresSchemaTests {
         #expect(try await counts() == [2, 1, 1, 2, 1, 1])
         try await PostgresTestCluster.shared.execute("TRUNCATE photo CASCADE", in: url)
         #expect(try await counts() == [0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func aVersion8DatabaseCountsItsImagesWhenMigratedAndItsTalliesFollowEveryChange() async throws {
+        // GIVEN a database as version 8 left it, without image tallies: a stored image of 8
+        // bytes, one failed for good, one pending
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await store.ledger.commit(["a", "b", "c"].map { Sample.photo($0) })
+        try await store.archive.storeImages(
+            [Sample.image("a", variant: Sample.variant, data: Sample.bytes(count: 8), fetchedAt: Instant.t(1))],
+            failures: [ImageAttemptFailure(photoID: "b", variant: Sample.variant, error: "410", retryAt: nil)])
+        try store.close()
+        try await PostgresTestCluster.shared.execute(
+            "UPDATE photosync_schema SET version = 8; \(Self.withoutVersion9)", in: url)
+
+        // WHEN the writer's open migrates it
+        let migrated = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { try? migrated.close() }
+
+        // THEN `status` and the budget count what was there
+        func figures() async throws -> [Int64] {
+            let statistics = try await migrated.catalog.statistics()
+            return [
+                statistics.imagesStored, statistics.imagesFailed, statistics.imagesPending, statistics.bytesStored,
+                try await migrated.archive.storedBytes(),
+            ]
+        }
+        #expect(try await figures() == [1, 1, 1, 8, 8])
+        // AND they follow every change: a photo deleted with its image, and all
+        try await PostgresTestCluster.shared.execute("DELETE FROM photo WHERE id = 'a'", in: url)
+        #expect(try await figures() == [0, 1, 1, 0, 0])
+        try await PostgresTestCluster.shared.execute("TRUNCATE image CASCADE", in: url)
+        #expect(try await figures() == [0, 0, 0, 0, 0])
     }
 
     @Test func aVersion7DatabaseIsSearchedAsSQLiteSplitsWordsOnceMigrated() async throws {

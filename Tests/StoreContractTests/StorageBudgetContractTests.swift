@@ -67,6 +67,62 @@ struct StorageBudgetContractTests {
     }
 
     @Test(
+        "the images of each status and their bytes are kept with every change, as a count of every image says",
+        arguments: Backend.allCases)
+    func tallies(_ backend: Backend) async throws {
+        try await backend.withPhotoStoreBehindItsBack { store, behind in
+            /// `status`'s figures of the images, and the same counted from every image row.
+            func figures() async throws -> (kept: [Int64], counted: [Int64]) {
+                let stats = try await store.catalog.statistics()
+                let kept = [
+                    stats.imagesPending, stats.imagesStored, stats.imagesFailed, stats.imagesPruned,
+                    stats.bytesStored, stats.bytesPruned, try await store.archive.storedBytes(),
+                ]
+                var counted: [Int64] = []
+                for status in ["pending", "stored", "failed", "pruned"] {
+                    counted.append(
+                        Int64(try await behind.integer("SELECT count(*) FROM image WHERE status = '\(status)'") ?? -1))
+                }
+                for status in ["stored", "pruned", "stored"] {
+                    let bytes = "SELECT coalesce(sum(byte_count), 0) FROM image WHERE status = '\(status)'"
+                    counted.append(Int64(try await behind.integer(bytes) ?? -1))
+                }
+                return (kept, counted)
+            }
+            // GIVEN six photos, each with a pending image
+            let ids = ["a", "b", "c", "d", "e", "f"]
+            try await store.ledger.commit(ids.map { Sample.photo($0) })
+            var now = try await figures()
+            #expect(now.kept == [6, 0, 0, 0, 0, 0, 0] && now.kept == now.counted)
+
+            // WHEN images are stored, fail for now and for good, and are pruned to fit a limit
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                let bytes = Sample.bytes(count: 1_000 + index, seed: UInt64(index + 1))
+                try await store.archive.storeImages(
+                    [image(id, bytes, fetchedAt: Instant.t(Double(index)))], failures: [], storageLimit: 2_000)
+            }
+            try await store.archive.storeImages(
+                [],
+                failures: [
+                    ImageAttemptFailure(photoID: "d", variant: variant, error: "503", retryAt: Instant.t(60)),
+                    ImageAttemptFailure(photoID: "e", variant: variant, error: "410", retryAt: nil),
+                ])
+            // THEN the figures are the images' own: a, b pruned; c stored; d pending; e failed
+            now = try await figures()
+            #expect(now.kept == [2, 1, 1, 2, 1_002, 2_001, 1_002], "\(now.kept)")
+            #expect(now.kept == now.counted)
+
+            // WHEN the failed image is queued again and a photo goes, its stored image with it
+            try await store.imageQueue.requeue(.all)
+            try await behind.execute("DELETE FROM photo WHERE id = 'c'")
+            // THEN they are still the images' own
+            now = try await figures()
+            #expect(now.kept == [3, 0, 0, 2, 0, 2_001, 0], "\(now.kept)")
+            #expect(now.kept == now.counted)
+        }
+    }
+
+    @Test(
         "an image larger than the whole limit is stored after everything older is pruned", arguments: Backend.allCases)
     func imageLargerThanTheLimit(_ backend: Backend) async throws {
         try await backend.withPhotoStore { store in
