@@ -298,7 +298,6 @@ public struct UnsplashMirror: Sendable {
 
     // MARK: - Helpers
 
-    /// The photos' stored JSON, rewritten, in their order.
     /// The JSON array of `photos` rewritten for `request` (``MirroredPhoto``), between the
     /// texts `around`, written once into the answer's buffer.
     private func rendered(
