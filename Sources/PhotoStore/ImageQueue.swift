@@ -43,8 +43,11 @@ public protocol ImageQueue: Sendable {
     func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date?
 
     /// Pending jobs of `variants` never attempted yet: the downloads the page walker has queued
-    /// ahead of the fetchers. Jobs waiting for a retry do not count.
-    func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int
+    /// ahead of the fetchers. Jobs waiting for a retry do not count. Counted up to `limit`: the
+    /// walker asks only whether its backlog is full, after every commit of the image writer,
+    /// and counting a whole backlog each time (a variant added to a mirror of 100,000 photos)
+    /// made a daemon's first minutes quadratic: eight of them without a page.
+    func unattemptedImageCount(variants: [ImageVariant], upTo limit: Int) async throws(StoreError) -> Int
 
     /// Records a failed download attempt: `attempts` grows by one and `error` is kept. With a
     /// `retryAt`, the failure is transient: the job stays pending and is not due before that
@@ -97,6 +100,11 @@ public struct MissingImagesStep: Sendable, Equatable {
 }
 
 extension ImageQueue {
+    /// Every pending job of `variants` never attempted yet (``unattemptedImageCount(variants:upTo:)``).
+    public func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
+        try await unattemptedImageCount(variants: variants, upTo: Int.max)
+    }
+
     /// Creates a pending job for `variant` for every photo that has none, taking the URL from
     /// the photo's stored JSON (`urls.<variant>`): so a user who switches variant gets the new
     /// one for photos stored before. Photos whose JSON lacks that URL, and Unsplash+ photos,

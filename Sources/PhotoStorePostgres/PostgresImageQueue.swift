@@ -115,13 +115,15 @@ struct PostgresImageQueue: ImageQueue {
         }
     }
 
-    func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
-        let (logger, names) = (database.logger, variants.map(\.rawValue))
+    func unattemptedImageCount(variants: [ImageVariant], upTo limit: Int) async throws(StoreError) -> Int {
+        let (logger, names, limit) = (database.logger, variants.map(\.rawValue), Int64(clamping: limit))
         return try await database.read("counting queued images") { connection in
             try await connection.guardedQuery(
                 """
-                SELECT COUNT(*)::bigint FROM image
-                WHERE status = \(literal: .pending) AND variant = ANY(\(names)) AND attempts = 0
+                SELECT COUNT(*)::bigint FROM (
+                    SELECT 1 FROM image
+                    WHERE status = \(literal: .pending) AND variant = ANY(\(names)) AND attempts = 0
+                    LIMIT \(limit)) AS queued
                 """, logger: logger
             ).collect().first.map { Int(try $0.decode(Int64.self)) } ?? 0
         }

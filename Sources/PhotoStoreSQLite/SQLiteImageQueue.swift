@@ -100,16 +100,19 @@ struct SQLiteImageQueue: ImageQueue {
         }
     }
 
-    func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
+    func unattemptedImageCount(variants: [ImageVariant], upTo limit: Int) async throws(StoreError) -> Int {
         let variantList = Self.json(variants)
         return try await database.read("counting queued images") { db in
             try Int.fetchOne(
                 db,
                 sql: """
-                    SELECT COUNT(*) FROM image
-                    WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList) AND attempts = 0
+                    SELECT COUNT(*) FROM (
+                        SELECT 1 FROM image
+                        WHERE status = \(ImageStatus.pending.sqlLiteral) AND variant IN \(Self.variantList)
+                          AND attempts = 0
+                        LIMIT ?)
                     """,
-                arguments: [variantList]) ?? 0
+                arguments: [variantList, Int64(clamping: limit)]) ?? 0
         }
     }
 

@@ -35,7 +35,7 @@ struct ImageBacklog: Sendable {
     func waitForRoom() async throws {
         while !downloadsPaused(),
             try await readingStore({ () async throws(StoreError) in
-                try await store.imageQueue.unattemptedImageCount(variants: variants)
+                try await store.imageQueue.unattemptedImageCount(variants: variants, upTo: limit)
             }) >= limit
         {
             await imagesSettled.wait()

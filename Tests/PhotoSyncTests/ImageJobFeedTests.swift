@@ -125,8 +125,8 @@ private final class ReadHookQueue: ImageQueue {
     func nextImageRetry(variants: [ImageVariant]) async throws(StoreError) -> Date? {
         try await base.nextImageRetry(variants: variants)
     }
-    func unattemptedImageCount(variants: [ImageVariant]) async throws(StoreError) -> Int {
-        try await base.unattemptedImageCount(variants: variants)
+    func unattemptedImageCount(variants: [ImageVariant], upTo limit: Int) async throws(StoreError) -> Int {
+        try await base.unattemptedImageCount(variants: variants, upTo: limit)
     }
     func recordImageFailure(photoID: String, variant: ImageVariant, error: String, retryAt: Date?)
         async throws(StoreError)

@@ -47,7 +47,7 @@ struct QueueEdgeContractTests {
     }
 
     @Test(
-        "only pending jobs never tried are unattempted: a requeued one again, a retrying one not",
+        "only pending jobs never tried are unattempted: a requeued one again, a retrying one not; counted up to a limit",
         arguments: Backend.allCases)
     func unattemptedJobs(_ backend: Backend) async throws {
         try await backend.withStore { ledger, queue, archive in
@@ -59,6 +59,9 @@ struct QueueEdgeContractTests {
             #expect(try await queue.unattemptedImageCount(variants: [.regular]) == 1)
             #expect(try await queue.unattemptedImageCount(variants: [.regular, .small]) == 5)
             #expect(try await queue.unattemptedImageCount(variants: [.raw]) == 0)
+            // AND counted up to a limit, which is all the page walker asks
+            #expect(try await queue.unattemptedImageCount(variants: [.regular, .small], upTo: 3) == 3)
+            #expect(try await queue.unattemptedImageCount(variants: [.regular, .small], upTo: 6) == 5)
             #expect(try await queue.requeue(.all) == RetryOutcome(requeued: 2))
             #expect(try await queue.unattemptedImageCount(variants: [.regular]) == 3)
         }
