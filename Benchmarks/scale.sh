@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 52's scale table, run by hand:
 #   [DATASETS=dir] [BIN=dir] [STORES="sqlite postgres"] [POSTGRES_SIZES="..."] [ROUNDS=3]
-#   [IMAGE_SIZE=15000] [WARMUP=1] Benchmarks/scale.sh [SIZES] [SECONDS]
+#   [IMAGE_SIZE=15000] [WARMUP=1] [RESULTS=file] Benchmarks/scale.sh [SIZES] [SECONDS]
 #
 # Does the cost of each operation stay flat as the mirror grows? SIZES (default "100000 1000000
 # 5000000") are mirrors of that many photos, each with its search entry and one small thumbnail,
@@ -49,6 +49,7 @@ image_size=${IMAGE_SIZE:-15000}
 datasets=$(realpath -m "${DATASETS:-.scale-datasets}")
 
 source Benchmarks/lib.sh
+set -E
 trap 'echo "scale.sh: failed at line $LINENO" >&2' ERR
 need sqlite3 sqlite3
 need wrk wrk
@@ -65,13 +66,15 @@ sqlite_file() { echo "$datasets/sqlite-$1.sqlite"; }
 postgres_url() { echo "postgres://postgres@/scale_$1?host=$postgres_socket"; }
 
 # clone SOURCE FILE FACTOR: FILE holds SOURCE's photos FACTOR times. Copy k of each photo has
-# the id rotated by k characters, `sequence` and its feed position after every earlier copy's, and
+# an id of the same length, the source's with its first characters dropped and k's base-64 digits
+# after it (`abcdefghijk` is `bcdefghijkB` in copy 1), `sequence` and its feed position after every earlier copy's, and
 # its dates k times the source's span older (as if the feed went on further back), in its
 # columns and in its JSON (which names the id in its slug and links); its image rows and bytes
 # are the photo's own. Rows go in in the order the sync wrote them, one copy a transaction,
 # through the schema's triggers (the search index, the storage total).
 clone() {
-    local source=$1 file=$2 factor=$3 sequences images positions span k shift
+    local source=$1 file=$2 factor=$3 sequences images positions span k code shift
+    local digits=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
     read -r sequences images positions span <<< "$(sqlite3 -separator ' ' "$source" "SELECT
         (SELECT max(sequence) FROM photo), (SELECT max(id) FROM image),
         (SELECT max(position) - min(min(position), 1) + 1 FROM photo_source),
@@ -86,13 +89,15 @@ clone() {
             echo "scale.sh: stopped making $file: less than 5 GB would be left on the disk" >&2
             exit 1
         fi
+        code=${digits:k % 64:1}
+        (( k < 64 )) || code=${digits:k / 64 % 64:1}$code
         shift="-$(( k * span )) seconds"
-        sqlite3 "$file.part" <<SQL
+        sqlite3 -bail "$file.part" <<SQL
 PRAGMA synchronous = OFF;
 PRAGMA cache_size = -1000000;
 BEGIN;
 CREATE TEMP TABLE renamed AS
-    SELECT id AS old, substr(id, $k + 1) || substr(id, 1, $k) AS new FROM photo WHERE sequence <= $sequences;
+    SELECT id AS old, substr(id, ${#code} + 1) || '$code' AS new FROM photo WHERE sequence <= $sequences;
 CREATE UNIQUE INDEX temp.renamed_old ON renamed(old);
 INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
         alt_description, user_username, user_name, likes, is_sponsored, download_location,
@@ -181,7 +186,7 @@ if [[ " ${stores[*]} " == *" postgres "* ]]; then
 fi
 
 # The measurements.
-results=$work/results
+results=${RESULTS:-$work/results}  # RESULTS=file keeps each figure of each round there
 : > "$results"
 record() { echo "$*" >> "$results"; }
 median_of() { python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.4f}')" "$@"; }
@@ -220,7 +225,9 @@ print(f"{elapsed:.4f}")
 PY
 }
 
-# A stub whose feed holds COUNT photos: the mirrors' newest photos and 30 more at the head.
+# A stub whose feed holds COUNT photos: the mirrors' newest photos and 30 more at the head (a
+# larger mirror holds the smallest's photos as they were when it was made, then the pages
+# added since).
 # Every mirror gets the same 30 photos in a round, so one stub serves them all; it is warmed
 # (the pages and the thumbnails made once) so that no store pays for the stub's first request.
 stub_count=
@@ -253,69 +260,107 @@ stop_serve() {
 on_exit() { trap 'stop_serve; stop_stub; [[ -n ${postgres_socket:-} ]] && stop_postgres; rm -rf "$work"' EXIT; }
 on_exit
 
+# pick STORE SIZE: sets $file, $database (the store's URL or file) and $stored, its photos; fails
+# for a size the store does not hold.
+pick() {
+    file=$(sqlite_file "$2")
+    if [[ $1 == sqlite ]]; then
+        database=$file
+        stored=$(sqlite3 "$file" "SELECT count(*) FROM photo")
+    else
+        [[ " ${postgres_sizes[*]} " == *" $2 "* ]] || return 1
+        database=$(postgres_url "$2")
+        stored=$(psql -qAt "$database" -c "SELECT count(*) FROM photo")
+    fi
+}
+
+# warm_up: reads the store's files once when they fit in half the memory there is, so that what
+# is measured is photosync, not the disk (lib.sh in_memory); a 5,000,000-photo mirror (40 GB
+# on a 24 GB machine) cannot be, and is read by what the measurements ask of it.
+warm_up() {
+    local files=("$file") bytes
+    if [[ $store == postgres ]]; then
+        files=("$datasets/postgres/data/base/$(psql -qAt "$database" -c "SELECT oid FROM pg_database
+            WHERE datname = current_database()")")
+    fi
+    bytes=$(du -sb "${files[@]}" | awk '{s += $1} END {print s}')
+    (( bytes < $(awk '/MemAvailable/ {printf "%d", $2 * 512}' /proc/meminfo) )) || return 0
+    find "${files[@]}" -type f -exec cat {} + > /dev/null
+}
+
+# measure: the new page, query, status and serve on $database, recorded under $at.
+measure() {
+    stub_for $(( smallest + stored - size + 30 ))
+    warm_up
+    UNSPLASH_ACCESS_KEY=bench /usr/bin/time -o "$work/run.time" -f "%e %M" "$bin/photosync" run --once \
+        "${sync_options[@]}" --api-base "$base" --database "$database" > /dev/null 2> "$work/run.err" || true
+    grep -q "(30 new)" "$work/run.err" ||
+        { echo "scale.sh: the new page was not stored:" >&2; tail -3 "$work/run.err" >&2; exit 1; }
+    read -r elapsed kilobytes < "$work/run.time"
+    record "$at new_page $elapsed"
+    record "$at run_rss_mib $(( kilobytes / 1024 ))"
+
+    id=$(sqlite3 "$file" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $(( size / 2 ))")
+    query=("$bin/photosync" query --id "$id" --database "$database" --config "$work/photosync.yaml")
+    time_of "${query[@]}" > /dev/null; time_of "${query[@]}" > /dev/null
+    record "$at query $(median_of $(for _ in $(seq 9); do time_of "${query[@]}"; done))"
+    status=("$bin/photosync" status --database "$database")
+    time_of "${status[@]}" > /dev/null
+    record "$at status $(median_of $(for _ in $(seq 5); do time_of "${status[@]}"; done))"
+
+    "$bin/photosync" serve --listen 127.0.0.1:0 --database "$database" --mirror-rate-limit 1000000 \
+        2> "$work/serve.err" &
+    serve_pid=$!
+    for _ in $(seq 300); do grep -q "http://" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
+    ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
+    [[ -n $ours ]] || { echo "scale.sh: serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
+    theirs=
+    serve_routes "$file"
+    number=0
+    for request in "${requests[@]}"; do
+        IFS='|' read -r name path _ <<< "$request"
+        number=$(( number + 1 ))
+        # The first request builds what serve keeps until the data changes (a listing's anchors,
+        # its count, a search's ranking): a serve that has just started, or whose mirror has
+        # just taken a new page, pays it once.
+        first=$(curl -fs -o /dev/null -w '%{time_total}' --max-time 900 -H "Authorization: Client-ID bench" \
+            "$ours$path") || echo "scale.sh: $path answered an error" >&2
+        read -r rate p99 notes <<< "$(load "$ours$path")"
+        record "$at route$number $rate $p99 $name${notes:+ $notes}"
+        record "$at first$number ${first:-nan}"
+    done
+    record "$at serve_rss_mib $(( $(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status") / 1024 ))"
+    stop_serve
+}
+
+# measure_start: the daemon's start to its first request, cold (the page cache dropped and
+# PostgreSQL restarted: the store as after a reboot) then warm, recorded under $at.
+measure_start() {
+    sync
+    echo 3 > /proc/sys/vm/drop_caches
+    if [[ $store == postgres ]]; then
+        stop_postgres
+        start_postgres "$datasets/postgres"
+        on_exit
+        sync
+        echo 3 > /proc/sys/vm/drop_caches
+    fi
+    record "$at start_cold $(first_request "$database")"
+    first_request "$database" > /dev/null
+    record "$at start_warm $(median_of $(for _ in 1 2 3; do first_request "$database"; done))"
+}
+
+# Each round: everything but the start at every size of every store, then the starts (which
+# empty the page cache) at each.
 for (( round = 1; round <= rounds; round++ )); do
-    for store in "${stores[@]}"; do
-        for size in "${sizes[@]}"; do
-            file=$(sqlite_file "$size")
-            if [[ $store == sqlite ]]; then
-                database=$file
-                stored=$(sqlite3 "$file" "SELECT count(*) FROM photo")
-            else
-                [[ " ${postgres_sizes[*]} " == *" $size "* ]] || continue
-                database=$(postgres_url "$size")
-                stored=$(psql -qAt "$database" -c "SELECT count(*) FROM photo")
-            fi
-            say "round $round, $store, $size photos (holds $stored)"
-            at="$store $size $round"
-
-            sync
-            echo 3 > /proc/sys/vm/drop_caches
-            if [[ $store == postgres ]]; then
-                stop_postgres
-                start_postgres "$datasets/postgres"
-                on_exit
-                echo 3 > /proc/sys/vm/drop_caches
-            fi
-            record "$at start_cold $(first_request "$database")"
-            first_request "$database" > /dev/null
-            record "$at start_warm $(median_of $(for _ in 1 2 3; do first_request "$database"; done))"
-
-            stub_for $(( smallest + stored - size + 30 ))
-            UNSPLASH_ACCESS_KEY=bench /usr/bin/time -o "$work/run.time" -f "%e %M" "$bin/photosync" run --once \
-                "${sync_options[@]}" --api-base "$base" --database "$database" > /dev/null 2> "$work/run.err" || true
-            grep -q "(30 new)" "$work/run.err" ||
-                { echo "scale.sh: the new page was not stored:" >&2; tail -3 "$work/run.err" >&2; exit 1; }
-            read -r elapsed kilobytes < "$work/run.time"
-            record "$at new_page $elapsed"
-            record "$at run_rss_mib $(( kilobytes / 1024 ))"
-
-            id=$(sqlite3 "$file" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $(( size / 2 ))")
-            query=("$bin/photosync" query --id "$id" --database "$database" --config "$work/photosync.yaml")
-            time_of "${query[@]}" > /dev/null; time_of "${query[@]}" > /dev/null
-            record "$at query $(median_of $(for _ in $(seq 9); do time_of "${query[@]}"; done))"
-            status=("$bin/photosync" status --database "$database")
-            time_of "${status[@]}" > /dev/null
-            record "$at status $(median_of $(for _ in $(seq 5); do time_of "${status[@]}"; done))"
-
-            "$bin/photosync" serve --listen 127.0.0.1:0 --database "$database" --mirror-rate-limit 1000000 \
-                2> "$work/serve.err" &
-            serve_pid=$!
-            for _ in $(seq 300); do grep -q "http://" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-            ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
-            [[ -n $ours ]] || { echo "scale.sh: serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
-            theirs=
-            serve_routes "$file"
-            number=0
-            for request in "${requests[@]}"; do
-                IFS='|' read -r name path _ <<< "$request"
-                number=$(( number + 1 ))
-                curl -fs -o /dev/null -H "Authorization: Client-ID bench" "$ours$path" ||
-                    echo "scale.sh: $path answered an error" >&2
-                read -r rate p99 notes <<< "$(load "$ours$path")"
-                record "$at route$number $rate $p99 $name${notes:+ $notes}"
+    for phase in measure measure_start; do
+        for store in "${stores[@]}"; do
+            for size in "${sizes[@]}"; do
+                pick "$store" "$size" || continue
+                say "round $round, $phase, $store, $size photos (holds $stored)"
+                at="$store $size $round"
+                "$phase"
             done
-            record "$at serve_rss_mib $(( $(awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status") / 1024 ))"
-            stop_serve
         done
     done
 done
@@ -367,8 +412,14 @@ for store in sorted({store for store, _ in values}):
     for metric in routes:
         series = values[(store, metric + " p99")]
         rates = values[(store, metric + " req/s")]
+        largest = [v for (s, _), v in rates.items() if s == sizes[-1]]
         print(f"{names[metric][:36] + ', p99 ms':44}" + "".join(f"{cell(series, size, base):>22}" for size in sizes)
-              + f"  <= 1.5x, < 20 ms ({statistics.median(v for (s, _), v in rates.items() if s == sizes[-1]):,.0f}/s at {sizes[-1]:,})")
+              + f"  <= 1.5x, < 20 ms" + (f" ({statistics.median(largest):,.0f}/s at {sizes[-1]:,})" if largest else ""))
+    print("the first request of each route, s (serve just started, or the mirror just changed)")
+    for metric in routes:
+        series = values.get((store, "first" + metric[5:]))
+        if series:
+            print(f"{names[metric][:36]:44}" + "".join(f"{cell(series, size, base):>22}" for size in sizes))
 
 print("\ndisk a photo, bytes (table with its indexes)")
 for kind in ("sqlite", "postgres"):
