@@ -283,8 +283,8 @@ warm_up() {
         files=("$datasets/postgres/data/base/$(psql -qAt "$database" -c "SELECT oid FROM pg_database
             WHERE datname = current_database()")")
     fi
-    bytes=$(du -sb "${files[@]}" | awk '{s += $1} END {print s}')
-    (( bytes < $(awk '/MemAvailable/ {printf "%d", $2 * 512}' /proc/meminfo) )) || return 0
+    bytes=$(du -scb "${files[@]}" | tail -1 | cut -f1)
+    (( bytes < $(awk '/MemAvailable/ {print $2}' /proc/meminfo) * 512 )) || return 0
     find "${files[@]}" -type f -exec cat {} + > /dev/null
 }
 
