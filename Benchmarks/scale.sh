@@ -29,7 +29,7 @@
 #     4,500, a 64-96-pixel JPEG of the stub's painting padded to its size);
 #   - each larger size (a multiple of the smallest) by repeating the smallest's rows with SQL
 #     (`clone`, below): a sync through the stub runs at 150-600 photos a second on this 2-core
-#     machine, 3 to 9 hours for 5,000,000. The copies are the same photos under other ids,
+#     machine, 2 to 9 hours for 5,000,000. The copies are the same photos under other ids,
 #     older, in the same order, with the same text and image bytes; the schema's own triggers
 #     write their search entries and the storage total, as they do under `photosync run`;
 #   - PostgreSQL's by `photosync copy` from the SQLite file (the store's own write path), into a
