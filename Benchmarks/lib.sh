@@ -32,8 +32,9 @@ with_stub_and_photosync() {
 start_stub() {
     "$bin/unsplash-stub" --port 0 --rate-limit 10000000 "$@" > "$work/stub.out" &
     stub_pid=$!
-    # A million photos take the stub some seconds to make before it listens.
-    for _ in $(seq 600); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
+    # A million photos take the stub some seconds to make before it listens (minutes on a
+    # loaded machine).
+    for _ in $(seq 3000); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
     base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1 || true)
     [[ -n $base ]] || { echo "$(basename "$0"): the stub did not start" >&2; exit 1; }
 }
@@ -43,24 +44,27 @@ stop_stub() {
     stub_pid=
 }
 
-# start_postgres: a throwaway PostgreSQL 15 cluster in $work/postgres, on a unix socket there,
-# with the server's default durability (fsync on), stopped on exit; sets $postgres_socket.
-# Installs Debian's postgresql-15 when missing (as root). initdb refuses root: the cluster runs
-# as the postgres user.
+# start_postgres [DIR]: a PostgreSQL 15 cluster on a unix socket, with the server's default
+# durability (fsync on), stopped on exit; sets $postgres_socket. Without DIR a throwaway one in
+# $work/postgres; with DIR the cluster there, made when DIR has none and kept after (scale.sh's
+# databases, too long to copy again each run). Installs Debian's postgresql-15 when missing (as
+# root). initdb refuses root: the cluster runs as the postgres user.
 start_postgres() {
     [[ -x /usr/lib/postgresql/15/bin/initdb ]] || need /usr/lib/postgresql/15/bin/initdb postgresql-15
-    postgres_socket=$work/postgres/socket
+    postgres_dir=${1:-$work/postgres}
+    postgres_socket=$postgres_dir/socket
     mkdir -p "$postgres_socket"
-    chown -R postgres "$work/postgres"
-    chmod 0755 "$work"
-    runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$work/postgres/data" -A trust -U postgres >/dev/null
-    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$work/postgres/data" -l "$work/postgres/log" -w \
+    chown postgres "$postgres_dir" "$postgres_socket"
+    chmod 0755 "$work" "$postgres_dir"
+    [[ -f $postgres_dir/data/PG_VERSION ]] ||
+        runuser -u postgres -- /usr/lib/postgresql/15/bin/initdb -D "$postgres_dir/data" -A trust -U postgres >/dev/null
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$postgres_dir/data" -l "$postgres_dir/log" -w \
         -o "-c listen_addresses='' -k $postgres_socket" start >/dev/null
     trap 'stop_stub; stop_postgres; rm -rf "$work"' EXIT
 }
 
 stop_postgres() {
-    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$work/postgres/data" -m fast -w stop >/dev/null 2>&1 || true
+    runuser -u postgres -- /usr/lib/postgresql/15/bin/pg_ctl -D "$postgres_dir/data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
 # fresh_postgres_database NAME: drops and creates NAME on the cluster, and prints its URL.
@@ -77,13 +81,13 @@ in_memory() {
     cat "$1" "$1-wal" > /dev/null 2>&1 || true
 }
 
-# load URL: prints "requests/s p99-ms [notes]" of `wrk -t2 -c16` over $seconds s, after 2 s of
-# the same load unmeasured: each of photosync's readers keeps a listing's anchors, count and
-# ranking until the data changes, and the first request on each pays for them (the single
-# requests in Benchmarks/HISTORY.md). For serve.sh and writing.sh.
+# load URL: prints "requests/s p99-ms [notes]" of `wrk -t2 -c16` over $seconds s, after
+# ${warmup:-2} s of the same load unmeasured: each of photosync's readers keeps a listing's
+# anchors, count and ranking until the data changes, and the first request on each pays for
+# them (the single requests in Benchmarks/HISTORY.md). For serve.sh, writing.sh and scale.sh.
 load() {
     local output
-    wrk -t2 -c16 -d2s --timeout 10s -H "Authorization: Client-ID bench" "$1" > /dev/null 2>&1
+    wrk -t2 -c16 -d"${warmup:-2}s" --timeout 10s -H "Authorization: Client-ID bench" "$1" > /dev/null 2>&1
     # The Unsplash API's routes want a client key (any one, on loopback); the others ignore it.
     output=$(wrk -t2 -c16 -d"${seconds}s" --timeout 10s --latency -H "Authorization: Client-ID bench" "$1" 2>&1)
     python3 - "$output" <<'PY'
@@ -129,4 +133,90 @@ http {
 }
 CONF
     nginx -c "$work/nginx.conf" -p "$work"
+}
+
+# add_bench_collection FILE: a source in an order of its own for the Unsplash API's source
+# routes (/collections/ID/photos walks a source's positions, not the photos' dates): every tenth
+# photo, added by SQL to a file the benchmark owns, as a collection sync would have listed them,
+# and the collection's object as the sync stores it (a recorded collection's), for
+# /collections/ID. Adds nothing a second time. For serve_routes.
+add_bench_collection() {
+    sqlite3 "$1" "INSERT INTO source (name) SELECT 'collection:bench'
+            WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
+        INSERT OR IGNORE INTO photo_source (photo_id, source_id, first_seen_at, position)
+            SELECT id, (SELECT id FROM source WHERE name = 'collection:bench'), first_seen_at, sequence
+            FROM photo WHERE sequence % 10 = 0;
+        UPDATE source SET object_json = json(readfile('Tests/TestSupport/Fixtures/collection.json')),
+            object_fetched_at = strftime('%Y-%m-%d %H:%M:%f', 'now')
+            WHERE name = 'collection:bench' AND object_json IS NULL;"
+}
+
+# serve_routes FILE: sets $requests to the read side's 26 requests on FILE's photos (after
+# add_bench_collection), one "name|photosync path|Datasette URL" each, the URL empty where
+# Datasette has no equivalent; its URLs name $theirs, Datasette's base URL. serve.sh loads them
+# all; scale.sh loads the photosync paths at each size. A PostgreSQL copy of FILE has the same
+# photos, so the same paths.
+serve_routes() {
+    local database=$1 stored members middle last user photo common rare collection_sql table db
+    local middle_id middle_date middle_time middle_rowid last_id last_date last_time last_rowid
+    stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
+    members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
+        WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
+    db=$(basename "$database"); db=${db%.*}
+
+    # The photos at the start of the middle and of the last page, newest first, and their keys.
+    middle=$(( stored / 2 ))
+    last=$(( stored > 30 ? stored - 30 : 0 ))
+    at() { sqlite3 -separator ' ' "$database" "SELECT id, created_at, rowid FROM photo
+        ORDER BY created_at DESC, sequence DESC LIMIT 1 OFFSET $1"; }
+    read -r middle_id middle_date middle_time middle_rowid <<< "$(at $(( middle - 1 )))"
+    read -r last_id last_date last_time last_rowid <<< "$(at $(( last - 1 )))"
+    user=$(sqlite3 "$database" "SELECT user_username FROM photo GROUP BY user_username ORDER BY count(*) LIMIT 1")
+    photo=$(sqlite3 "$database" "SELECT id FROM photo LIMIT 1 OFFSET $middle")
+    common=a
+    rare='"sleeping cat" zoë kyoto'
+    urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+    next() { urlencode "$1 $2,$3"; }
+    ranked() {
+        urlencode "select photo.id, photo.created_at, photo.user_username, photo.alt_description
+from photo_search join photo on photo.sequence = photo_search.rowid
+where photo_search match :q order by rank limit 30"
+    }
+    # The same page of the collection in its own order, each photo's JSON, through Datasette's SQL page.
+    collection_sql=$(urlencode "select photo.json from photo_source join photo on photo.id = photo_source.photo_id
+where photo_source.source_id = (select id from source where name = 'collection:bench')
+order by photo_source.position limit 30")
+    # Datasette's table page counts the rows and suggests facets unless told not to: 2 s a page at
+    # a million photos, so it is asked for the page alone, its quickest answer.
+    table="${theirs:-}/$db/photo.json?_size=30&_sort_desc=created_at&_nocount=1&_nofacet=1&_nosuggest=1"
+
+    # name | photosync path | Datasette URL (empty: no equivalent)
+    requests=(
+        "first page, JSON|/api/photos?limit=30|$table"
+        "middle page by number, JSON|/api/photos?limit=30&offset=$middle|"
+        "middle page by key, JSON|/api/photos?limit=30&after=$middle_id|$table&_next=$(next "$middle_date" "$middle_time" "$middle_rowid")"
+        "last page by number, JSON|/api/photos?limit=30&offset=$last|"
+        "last page by key, JSON|/api/photos?limit=30&after=$last_id|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
+        "gallery, first page|/|"
+        "gallery, middle page|/?page=$(( middle / 30 + 1 ))|"
+        "gallery, last page|/?page=$(( (stored + 29) / 30 ))|"
+        "source filter, last page|/api/photos?source=feed&limit=30&offset=$last|"
+        "user filter, JSON|/api/photos?user=$user&limit=30|$table&user_username=$user"
+        "user filter, last page|/api/photos?user=$user&limit=30&offset=$(( $(sqlite3 "$database" "SELECT count(*) FROM photo WHERE user_username = '$user'") - 30 ))|"
+        "search, a word every photo has|/api/photos?limit=30&q=$common|${theirs:-}/$db.json?sql=$(ranked)&q=$common"
+        "search, a rare phrase|/api/photos?limit=30&q=$(urlencode "$rare")|${theirs:-}/$db.json?sql=$(ranked)&q=$(urlencode "$rare")"
+        "gallery search, every photo|/?q=$common|"
+        "one photo's page|/photos/$photo|${theirs:-}/$db/photo/$photo"
+        "Unsplash API, feed, first page|/unsplash/photos?per_page=30|$table"
+        "Unsplash API, feed, last page|/unsplash/photos?per_page=30&page=$(( (stored + 29) / 30 ))|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
+        "Unsplash API, one photo|/unsplash/photos/$photo|${theirs:-}/$db/photo/$photo.json"
+        "Unsplash API, random photo|/unsplash/photos/random|"
+        "Unsplash API, 30 random photos|/unsplash/photos/random?count=30|"
+        "Unsplash API, search, every photo|/unsplash/search/photos?query=$common&per_page=30|${theirs:-}/$db.json?sql=$(ranked)&q=$common"
+        "Unsplash API, search, rare|/unsplash/search/photos?query=kyoto&per_page=30|${theirs:-}/$db.json?sql=$(ranked)&q=kyoto"
+        "Unsplash API, search, colour|/unsplash/search/photos?query=$common&color=blue&per_page=30|"
+        "Unsplash API, collection|/unsplash/collections/bench|"
+        "Unsplash API, collection, first page|/unsplash/collections/bench/photos?per_page=30|${theirs:-}/$db.json?sql=$collection_sql"
+        "Unsplash API, collection, last page|/unsplash/collections/bench/photos?per_page=30&page=$(( (members + 29) / 30 ))|"
+    )
 }

@@ -54,20 +54,7 @@ if [[ ! -f $database ]]; then
 print(f'sync: {n:,} photos, metadata only, in {s:.0f} s ({n / s:,.0f} photos/s)')" "$start" "$end" "$photos"
 fi
 stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
-# A source in an order of its own for the Unsplash API's source routes (/collections/ID/photos
-# walks a source's positions, not the photos' dates): every tenth photo, added by SQL to the
-# file this benchmark owns, as a collection sync would have listed them, and the collection's
-# object as the sync stores it (a recorded collection's), for /collections/ID.
-sqlite3 "$database" "INSERT INTO source (name) SELECT 'collection:bench'
-        WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
-    INSERT OR IGNORE INTO photo_source (photo_id, source_id, first_seen_at, position)
-        SELECT id, (SELECT id FROM source WHERE name = 'collection:bench'), first_seen_at, sequence
-        FROM photo WHERE sequence % 10 = 0;
-    UPDATE source SET object_json = json(readfile('Tests/TestSupport/Fixtures/collection.json')),
-        object_fetched_at = strftime('%Y-%m-%d %H:%M:%f', 'now')
-        WHERE name = 'collection:bench' AND object_json IS NULL;"
-members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
-    WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
+add_bench_collection "$database"
 echo "database: $(du -h "$database" | cut -f1), $stored photos" >&2
 served=$database
 if [[ ${POSTGRES:-} == postgres://* ]]; then
@@ -102,64 +89,7 @@ if [[ $datasette != none ]]; then
     datasette_pid=$!
     for _ in $(seq 100); do curl -fs "$theirs/-/versions.json" > /dev/null && break; sleep 0.2; done
 fi
-db=$(basename "$database"); db=${db%.*}
-
-# The photos at the start of the middle and of the last page, newest first, and their keys.
-middle=$(( stored / 2 ))
-last=$(( stored > 30 ? stored - 30 : 0 ))
-at() { sqlite3 -separator ' ' "$database" "SELECT id, created_at, rowid FROM photo
-    ORDER BY created_at DESC, sequence DESC LIMIT 1 OFFSET $1"; }
-read -r middle_id middle_date middle_time middle_rowid <<< "$(at $(( middle - 1 )))"
-read -r last_id last_date last_time last_rowid <<< "$(at $(( last - 1 )))"
-user=$(sqlite3 "$database" "SELECT user_username FROM photo GROUP BY user_username ORDER BY count(*) LIMIT 1")
-photo=$(sqlite3 "$database" "SELECT id FROM photo LIMIT 1 OFFSET $middle")
-common=a
-rare='"sleeping cat" zoë kyoto'
-urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
-next() { urlencode "$1 $2,$3"; }
-ranked() {
-    urlencode "select photo.id, photo.created_at, photo.user_username, photo.alt_description
-from photo_search join photo on photo.sequence = photo_search.rowid
-where photo_search match :q order by rank limit 30"
-}
-# The same page of the collection in its own order, each photo's JSON, through Datasette's SQL page.
-collection_sql=$(urlencode "select photo.json from photo_source join photo on photo.id = photo_source.photo_id
-where photo_source.source_id = (select id from source where name = 'collection:bench')
-order by photo_source.position limit 30")
-# Datasette's table page counts the rows and suggests facets unless told not to: 2 s a page at
-# a million photos, so it is asked for the page alone, its quickest answer.
-table="$theirs/$db/photo.json?_size=30&_sort_desc=created_at&_nocount=1&_nofacet=1&_nosuggest=1"
-
-# name | photosync path | Datasette URL (empty: no equivalent)
-requests=(
-    "first page, JSON|/api/photos?limit=30|$table"
-    "middle page by number, JSON|/api/photos?limit=30&offset=$middle|"
-    "middle page by key, JSON|/api/photos?limit=30&after=$middle_id|$table&_next=$(next "$middle_date" "$middle_time" "$middle_rowid")"
-    "last page by number, JSON|/api/photos?limit=30&offset=$last|"
-    "last page by key, JSON|/api/photos?limit=30&after=$last_id|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
-    "gallery, first page|/|"
-    "gallery, middle page|/?page=$(( middle / 30 + 1 ))|"
-    "gallery, last page|/?page=$(( (stored + 29) / 30 ))|"
-    "source filter, last page|/api/photos?source=feed&limit=30&offset=$last|"
-    "user filter, JSON|/api/photos?user=$user&limit=30|$table&user_username=$user"
-    "user filter, last page|/api/photos?user=$user&limit=30&offset=$(( $(sqlite3 "$database" "SELECT count(*) FROM photo WHERE user_username = '$user'") - 30 ))|"
-    "search, a word every photo has|/api/photos?limit=30&q=$common|$theirs/$db.json?sql=$(ranked)&q=$common"
-    "search, a rare phrase|/api/photos?limit=30&q=$(urlencode "$rare")|$theirs/$db.json?sql=$(ranked)&q=$(urlencode "$rare")"
-    "gallery search, every photo|/?q=$common|"
-    "one photo's page|/photos/$photo|$theirs/$db/photo/$photo"
-    "Unsplash API, feed, first page|/unsplash/photos?per_page=30|$table"
-    "Unsplash API, feed, last page|/unsplash/photos?per_page=30&page=$(( (stored + 29) / 30 ))|$table&_next=$(next "$last_date" "$last_time" "$last_rowid")"
-    "Unsplash API, one photo|/unsplash/photos/$photo|$theirs/$db/photo/$photo.json"
-    "Unsplash API, random photo|/unsplash/photos/random|"
-    "Unsplash API, 30 random photos|/unsplash/photos/random?count=30|"
-    "Unsplash API, search, every photo|/unsplash/search/photos?query=$common&per_page=30|$theirs/$db.json?sql=$(ranked)&q=$common"
-    "Unsplash API, search, rare|/unsplash/search/photos?query=kyoto&per_page=30|$theirs/$db.json?sql=$(ranked)&q=kyoto"
-    "Unsplash API, search, colour|/unsplash/search/photos?query=$common&color=blue&per_page=30|"
-    "Unsplash API, collection|/unsplash/collections/bench|"
-    "Unsplash API, collection, first page|/unsplash/collections/bench/photos?per_page=30|$theirs/$db.json?sql=$collection_sql"
-    "Unsplash API, collection, last page|/unsplash/collections/bench/photos?per_page=30&page=$(( (members + 29) / 30 ))|"
-)
-
+serve_routes "$database"
 
 # Datasette goes on running the SQL of requests wrk gave up on (up to its 60 s limit); the next
 # measurement waits until it has stopped using the CPU, so that it does not measure its leftovers.
