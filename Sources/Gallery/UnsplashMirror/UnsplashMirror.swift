@@ -305,16 +305,15 @@ public struct UnsplashMirror: Sendable {
     ) async throws -> ByteBuffer {
         let images = try await storedImages(photos.map(\.id))
         var body = ByteBuffer()
+        // Each photo's text, and room for the links it gains on the mirror's longer origin.
         body.reserveCapacity(photos.reduce(around.0.utf8.count + around.1.utf8.count + 2) { $0 + $1.json.count + 512 })
         body.writeString(around.0)
         body.writeInteger(UInt8(ascii: "["))
-        var first = true
+        let firstPhoto = body.writerIndex
         for photo in photos {
             let start = body.writerIndex
-            if !first { body.writeInteger(UInt8(ascii: ",")) }
-            if request.photo.write(photo.json, id: photo.id, storedVariants: images[photo.id] ?? [], to: &body) {
-                first = false
-            } else {
+            if start > firstPhoto { body.writeInteger(UInt8(ascii: ",")) }
+            if !request.photo.write(photo.json, id: photo.id, storedVariants: images[photo.id] ?? [], to: &body) {
                 body.moveWriterIndex(to: start)
             }
         }
