@@ -270,8 +270,8 @@ struct PostgresImageArchive: ImageArchive {
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
         try await connection.guardedQuery(
-            "SELECT bytes FROM image_tally WHERE status = \(literal: .stored)", logger: logger
-        ).collect().first?.decode(Int64.self) ?? 0
+            "SELECT sum(bytes)::bigint FROM image_tally WHERE status = \(literal: .stored)", logger: logger
+        ).collect().first?.decode(Int64?.self) ?? 0
     }
 
     /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit

@@ -231,7 +231,7 @@ struct PostgresImageQueue: ImageQueue {
         return try await database.read("counting \(names.joined(separator: ", ")) images") { connection in
             var counts: [String: Int64] = [:]
             let rows = try await connection.guardedQuery(
-                "SELECT status, COUNT(*)::bigint FROM image WHERE variant = ANY(\(names)) GROUP BY status",
+                "SELECT status, sum(images)::bigint FROM image_tally WHERE variant = ANY(\(names)) GROUP BY status",
                 logger: logger)
             for try await (status, count) in rows.decode((String, Int64).self) { counts[status] = count }
             var imageCounts = ImageCounts(

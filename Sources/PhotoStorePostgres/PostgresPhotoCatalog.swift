@@ -166,7 +166,7 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             let photos = try await connection.integer("SELECT photos FROM photo_total", logger: logger)
             var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
             for try await (status, count, bytes) in try await connection.guardedQuery(
-                "SELECT status, images, bytes FROM image_tally",
+                "SELECT status, sum(images)::bigint, sum(bytes)::bigint FROM image_tally GROUP BY status",
                 logger: logger
             ).decode((String, Int64, Int64).self) {
                 if let status = ImageStatus(rawValue: status) { counts[status] = (count, bytes) }

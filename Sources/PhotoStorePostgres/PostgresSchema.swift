@@ -20,6 +20,7 @@ enum PostgresSchema {
     static let migrations: [[String]] = [
         version1 + version1Search + version1Reads + PostgresWriterLease.schema, version2Search, version3Reads,
         version4Tallies, version5Colors, version6Tracking, version7Walks, version8Search, version9ImageTallies,
+        version10ImageTalliesByVariant,
     ]
 
     /// The images of each status and their bytes, as SQLite's "v17 image tallies": `status`
@@ -96,6 +97,82 @@ enum PostgresSchema {
         FROM (SELECT status, count(*) AS images, coalesce(sum(byte_count), 0) AS bytes
               FROM image GROUP BY status) AS counted
         WHERE image_tally.status = counted.status
+        """,
+    ]
+
+    /// The tallies of ``version9ImageTallies`` by variant as well as status, as SQLite's "v18
+    /// image tallies by variant": `run --once`'s summary and every metrics scrape count the
+    /// images of the configured variants, which read every image row. `status` adds the variants
+    /// up. A variant's rows come with its first image (an upsert); the triggers of version 9 go
+    /// with their functions and come back under the same names.
+    static let version10ImageTalliesByVariant = [
+        "DROP FUNCTION photosync_tally_images, photosync_tally_image_change CASCADE",
+        "DROP TABLE image_tally",
+        """
+        CREATE TABLE image_tally (
+            variant text NOT NULL,
+            status text NOT NULL,
+            images bigint NOT NULL CHECK (images >= 0),
+            bytes bigint NOT NULL CHECK (bytes >= 0),
+            PRIMARY KEY (variant, status)
+        )
+        """,
+        """
+        CREATE FUNCTION photosync_tally_images() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO image_tally (variant, status, images, bytes)
+                SELECT variant, status, count(*), coalesce(sum(byte_count), 0) FROM added GROUP BY variant, status
+                ON CONFLICT (variant, status) DO UPDATE
+                SET images = image_tally.images + excluded.images, bytes = image_tally.bytes + excluded.bytes;
+            ELSIF TG_OP = 'DELETE' THEN
+                UPDATE image_tally SET images = image_tally.images - gone.images, bytes = image_tally.bytes - gone.bytes
+                FROM (SELECT variant, status, count(*) AS images, coalesce(sum(byte_count), 0) AS bytes
+                      FROM removed GROUP BY variant, status) AS gone
+                WHERE image_tally.variant = gone.variant AND image_tally.status = gone.status;
+            ELSE
+                UPDATE image_tally SET images = 0, bytes = 0;
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE FUNCTION photosync_tally_image_change() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT
+        AS $$
+        BEGIN
+            UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(OLD.byte_count, 0)
+            WHERE variant = OLD.variant AND status = OLD.status;
+            INSERT INTO image_tally (variant, status, images, bytes)
+            VALUES (NEW.variant, NEW.status, 1, coalesce(NEW.byte_count, 0))
+            ON CONFLICT (variant, status) DO UPDATE
+            SET images = image_tally.images + 1, bytes = image_tally.bytes + excluded.bytes;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE TRIGGER image_added AFTER INSERT ON image REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_tally_images()
+        """,
+        """
+        CREATE TRIGGER image_removed AFTER DELETE ON image REFERENCING OLD TABLE AS removed
+        FOR EACH STATEMENT EXECUTE FUNCTION photosync_tally_images()
+        """,
+        "CREATE TRIGGER image_truncated AFTER TRUNCATE ON image EXECUTE FUNCTION photosync_tally_images()",
+        """
+        CREATE TRIGGER image_changed AFTER UPDATE OF variant, status, byte_count ON image FOR EACH ROW
+        WHEN (OLD.variant IS DISTINCT FROM NEW.variant OR OLD.status IS DISTINCT FROM NEW.status
+              OR OLD.byte_count IS DISTINCT FROM NEW.byte_count)
+        EXECUTE FUNCTION photosync_tally_image_change()
+        """,
+        """
+        INSERT INTO image_tally (variant, status, images, bytes)
+        SELECT variant, status, count(*), coalesce(sum(byte_count), 0) FROM image GROUP BY variant, status
+        ON CONFLICT (variant, status) DO UPDATE SET images = excluded.images, bytes = excluded.bytes
         """,
     ]
 

@@ -144,10 +144,12 @@ struct SQLiteImageArchive: ImageArchive {
     }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT bytes FROM image_tally WHERE status = \(ImageStatus.stored.sqlLiteral)"))
-            ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: storedBytesSQL)) ?? 0
     }
+
+    /// The stored bytes of every variant, from their tallies (schema v18).
+    private static let storedBytesSQL =
+        "SELECT sum(bytes) FROM image_tally WHERE status = \(ImageStatus.stored.sqlLiteral)"
 
     /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
     /// within `limit`, or none is left; inside the caller's transaction.

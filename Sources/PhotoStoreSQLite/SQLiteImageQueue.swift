@@ -222,7 +222,10 @@ struct SQLiteImageQueue: ImageQueue {
             var counts: [ImageStatus: Int64] = [:]
             for row in try Row.fetchAll(
                 db,
-                sql: "SELECT status, COUNT(*) AS count FROM image WHERE variant IN \(Self.variantList) GROUP BY status",
+                sql: """
+                    SELECT status, sum(images) AS count FROM image_tally
+                    WHERE variant IN \(Self.variantList) GROUP BY status
+                    """,
                 arguments: [variantList])
             {
                 counts[try row.decode(forColumn: "status")] = try row.decode(forColumn: "count")

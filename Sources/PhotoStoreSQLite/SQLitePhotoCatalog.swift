@@ -79,8 +79,10 @@ struct SQLitePhotoCatalog: PhotoCatalog {
             var counts: [ImageStatus: Int64] = [:]
             var bytesStored: Int64 = 0
             var bytesPruned: Int64 = 0
-            // Kept by triggers (schema v17): counting them read every image row.
-            for row in try Row.fetchAll(db, sql: "SELECT status, images AS count, bytes FROM image_tally") {
+            // Kept by triggers (schema v17, by variant since v18): counting them read every image row.
+            for row in try Row.fetchAll(
+                db, sql: "SELECT status, sum(images) AS count, sum(bytes) AS bytes FROM image_tally GROUP BY status")
+            {
                 let status: ImageStatus = try row.decode(forColumn: "status")
                 counts[status] = try row.decode(forColumn: "count")
                 if status == .stored { bytesStored = try row.decode(forColumn: "bytes") }

@@ -432,6 +432,46 @@ enum Schema {
                     END;
                     """)
         }
+        migrator.registerMigration("v18 image tallies by variant") { db in
+            // The tallies of v17, by variant as well as status: `run --once`'s summary and every
+            // metrics scrape count the images of the configured variants, which read every entry
+            // of `image_queue` (0.5-0.9 s at five million photos). `status` adds the variants up.
+            // A variant's rows come with its first image (an upsert); a tally never goes below 0.
+            try db.execute(
+                sql: """
+                    DROP TRIGGER image_tally_insert;
+                    DROP TRIGGER image_tally_update;
+                    DROP TRIGGER image_tally_delete;
+                    DROP TABLE image_tally;
+                    CREATE TABLE image_tally (
+                        variant TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        images INTEGER NOT NULL CHECK (images >= 0),
+                        bytes INTEGER NOT NULL CHECK (bytes >= 0),
+                        PRIMARY KEY (variant, status)
+                    ) WITHOUT ROWID;
+                    INSERT INTO image_tally (variant, status, images, bytes)
+                    SELECT variant, status, count(*), coalesce(sum(byte_count), 0) FROM image GROUP BY variant, status;
+                    CREATE TRIGGER image_tally_insert AFTER INSERT ON image BEGIN
+                        INSERT INTO image_tally (variant, status, images, bytes)
+                        VALUES (new.variant, new.status, 1, coalesce(new.byte_count, 0))
+                        ON CONFLICT (variant, status) DO UPDATE SET images = images + 1, bytes = bytes + excluded.bytes;
+                    END;
+                    CREATE TRIGGER image_tally_update AFTER UPDATE OF variant, status, byte_count ON image
+                    WHEN old.variant IS NOT new.variant OR old.status IS NOT new.status
+                        OR old.byte_count IS NOT new.byte_count BEGIN
+                        UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(old.byte_count, 0)
+                        WHERE variant = old.variant AND status = old.status;
+                        INSERT INTO image_tally (variant, status, images, bytes)
+                        VALUES (new.variant, new.status, 1, coalesce(new.byte_count, 0))
+                        ON CONFLICT (variant, status) DO UPDATE SET images = images + 1, bytes = bytes + excluded.bytes;
+                    END;
+                    CREATE TRIGGER image_tally_delete AFTER DELETE ON image BEGIN
+                        UPDATE image_tally SET images = images - 1, bytes = bytes - coalesce(old.byte_count, 0)
+                        WHERE variant = old.variant AND status = old.status;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -101,6 +101,58 @@ struct StorageBudgetTests {
         }
     }
 
+    @Test("v18 counts v17's images by variant, and its tallies follow every change")
+    func imageTalliesByVariant() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("v17.sqlite").path
+            // GIVEN a v17 database, its tallies by status alone: a photo's regular image stored
+            // (4 bytes), its thumbnail pending, another photo's thumbnail failed for good
+            do {
+                let queue = try DatabaseQueue(path: path)
+                try Schema.migrator.migrate(queue, upTo: "v17 image tallies")
+                try await queue.write { db in
+                    for (id, sequence) in [("a", 1), ("b", 2)] {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO photo (id, sequence, is_sponsored, json, first_seen_at, last_seen_at)
+                                VALUES (?, ?, 0, '{}', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                                """, arguments: [id, sequence])
+                    }
+                    try db.execute(
+                        sql: """
+                            INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
+                                               sha256, fetched_at)
+                            VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
+                            INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
+                            INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'a', 'thumb', 'u');
+                            INSERT INTO image (id, photo_id, variant, status, source_url, attempts, failure_class)
+                            VALUES (3, 'b', 'thumb', 'failed', 'u', 1, 'permanent');
+                            """, arguments: [Sample.sha256])
+                }
+                try queue.close()
+            }
+            // WHEN it is opened, which migrates it
+            let store = try PhotoStore(path: path)
+            func figures() async throws -> [Int64] {
+                let regular = try await store.imageQueue.imageCounts(variants: [.regular])
+                let thumb = try await store.imageQueue.imageCounts(variants: [.thumb])
+                let statistics = try await store.catalog.statistics()
+                return [
+                    regular.stored, regular.pending, thumb.pending, thumb.failed, statistics.imagesStored,
+                    statistics.imagesPending, statistics.imagesFailed, try await store.archive.storedBytes(),
+                ]
+            }
+            // THEN each variant's images are counted apart, and `status` and the budget add them up
+            #expect(try await figures() == [1, 0, 1, 1, 1, 1, 1, 4])
+            // AND the tallies follow a thumbnail stored and a photo deleted with its images
+            try await store.archive.storeImages(
+                [Sample.image("a", variant: .thumb, data: Sample.bytes(count: 3), fetchedAt: Instant.t(2))])
+            #expect(try await figures() == [1, 0, 0, 1, 2, 0, 1, 7])
+            try await store.pool.write { try $0.execute(sql: "DELETE FROM photo WHERE id = 'a'") }
+            #expect(try await figures() == [0, 0, 0, 1, 0, 0, 1, 0])
+        }
+    }
+
     @Test("v8 keeps every image and its bytes, and v17 counts them")
     func migrationKeepsImages() async throws {
         try await withTemporaryDirectory { directory in

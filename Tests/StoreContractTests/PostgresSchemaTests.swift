@@ -13,6 +13,13 @@ import Testing
 struct PostgresSchemaTests {
     let logger = Logger(label: "photosync.contract")
 
+    /// Puts version 9's image tallies, by status alone, back in place of version 10's.
+    static let withoutVersion10 = """
+        DROP TABLE image_tally;
+        DROP FUNCTION photosync_tally_images, photosync_tally_image_change CASCADE;
+        \(PostgresSchema.version9ImageTallies.joined(separator: ";\n"));
+        """
+
     /// Takes version 9's image tallies out of a database.
     static let withoutVersion9 = """
         DROP TABLE image_tally;
@@ -204,6 +211,50 @@ struct PostgresSchemaTests {
         #expect(try await figures() == [0, 1, 1, 0, 0])
         try await PostgresTestCluster.shared.execute("TRUNCATE image CASCADE", in: url)
         #expect(try await figures() == [0, 0, 0, 0, 0])
+    }
+
+    @Test func aVersion9DatabaseCountsItsImagesByVariantWhenMigratedAndItsTalliesFollowEveryChange() async throws {
+        // GIVEN a database as version 9 left it, with tallies by status alone: of two photos'
+        // regular images one stored (8 bytes), one pending; their small images pending
+        let url = try await PostgresTestCluster.shared.makeDatabase()
+        let location = try PostgresLocation(parsing: url)
+        let store = try await PostgresStore.open(location, password: nil, logger: logger)
+        try await store.ledger.commitPage(
+            ["a", "b"].map { Sample.photo($0) }, rejected: [], variant: .regular, moreVariants: [.small], source: .feed,
+            now: Instant.t0
+        ) { _ in .backfill(next: nil) }
+        try await store.archive.storeImages(
+            [Sample.image("a", variant: .regular, data: Sample.bytes(count: 8), fetchedAt: Instant.t(1))])
+        try store.close()
+        try await PostgresTestCluster.shared.execute(
+            "UPDATE photosync_schema SET version = 9; \(Self.withoutVersion10)", in: url)
+        #expect(try await PostgresTestCluster.shared.query("SELECT count(*) FROM image_tally", in: url) == "4")
+
+        // WHEN the writer's open migrates it
+        let migrated = try await PostgresStore.open(location, password: nil, logger: logger)
+        defer { try? migrated.close() }
+
+        // THEN each variant's images are counted apart, and `status` and the budget add them up
+        func figures() async throws -> [Int64] {
+            let (regular, small) = (
+                try await migrated.imageQueue.imageCounts(variants: [.regular]),
+                try await migrated.imageQueue.imageCounts(variants: [.small])
+            )
+            let statistics = try await migrated.catalog.statistics()
+            return [
+                regular.stored, regular.pending, small.stored, small.pending, statistics.imagesStored,
+                statistics.imagesPending, try await migrated.archive.storedBytes(),
+            ]
+        }
+        #expect(try await figures() == [1, 1, 0, 2, 1, 3, 8])
+        // AND they follow every change: a small image stored, a photo deleted with its images, and all
+        try await migrated.archive.storeImages(
+            [Sample.image("b", variant: .small, data: Sample.bytes(count: 3), fetchedAt: Instant.t(2))])
+        #expect(try await figures() == [1, 1, 1, 1, 2, 2, 11])
+        try await PostgresTestCluster.shared.execute("DELETE FROM photo WHERE id = 'a'", in: url)
+        #expect(try await figures() == [0, 1, 1, 0, 1, 1, 3])
+        try await PostgresTestCluster.shared.execute("TRUNCATE image CASCADE", in: url)
+        #expect(try await figures() == [0, 0, 0, 0, 0, 0, 0])
     }
 
     @Test func aVersion7DatabaseIsSearchedAsSQLiteSplitsWordsOnceMigrated() async throws {

@@ -67,7 +67,7 @@ struct StorageBudgetContractTests {
     }
 
     @Test(
-        "the images of each status and their bytes are kept with every change, as a count of every image says",
+        "the images of each status and variant and their bytes are kept with every change, as a count of every image says",
         arguments: Backend.allCases)
     func tallies(_ backend: Backend) async throws {
         try await backend.withPhotoStoreBehindItsBack { store, behind in
@@ -80,8 +80,7 @@ struct StorageBudgetContractTests {
                 ]
                 var counted: [Int64] = []
                 for status in ["pending", "stored", "failed", "pruned"] {
-                    counted.append(
-                        Int64(try await behind.integer("SELECT count(*) FROM image WHERE status = '\(status)'") ?? -1))
+                    counted.append(try await count("status = '\(status)'"))
                 }
                 for status in ["stored", "pruned", "stored"] {
                     let bytes = "SELECT coalesce(sum(byte_count), 0) FROM image WHERE status = '\(status)'"
@@ -89,13 +88,36 @@ struct StorageBudgetContractTests {
                 }
                 return (kept, counted)
             }
-            // GIVEN six photos, each with a pending image
+            /// The images of each variant and both by status, as `run`'s summary counts them,
+            /// and the same counted from every image row.
+            func byVariant() async throws -> (kept: [Int64], counted: [Int64]) {
+                var (kept, counted): ([Int64], [Int64]) = ([], [])
+                for variants in [[variant], [.small], [variant, .small]] {
+                    let counts = try await store.imageQueue.imageCounts(variants: variants)
+                    kept += [counts.pending, counts.stored, counts.failed]
+                    let names = variants.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                    for status in ["pending", "stored", "failed"] {
+                        counted.append(try await count("status = '\(status)' AND variant IN (\(names))"))
+                    }
+                }
+                return (kept, counted)
+            }
+            func count(_ condition: String) async throws -> Int64 {
+                Int64(try await behind.integer("SELECT count(*) FROM image WHERE \(condition)") ?? -1)
+            }
+            // GIVEN six photos, each with a pending image and a pending small image
             let ids = ["a", "b", "c", "d", "e", "f"]
-            try await store.ledger.commit(ids.map { Sample.photo($0) })
+            try await store.ledger.commitPage(
+                ids.map { Sample.photo($0) }, rejected: [], variant: variant, moreVariants: [.small], source: .feed,
+                now: Instant.t0
+            ) { _ in .backfill(next: nil) }
             var now = try await figures()
-            #expect(now.kept == [6, 0, 0, 0, 0, 0, 0] && now.kept == now.counted)
+            #expect(now.kept == [12, 0, 0, 0, 0, 0, 0] && now.kept == now.counted)
+            var variants = try await byVariant()
+            #expect(variants.kept == [6, 0, 0, 6, 0, 0, 12, 0, 0] && variants.kept == variants.counted)
 
-            // WHEN images are stored, fail for now and for good, and are pruned to fit a limit
+            // WHEN images are stored, fail for now and for good, and are pruned to fit a limit,
+            // and a small image is stored
             for (index, id) in ["a", "b", "c"].enumerated() {
                 let bytes = Sample.bytes(count: 1_000 + index, seed: UInt64(index + 1))
                 try await store.archive.storeImages(
@@ -107,18 +129,27 @@ struct StorageBudgetContractTests {
                     ImageAttemptFailure(photoID: "d", variant: variant, error: "503", retryAt: Instant.t(60)),
                     ImageAttemptFailure(photoID: "e", variant: variant, error: "410", retryAt: nil),
                 ])
-            // THEN the figures are the images' own: a, b pruned; c stored; d pending; e failed
+            try await store.archive.storeImages(
+                [Sample.image("f", variant: .small, data: Sample.bytes(count: 10), fetchedAt: Instant.t(5))])
+            // THEN the figures are the images' own: a, b pruned; c stored; d pending; e failed;
+            // f's small image stored
             now = try await figures()
-            #expect(now.kept == [2, 1, 1, 2, 1_002, 2_001, 1_002], "\(now.kept)")
+            #expect(now.kept == [7, 2, 1, 2, 1_012, 2_001, 1_012], "\(now.kept)")
             #expect(now.kept == now.counted)
+            variants = try await byVariant()
+            #expect(variants.kept == [2, 1, 1, 5, 1, 0, 7, 2, 1], "\(variants.kept)")
+            #expect(variants.kept == variants.counted)
 
             // WHEN the failed image is queued again and a photo goes, its stored image with it
             try await store.imageQueue.requeue(.all)
             try await behind.execute("DELETE FROM photo WHERE id = 'c'")
             // THEN they are still the images' own
             now = try await figures()
-            #expect(now.kept == [3, 0, 0, 2, 0, 2_001, 0], "\(now.kept)")
+            #expect(now.kept == [7, 1, 0, 2, 10, 2_001, 10], "\(now.kept)")
             #expect(now.kept == now.counted)
+            variants = try await byVariant()
+            #expect(variants.kept == [3, 0, 0, 4, 1, 0, 7, 1, 0], "\(variants.kept)")
+            #expect(variants.kept == variants.counted)
         }
     }
 
