@@ -472,6 +472,23 @@ enum Schema {
                     END;
                     """)
         }
+        migrator.registerMigration("v19 image due order") { db in
+            // The due images in their photos' order, read from an index as PostgreSQL's
+            // `image_due`: the fetchers asked for the first few by `photo.sequence`, which joined
+            // and sorted every pending image for each read. A backlog of 100,000 images (a
+            // variant added to a mirror) was handed out at about 57 a second. Every image row
+            // takes its photo's sequence when it is written, whoever writes it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE image ADD COLUMN photo_sequence INTEGER;
+                    UPDATE image SET photo_sequence = (SELECT sequence FROM photo WHERE photo.id = image.photo_id);
+                    CREATE INDEX image_due ON image(photo_sequence, variant) WHERE status = 'pending';
+                    CREATE TRIGGER image_photo_sequence AFTER INSERT ON image BEGIN
+                        UPDATE image SET photo_sequence = (SELECT sequence FROM photo WHERE photo.id = new.photo_id)
+                        WHERE id = new.id;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -132,12 +132,14 @@ struct QueryPlanTests {
             let pruned = try await store.archive.prune(toFit: 0)
             #expect(pruned.map(\.photoID) == ["a"])
 
-            // THEN the due jobs come from the queue's index, and the oldest stored image from the
+            // THEN the due jobs come from the partial index of pending images in their photos'
+            // order, with no sort of every pending image, and the oldest stored image from the
             // partial index of stored images, whose `WHERE status = 'stored'` only a statement
             // with that literal in its text can use
             let plans = try await Self.plans(of: log.all, in: store)
             let dueJobs = try #require(plans.first { $0.key.contains("image.next_attempt_at <=") })
-            #expect(dueJobs.value.contains { $0.contains("USING INDEX image_queue") }, "\(dueJobs)")
+            #expect(dueJobs.value.contains { $0.contains("USING INDEX image_due") }, "\(dueJobs)")
+            #expect(!dueJobs.value.contains { $0.contains("TEMP B-TREE") }, "\(dueJobs)")
             let oldest = try #require(plans.first { $0.key.contains("ORDER BY fetched_at, id LIMIT 1") })
             #expect(oldest.value.contains { $0.contains("image_stored_by_fetch") }, "\(oldest)")
         }

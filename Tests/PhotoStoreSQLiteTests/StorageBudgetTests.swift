@@ -101,7 +101,7 @@ struct StorageBudgetTests {
         }
     }
 
-    @Test("v18 counts v17's images by variant, and its tallies follow every change")
+    @Test("v18 counts v17's images by variant, and its tallies follow every change; v19 orders them")
     func imageTalliesByVariant() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v17.sqlite").path
@@ -144,6 +144,12 @@ struct StorageBudgetTests {
             }
             // THEN each variant's images are counted apart, and `status` and the budget add them up
             #expect(try await figures() == [1, 0, 1, 1, 1, 1, 1, 4])
+            // AND (v19) every image knows its photo's sequence, the order its jobs are due in
+            let unordered = """
+                SELECT count(*) FROM image JOIN photo ON photo.id = image.photo_id
+                WHERE image.photo_sequence IS NOT photo.sequence
+                """
+            #expect(try await store.pool.read { try Int.fetchOne($0, sql: unordered) } == 0)
             // AND the tallies follow a thumbnail stored and a photo deleted with its images
             try await store.archive.storeImages(
                 [Sample.image("a", variant: .thumb, data: Sample.bytes(count: 3), fetchedAt: Instant.t(2))])

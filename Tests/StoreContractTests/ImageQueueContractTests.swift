@@ -22,6 +22,10 @@ struct ImageQueueContractTests {
             #expect(try await queue.enqueueMissingImages(variant: .small) == 2)
             #expect(try await queue.enqueueMissingImages(variant: .small) == 0)
             #expect(try await queue.dueImageJobs(variants: [.small], now: Instant.t0, limit: 10).count == 2)
+            // AND both variants' jobs are due photo by photo, a photo's variants one after another,
+            // whichever was queued first
+            let both = try await queue.dueImageJobs(variants: [.small, .regular], now: Instant.t0, limit: 3)
+            #expect(both.map { "\($0.photoID) \($0.variant.rawValue)" } == ["a regular", "a small", "b regular"])
         }
     }
 
