@@ -477,11 +477,14 @@ enum Schema {
             // `image_due`: the fetchers asked for the first few by `photo.sequence`, which joined
             // and sorted every pending image for each read. A backlog of 100,000 images (a
             // variant added to a mirror) was handed out at about 57 a second. Every image row
-            // takes its photo's sequence when it is written, whoever writes it.
+            // takes its photo's sequence when it is written, whoever writes it. The rows there
+            // are take theirs from `photo_newest`, which holds every photo's id and sequence: a
+            // lookup of each photo's own row read the whole `photo` table at random.
             try db.execute(
                 sql: """
                     ALTER TABLE image ADD COLUMN photo_sequence INTEGER;
-                    UPDATE image SET photo_sequence = (SELECT sequence FROM photo WHERE photo.id = image.photo_id);
+                    WITH known AS MATERIALIZED (SELECT id, sequence FROM photo INDEXED BY photo_newest)
+                    UPDATE image SET photo_sequence = known.sequence FROM known WHERE known.id = image.photo_id;
                     CREATE INDEX image_due ON image(photo_sequence, variant) WHERE status = 'pending';
                     CREATE TRIGGER image_photo_sequence AFTER INSERT ON image BEGIN
                         UPDATE image SET photo_sequence = (SELECT sequence FROM photo WHERE photo.id = new.photo_id)
