@@ -73,9 +73,11 @@ struct FeedLoader: Sendable {
     func load() async throws -> Summary {
         guard try await store.ledger.maxMembership() == 0 else { throw Failure.notEmpty }
         let start = ContinuousClock.now
-        // What `run` writes before its first page: the configuration's load, its sources.
-        try await store.ledger.recordConfigurationLoaded(at: Date(), reload: false)
+        // What `run` writes before its first page (`RoundLoop`): its sources, the walk that
+        // queues a new variant's images for photos stored before; the configuration's load.
         try await store.ledger.activateSources([.feed])
+        try await store.imageQueue.enqueueMissingImages(variant: variant)
+        try await store.ledger.recordConfigurationLoaded(at: Date(), reload: false)
         var summary = Summary()
         var batch: [ImageToStore] = []
         var progress = Progress(total: feed.configuration.photoCount)
