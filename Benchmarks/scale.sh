@@ -28,11 +28,13 @@
 # `photosync run --once --variant thumb` (30 a page) stores a sync of it, written by `scale-load`
 # (Benchmarks/Loader): the stub's pages made in-process and stored through the store's own
 # writes (page commits with the sync's cursors, the image writer's batches), in the sync's order,
-# at thousands of photos a second where a sync through the stub's HTTP makes 150-600 (2 to 9
-# hours for 5,000,000). Each photo has one `thumb`: the stub's for it (IMAGE_SIZE is the stub's
-# `regular` size; a thumbnail is a fifth of it: 3,000 bytes on average, from 1,500 to 4,500, a
-# 64-96-pixel JPEG padded to its size), but painted with one of 1,000 pictures lent round robin
-# (the stub paints one a photo, most of a sync's time). SQLite's in DATASETS/sqlite-SIZE.sqlite;
+# without HTTP and without painting a thumbnail a photo (a sync through the stub makes 150-600
+# photos a second: 2 to 9 hours for 5,000,000); what is left is mostly each photo's own small
+# painting, which its JSON's `color` and `blur_hash` are read from, about 2 ms of CPU a photo
+# (Benchmarks/README.md has the rates). Each photo has one `thumb`: the stub's for it
+# (IMAGE_SIZE is the stub's `regular` size; a thumbnail is a fifth of it: 3,000 bytes on
+# average, from 1,500 to 4,500, a 64-96-pixel JPEG padded to its size), but painted with one of
+# 1,000 pictures lent round robin. SQLite's in DATASETS/sqlite-SIZE.sqlite;
 # PostgreSQL's loaded directly (not copied from the SQLite file) into a cluster in
 # DATASETS/postgres (server defaults, fsync on) kept between runs; POSTGRES_SIZES limits which
 # sizes (default all). A mirror the run did not finish is made again.
