@@ -205,6 +205,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Benchmarks/scale.sh's mirrors: the stub's feed of N photos stored as a sync of it would
+        // be, through the store's own writes, without HTTP or a picture painted a photo. Not in
+        // the `photosync` product nor the Debian package.
+        .executableTarget(
+            name: "scale-load",
+            dependencies: [
+                "Basics", "Networking", "PhotoStore", "PhotoStoreSQLite", "PhotoSync", "PhotosyncCLI", "UnsplashAPI",
+                "UnsplashStub",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/Loader"
+        ),
         // Benchmarks/transport.sh: photosync's transport fetching and hashing a list of URLs.
         .executableTarget(name: "transport-bench", dependencies: ["Networking"], path: "Benchmarks/TransportBench"),
         // Benchmarks/query.sh: `query --id`'s work on photosync's libraries, without photosync.

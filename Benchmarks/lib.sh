@@ -33,8 +33,8 @@ start_stub() {
     "$bin/unsplash-stub" --port 0 --rate-limit 10000000 "$@" > "$work/stub.out" &
     stub_pid=$!
     # A million photos take the stub some seconds to make before it listens (minutes on a
-    # loaded machine).
-    for _ in $(seq 3000); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
+    # loaded machine); scale.sh's five million, up to ten.
+    for _ in $(seq 6000); do grep -q "http://" "$work/stub.out" 2>/dev/null && break; sleep 0.1; done
     base=$(grep -o 'http://[0-9.:]*' "$work/stub.out" | head -1 || true)
     [[ -n $base ]] || { echo "$(basename "$0"): the stub did not start" >&2; exit 1; }
 }
@@ -135,12 +135,34 @@ CONF
     nginx -c "$work/nginx.conf" -p "$work"
 }
 
-# add_bench_collection FILE: a source in an order of its own for the Unsplash API's source
+# db_sql DATABASE SQL: the rows SQL reads from DATABASE, an SQLite file or a postgres:// URL,
+# their columns separated by spaces.
+db_sql() {
+    if [[ $1 == postgres://* ]]; then
+        psql -qAt -F ' ' -v ON_ERROR_STOP=1 "$1" -c "$2"
+    else
+        sqlite3 -separator ' ' "$1" "$2"
+    fi
+}
+
+# add_bench_collection DATABASE: a source in an order of its own for the Unsplash API's source
 # routes (/collections/ID/photos walks a source's positions, not the photos' dates): every tenth
-# photo, added by SQL to a file the benchmark owns, as a collection sync would have listed them,
-# and the collection's object as the sync stores it (a recorded collection's), for
-# /collections/ID. Adds nothing a second time. For serve_routes.
+# photo, added by SQL to a database the benchmark owns (an SQLite file or a postgres:// URL), as
+# a collection sync would have listed them, and the collection's object as the sync stores it (a
+# recorded collection's), for /collections/ID. Adds nothing a second time. For serve_routes.
 add_bench_collection() {
+    if [[ $1 == postgres://* ]]; then
+        psql -q -v ON_ERROR_STOP=1 -v object="$(cat Tests/TestSupport/Fixtures/collection.json)" "$1" <<'SQL'
+INSERT INTO source (name) SELECT 'collection:bench'
+    WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
+INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
+    SELECT id, (SELECT id FROM source WHERE name = 'collection:bench'), first_seen_at, sequence
+    FROM photo WHERE sequence % 10 = 0 ORDER BY sequence ON CONFLICT DO NOTHING;
+UPDATE source SET object_json = (:'object')::jsonb::text, object_fetched_at = now()
+    WHERE name = 'collection:bench' AND object_json IS NULL;
+SQL
+        return
+    fi
     sqlite3 "$1" "INSERT INTO source (name) SELECT 'collection:bench'
             WHERE NOT EXISTS (SELECT 1 FROM source WHERE name = 'collection:bench');
         INSERT OR IGNORE INTO photo_source (photo_id, source_id, first_seen_at, position)
@@ -151,28 +173,31 @@ add_bench_collection() {
             WHERE name = 'collection:bench' AND object_json IS NULL;"
 }
 
-# serve_routes FILE: sets $requests to the read side's 26 requests on FILE's photos (after
-# add_bench_collection), one "name|photosync path|Datasette URL" each, the URL empty where
-# Datasette has no equivalent; its URLs name $theirs, Datasette's base URL. serve.sh loads them
-# all; scale.sh loads the photosync paths at each size. A PostgreSQL copy of FILE has the same
-# photos, so the same paths.
+# serve_routes DATABASE: sets $requests to the read side's 26 requests on the photos of DATABASE
+# (an SQLite file or a postgres:// URL, after add_bench_collection), one "name|photosync
+# path|Datasette URL" each, the URL empty where Datasette has no equivalent; its URLs name
+# $theirs, Datasette's base URL. serve.sh loads them all; scale.sh loads the photosync paths at
+# each size. Two stores holding the same photos get the same paths.
 serve_routes() {
-    local database=$1 stored members middle last user photo common rare collection_sql table db
+    local database=$1 stored members middle last user photo common rare collection_sql table db rowid=rowid
     local middle_id middle_date middle_time middle_rowid last_id last_date last_time last_rowid
-    stored=$(sqlite3 "$database" "SELECT count(*) FROM photo")
-    members=$(sqlite3 "$database" "SELECT count(*) FROM photo_source
+    # Datasette's keys are SQLite's rowids; PostgreSQL has none, and no Datasette either.
+    [[ $database == postgres://* ]] && rowid=sequence
+    stored=$(db_sql "$database" "SELECT count(*) FROM photo")
+    members=$(db_sql "$database" "SELECT count(*) FROM photo_source
         WHERE source_id = (SELECT id FROM source WHERE name = 'collection:bench')")
     db=$(basename "$database"); db=${db%.*}
 
     # The photos at the start of the middle and of the last page, newest first, and their keys.
     middle=$(( stored / 2 ))
     last=$(( stored > 30 ? stored - 30 : 0 ))
-    at() { sqlite3 -separator ' ' "$database" "SELECT id, created_at, rowid FROM photo
+    at() { db_sql "$database" "SELECT id, created_at, $rowid FROM photo
         ORDER BY created_at DESC, sequence DESC LIMIT 1 OFFSET $1"; }
     read -r middle_id middle_date middle_time middle_rowid <<< "$(at $(( middle - 1 )))"
     read -r last_id last_date last_time last_rowid <<< "$(at $(( last - 1 )))"
-    user=$(sqlite3 "$database" "SELECT user_username FROM photo GROUP BY user_username ORDER BY count(*) LIMIT 1")
-    photo=$(sqlite3 "$database" "SELECT id FROM photo LIMIT 1 OFFSET $middle")
+    user=$(db_sql "$database" "SELECT user_username FROM photo GROUP BY user_username
+        ORDER BY count(*), user_username LIMIT 1")
+    photo=$(db_sql "$database" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $middle")
     common=a
     rare='"sleeping cat" zoë kyoto'
     urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
@@ -202,7 +227,7 @@ order by photo_source.position limit 30")
         "gallery, last page|/?page=$(( (stored + 29) / 30 ))|"
         "source filter, last page|/api/photos?source=feed&limit=30&offset=$last|"
         "user filter, JSON|/api/photos?user=$user&limit=30|$table&user_username=$user"
-        "user filter, last page|/api/photos?user=$user&limit=30&offset=$(( $(sqlite3 "$database" "SELECT count(*) FROM photo WHERE user_username = '$user'") - 30 ))|"
+        "user filter, last page|/api/photos?user=$user&limit=30&offset=$(( $(db_sql "$database" "SELECT count(*) FROM photo WHERE user_username = '$user'") - 30 ))|"
         "search, a word every photo has|/api/photos?limit=30&q=$common|${theirs:-}/$db.json?sql=$(ranked)&q=$common"
         "search, a rare phrase|/api/photos?limit=30&q=$(urlencode "$rare")|${theirs:-}/$db.json?sql=$(ranked)&q=$(urlencode "$rare")"
         "gallery search, every photo|/?q=$common|"

@@ -10,8 +10,8 @@
 #   1. a daemon's start to its first API request: `photosync run` exec'd against a listener that
 #      times the first request it receives and stops the daemon there; cold (the page cache
 #      dropped, PostgreSQL restarted) once, then warm (the median of three);
-#   2. the sync of a new page: `run --once` against a stub whose feed has 30 photos more at its
-#      head than the mirror holds, so the run stores 30 photos and their thumbnails, reads the
+#   2. the sync of a new page: `run --once` against a stub whose feed is the mirror's and 30
+#      photos more at its head, so the run stores 30 photos and their thumbnails, reads the
 #      second page, finds it known and stops; its time and peak RSS;
 #   3. `query --id` of the photo in the middle of the mirror (median of 9);
 #   4. `status` (median of 5);
@@ -23,19 +23,23 @@
 # under 1 s, RSS within 1.5x. Last, the disk each photo takes, by table and index.
 #
 # The mirrors are made once into DATASETS (default .scale-datasets; a 5,000,000-photo one takes
-# about 40 GB on each store) and reused by later runs; each round adds 30 photos to each:
-#   - the smallest size by `photosync run --once --variant thumb` against the stub (IMAGE_SIZE is
-#     its `regular` size; a thumbnail is a fifth of it: 3,000 bytes on average, from 1,500 to
-#     4,500, a 64-96-pixel JPEG of the stub's painting padded to its size);
-#   - each larger size (a multiple of the smallest) by repeating the smallest's rows with SQL
-#     (`clone`, below): a sync through the stub runs at 150-600 photos a second on this 2-core
-#     machine, 2 to 9 hours for 5,000,000. The copies are the same photos under other ids,
-#     older, in the same order, with the same text and image bytes; the schema's own triggers
-#     write their search entries and the storage total, as they do under `photosync run`;
-#   - PostgreSQL's by `photosync copy` from the SQLite file (the store's own write path), into a
-#     cluster in DATASETS/postgres (server defaults, fsync on) kept between runs; POSTGRES_SIZES
-#     limits which sizes (default all).
-# Needs root (the page cache is dropped for the cold start), wrk, sqlite3 and python3.
+# about 40 GB on each store) and reused by later runs; each round adds 30 photos to each. Every
+# mirror, at every size and on both stores, is the stub's feed of that many photos as
+# `photosync run --once --variant thumb` (30 a page) stores a sync of it, written by `scale-load`
+# (Benchmarks/Loader): the stub's pages made in-process and stored through the store's own
+# writes (page commits with the sync's cursors, the image writer's batches), in the sync's order,
+# without HTTP and without painting a thumbnail a photo (a sync through the stub makes 150-600
+# photos a second: 2 to 9 hours for 5,000,000); what is left is mostly each photo's own small
+# painting, which its JSON's `color` and `blur_hash` are read from, about 2 ms of CPU a photo
+# (Benchmarks/README.md has the rates). Each photo has one `thumb`: the stub's for it
+# (IMAGE_SIZE is the stub's `regular` size; a thumbnail is a fifth of it: 3,000 bytes on
+# average, from 1,500 to 4,500, a 64-96-pixel JPEG padded to its size), but painted with one of
+# 1,000 pictures lent round robin. SQLite's in DATASETS/sqlite-SIZE.sqlite;
+# PostgreSQL's loaded directly (not copied from the SQLite file) into a cluster in
+# DATASETS/postgres (server defaults, fsync on) kept between runs; POSTGRES_SIZES limits which
+# sizes (default all). A mirror the run did not finish is made again.
+# BIN=dir names a release build's photosync, unsplash-stub and scale-load. Needs root (the page
+# cache is dropped for the cold start), wrk, sqlite3 and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,82 +58,19 @@ trap 'echo "scale.sh: failed at line $LINENO" >&2' ERR
 need sqlite3 sqlite3
 need wrk wrk
 with_stub_and_photosync
+if [[ -z ${BIN:-} ]]; then
+    echo "building scale-load (release)..." >&2
+    swift build -c release --product scale-load >/dev/null 2>&1
+fi
+[[ -x $bin/scale-load ]] || { echo "scale.sh: no scale-load in $bin" >&2; exit 1; }
 mkdir -p "$datasets"
-smallest=${sizes[0]}
 printf 'per_page: 30\n' > "$work/photosync.yaml"
 sync_options=(--config "$work/photosync.yaml" --allowed-image-host 127.0.0.1 --variant thumb
     --no-download-tracking --concurrency 8)
 
 say() { echo "scale.sh: $(date +%T) $*" >&2; }
-seconds_since() { python3 -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):.0f}')" "$1"; }
 sqlite_file() { echo "$datasets/sqlite-$1.sqlite"; }
 postgres_url() { echo "postgres://postgres@/scale_$1?host=$postgres_socket"; }
-
-# clone SOURCE FILE FACTOR: FILE holds SOURCE's photos FACTOR times. Copy k of each photo has
-# an id of the same length, the source's with its first characters dropped and k's base-64 digits
-# after it (`abcdefghijk` is `bcdefghijkB` in copy 1), `sequence` and its feed position after every earlier copy's, and
-# its dates k times the source's span older (as if the feed went on further back), in its
-# columns and in its JSON (which names the id in its slug and links); its image rows and bytes
-# are the photo's own. Rows go in in the order the sync wrote them, one copy a transaction,
-# through the schema's triggers (the search index, the storage total).
-clone() {
-    local source=$1 file=$2 factor=$3 sequences images positions span k code shift
-    local digits=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
-    read -r sequences images positions span <<< "$(sqlite3 -separator ' ' "$source" "SELECT
-        (SELECT max(sequence) FROM photo), (SELECT max(id) FROM image),
-        (SELECT max(position) - min(min(position), 1) + 1 FROM photo_source),
-        (SELECT CAST(round((julianday(max(created_at)) - julianday(min(created_at))) * 86400) AS INTEGER) + 600
-            FROM photo)")"
-    cp "$source" "$file.part"
-    sqlite3 "$file.part" "PRAGMA journal_mode = DELETE" > /dev/null
-    for (( k = 1; k < factor; k++ )); do
-        # Each copy takes about the source's size; stop well before the disk fills.
-        if (( $(df --output=avail -B1 "$datasets" | tail -1) < $(stat -c %s "$source") + (5 << 30) )); then
-            rm -f "$file.part" "$file.part-journal"
-            echo "scale.sh: stopped making $file: less than 5 GB would be left on the disk" >&2
-            exit 1
-        fi
-        code=${digits:k % 64:1}
-        (( k < 64 )) || code=${digits:k / 64 % 64:1}$code
-        shift="-$(( k * span )) seconds"
-        sqlite3 -bail "$file.part" <<SQL
-PRAGMA synchronous = OFF;
-PRAGMA cache_size = -1000000;
-BEGIN;
-CREATE TEMP TABLE renamed AS
-    SELECT id AS old, substr(id, ${#code} + 1) || '$code' AS new FROM photo WHERE sequence <= $sequences;
-CREATE UNIQUE INDEX temp.renamed_old ON renamed(old);
-INSERT INTO photo (id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-        alt_description, user_username, user_name, likes, is_sponsored, download_location,
-        download_tracked_at, json, first_seen_at, last_seen_at, is_plus)
-    SELECT r.new, p.sequence + $k * $sequences,
-        strftime('%Y-%m-%d %H:%M:%f', p.created_at, '$shift'), strftime('%Y-%m-%d %H:%M:%f', p.updated_at, '$shift'),
-        p.width, p.height, p.color, p.blur_hash, p.description, p.alt_description, p.user_username,
-        p.user_name, p.likes, p.is_sponsored, replace(p.download_location, p.id, r.new), p.download_tracked_at,
-        replace(replace(replace(p.json, p.id, r.new),
-            '"created_at":"' || strftime('%Y-%m-%dT%H:%M:%SZ', p.created_at) || '"',
-            '"created_at":"' || strftime('%Y-%m-%dT%H:%M:%SZ', p.created_at, '$shift') || '"'),
-            '"updated_at":"' || strftime('%Y-%m-%dT%H:%M:%SZ', p.updated_at) || '"',
-            '"updated_at":"' || strftime('%Y-%m-%dT%H:%M:%SZ', p.updated_at, '$shift') || '"'),
-        p.first_seen_at, p.last_seen_at, p.is_plus
-    FROM photo AS p JOIN renamed AS r ON r.old = p.id ORDER BY p.sequence;
-INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
-    SELECT r.new, s.source_id, s.first_seen_at, s.position + $k * $positions
-    FROM photo_source AS s JOIN renamed AS r ON r.old = s.photo_id ORDER BY s.id;
-INSERT INTO image (id, photo_id, variant, status, source_url, attempts, last_error, next_attempt_at,
-        content_type, byte_count, sha256, fetched_at, failure_class)
-    SELECT i.id + $k * $images, r.new, i.variant, i.status, replace(i.source_url, i.photo_id, r.new),
-        i.attempts, i.last_error, i.next_attempt_at, i.content_type, i.byte_count, i.sha256, i.fetched_at,
-        i.failure_class
-    FROM image AS i JOIN renamed AS r ON r.old = i.photo_id WHERE i.id <= $images ORDER BY i.id;
-INSERT INTO image_data (image_id, bytes)
-    SELECT image_id + $k * $images, bytes FROM image_data WHERE image_id <= $images ORDER BY image_id;
-COMMIT;
-SQL
-    done
-    sqlite3 "$file.part" "PRAGMA journal_mode = WAL" > /dev/null
-    mv "$file.part" "$file"
-}
 
 # sqlite_disk FILE: the bytes of each table with its indexes (dbstat), for the disk table.
 sqlite_disk() {
@@ -143,45 +84,35 @@ postgres_disk() {
         WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY pg_total_relation_size(oid) DESC"
 }
 
-# The mirrors.
+# load DATABASE SIZE: the stub's feed of SIZE photos into DATABASE (a new file, or an empty
+# PostgreSQL database) by scale-load, its URLs naming a stub at 127.0.0.1:8080.
+load_mirror() {
+    say "loading $2 photos into $1 ($(df --output=avail -B1G "$datasets" | tail -1) GB free)"
+    "$bin/scale-load" --database "$1" --photos "$2" --image-size "$image_size" > "$work/load.out" 2> "$work/load.err" ||
+        { tail "$work/load.err" >&2; exit 1; }
+    say "$(cat "$work/load.out")"
+}
+
+# The mirrors: a file or database and a marker that it was finished.
 for size in "${sizes[@]}"; do
+    [[ " ${stores[*]} " == *" sqlite "* ]] || break
     file=$(sqlite_file "$size")
-    [[ -f $file.disk ]] && continue
-    if [[ -f $file ]]; then
-        add_bench_collection "$file"
-        sqlite_disk "$file" > "$file.disk"
-        continue
-    fi
-    free=$(df --output=avail -B1G "$datasets" | tail -1)
-    say "making $file ($free GB free)"
-    start=$(date +%s.%N)
-    if [[ $size == "$smallest" ]]; then
-        start_stub --photos "$smallest" --image-size "$image_size"
-        UNSPLASH_ACCESS_KEY=bench "$bin/photosync" run --once "${sync_options[@]}" --api-base "$base" \
-            --database "$file.part" > "$work/build.log" 2>&1 || { tail "$work/build.log" >&2; exit 1; }
-        stop_stub
-        rm -rf "$file.part.lock" "$file.part.downloads"
-        mv "$file.part" "$file"
-    else
-        (( size % smallest == 0 )) || { echo "scale.sh: $size is not a multiple of $smallest" >&2; exit 1; }
-        clone "$(sqlite_file "$smallest")" "$file" $(( size / smallest ))
-    fi
+    [[ -f $file.loaded ]] && continue
+    [[ -e $file ]] && say "removing $file: an earlier scale.sh's, or a load that did not finish"
+    rm -rf "$file" "$file-wal" "$file-shm" "$file.lock" "$file.downloads"
+    load_mirror "$file" "$size"
     add_bench_collection "$file"
-    say "made $file in $(seconds_since "$start") s: $(du -h "$file" | cut -f1)"
     sqlite_disk "$file" > "$file.disk"
+    touch "$file.loaded"
 done
 if [[ " ${stores[*]} " == *" postgres "* ]]; then
     start_postgres "$datasets/postgres"
     for size in "${postgres_sizes[@]}"; do
-        [[ -f $datasets/postgres-$size.copied ]] && continue
-        say "copying $(sqlite_file "$size") into PostgreSQL ($(df --output=avail -B1G "$datasets" | tail -1) GB free)"
-        start=$(date +%s.%N)
-        fresh_postgres_database "scale_$size" > /dev/null
-        "$bin/photosync" copy --from "$(sqlite_file "$size")" --to "$(postgres_url "$size")" > "$work/copy.log" 2>&1 ||
-            { tail "$work/copy.log" >&2; exit 1; }
-        say "copied in $(seconds_since "$start") s"
+        [[ -f $datasets/postgres-$size.loaded ]] && continue
+        load_mirror "$(fresh_postgres_database "scale_$size")" "$size"
+        add_bench_collection "$(postgres_url "$size")"
         postgres_disk "$(postgres_url "$size")" > "$datasets/postgres-$size.disk"
-        touch "$datasets/postgres-$size.copied"
+        touch "$datasets/postgres-$size.loaded"
     done
 fi
 
@@ -225,11 +156,10 @@ print(f"{elapsed:.4f}")
 PY
 }
 
-# A stub whose feed holds COUNT photos: the mirrors' newest photos and 30 more at the head (a
-# larger mirror holds the smallest's photos as they were when it was made, then the pages
-# added since).
-# Every mirror gets the same 30 photos in a round, so one stub serves them all; it is warmed
-# (the pages and the thumbnails made once) so that no store pays for the stub's first request.
+# A stub whose feed holds COUNT photos: a mirror's, which is the stub's feed of the photos it
+# holds, and 30 more at the head. The two stores' mirrors of a size hold the same photos, so one
+# stub serves both in a round; it is warmed (the pages and the thumbnails made once) so that no
+# store pays for the stub's first request.
 stub_count=
 stub_for() {
     [[ $stub_count == "$1" ]] && return
@@ -290,7 +220,7 @@ warm_up() {
 
 # measure: the new page, query, status and serve on $database, recorded under $at.
 measure() {
-    stub_for $(( smallest + stored - size + 30 ))
+    stub_for $(( stored + 30 ))
     warm_up
     UNSPLASH_ACCESS_KEY=bench /usr/bin/time -o "$work/run.time" -f "%e %M" "$bin/photosync" run --once \
         "${sync_options[@]}" --api-base "$base" --database "$database" > /dev/null 2> "$work/run.err" || true
@@ -300,7 +230,7 @@ measure() {
     record "$at new_page $elapsed"
     record "$at run_rss_mib $(( kilobytes / 1024 ))"
 
-    id=$(sqlite3 "$file" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $(( size / 2 ))")
+    id=$(db_sql "$database" "SELECT id FROM photo ORDER BY sequence LIMIT 1 OFFSET $(( size / 2 ))")
     query=("$bin/photosync" query --id "$id" --database "$database" --config "$work/photosync.yaml")
     time_of "${query[@]}" > /dev/null; time_of "${query[@]}" > /dev/null
     record "$at query $(median_of $(for _ in $(seq 9); do time_of "${query[@]}"; done))"
@@ -315,7 +245,7 @@ measure() {
     ours=$(grep -o 'http://[0-9.:]*' "$work/serve.err" | head -1)
     [[ -n $ours ]] || { echo "scale.sh: serve did not start: $(cat "$work/serve.err")" >&2; exit 1; }
     theirs=
-    serve_routes "$file"
+    serve_routes "$database"
     number=0
     for request in "${requests[@]}"; do
         IFS='|' read -r name path _ <<< "$request"
@@ -350,12 +280,12 @@ measure_start() {
     record "$at start_warm $(median_of $(for _ in 1 2 3; do first_request "$database"; done))"
 }
 
-# Each round: everything but the start at every size of every store, then the starts (which
-# empty the page cache) at each.
+# Each round: everything but the start at every size of every store (both stores of a size
+# together, so that one stub serves them), then the starts (which empty the page cache) at each.
 for (( round = 1; round <= rounds; round++ )); do
     for phase in measure measure_start; do
-        for store in "${stores[@]}"; do
-            for size in "${sizes[@]}"; do
+        for size in "${sizes[@]}"; do
+            for store in "${stores[@]}"; do
                 pick "$store" "$size" || continue
                 say "round $round, $phase, $store, $size photos (holds $stored)"
                 at="$store $size $round"

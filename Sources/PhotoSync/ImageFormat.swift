@@ -2,11 +2,11 @@ import Foundation
 
 /// The image formats photosync stores, told apart by their first bytes, so that a `200` answer
 /// carrying an HTML error page or a JSON body is never stored as a photo.
-enum ImageFormat: String, CaseIterable, Sendable {
+package enum ImageFormat: String, CaseIterable, Sendable {
     case jpeg, png, webp, avif, gif
 
     /// The canonical `Content-Type`.
-    var mediaType: String { "image/\(rawValue)" }
+    package var mediaType: String { "image/\(rawValue)" }
 
     /// The format whose signature `prefix` begins with.
     init?(sniffing prefix: Data) {
@@ -46,7 +46,7 @@ enum ImageFormat: String, CaseIterable, Sendable {
     /// The format of a body, or why it is not an image photosync stores: its first bytes must
     /// be one of the formats, a `Content-Type`, when sent, must name that same format, and the
     /// body must end as that format ends (see ``isComplete(prefix:suffix:byteCount:)``).
-    static func identify(contentType: String?, prefix: Data, suffix: Data, byteCount: Int64) -> Result<
+    package static func identify(contentType: String?, prefix: Data, suffix: Data, byteCount: Int64) -> Result<
         ImageFormat, Mismatch
     > {
         guard let sniffed = ImageFormat(sniffing: prefix) else {
@@ -85,12 +85,12 @@ enum ImageFormat: String, CaseIterable, Sendable {
         }
     }
 
-    struct Mismatch: Error, CustomStringConvertible {
+    package struct Mismatch: Error, CustomStringConvertible {
         var contentType: String?
         var sniffed: ImageFormat?
         var incomplete = false
 
-        var description: String {
+        package var description: String {
             if incomplete, let sniffed {
                 return
                     "the \(sniffed.rawValue.uppercased()) image is cut short: it does not end as a \(sniffed.rawValue.uppercased()) file ends"

@@ -22,7 +22,7 @@ import UnsplashAPI
 /// - Before each page it waits for ``ImageBacklog`` to have room, so it never runs more than a
 ///   few pages of images ahead of the downloads, and for ``floor`` (free disk above half the
 ///   reserve), so that metadata does not fill the disk either.
-struct PageWalker: RoundStage, Sendable {
+package struct PageWalker: RoundStage, Sendable {
     let round: RoundContext
     let backlog: ImageBacklog
     /// Called after each page commits: its images are due.
@@ -247,7 +247,7 @@ struct PageWalker: RoundStage, Sendable {
     /// membership id). Sponsored photos repeat on
     /// every page and photos this catch-up stored itself (pushed down by newer ones) neither
     /// count nor break a run.
-    static func knownRun(in photos: [Photo], existing: [String: Int64], baseline: Int64) -> Int {
+    package static func knownRun(in photos: [Photo], existing: [String: Int64], baseline: Int64) -> Int {
         var run = 0
         var longest = 0
         for photo in photos where !photo.isSponsored {

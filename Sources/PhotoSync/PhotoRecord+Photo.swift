@@ -5,7 +5,7 @@ import UnsplashAPI
 extension PhotoRecord {
     /// The store's record of `photo`, with the URL of `variant` as its image source; without a
     /// variant, no image.
-    init(_ photo: Photo, variant: ImageVariant?) {
+    package init(_ photo: Photo, variant: ImageVariant?) {
         self.init(
             id: photo.id,
             createdAt: photo.createdAt,

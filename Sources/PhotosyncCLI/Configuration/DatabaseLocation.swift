@@ -7,13 +7,13 @@ import PhotoStoreSQLite
 /// Where the mirror is, as the `database` setting says: an SQLite file (a path, the default),
 /// or a PostgreSQL database (a `postgres://` or `postgresql://` URL without a password, its
 /// missing parts from libpq's variables in `environment`).
-enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+package enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     case file(String)
     case postgres(PostgresLocation)
 
     /// - Throws: a `SettingProblem` for an empty value, or a URL that is not one photosync reads
     ///   (a password in it says where the password goes instead).
-    init(parsing text: String, environment: [String: String]) throws(SettingProblem) {
+    package init(parsing text: String, environment: [String: String]) throws(SettingProblem) {
         guard !text.isEmpty else { throw SettingProblem("must not be empty") }
         guard PostgresLocation.isURL(text) else {
             self = .file(text)
@@ -28,7 +28,7 @@ enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The path, or the URL (which holds no password).
-    var description: String {
+    package var description: String {
         switch self {
         case .file(let path): path
         case .postgres(let location): location.description
@@ -72,7 +72,7 @@ extension DatabaseLocation {
     /// another process holds is waited for, and `standby` is told of its holder at each look.
     /// - Throws: `WriterLockError` when another `run` writes the database (and there is no
     ///   `standby`); `CancellationError` when the wait is cancelled.
-    func openForWriting(
+    package func openForWriting(
         environment: [String: String], lease: PostgresWriterLease.Timing = .standard,
         standby: (@Sendable (WriterLeaseHolder) -> Void)? = nil, logger: Logger
     ) async throws -> (PhotoStore, DatabaseWriter, created: Bool) {
@@ -103,13 +103,13 @@ extension DatabaseLocation {
 
 /// What makes `run` the one writer of its database, held until `run` ends: the lock file beside
 /// an SQLite file, the writer lease of a PostgreSQL database.
-enum DatabaseWriter: Sendable {
+package enum DatabaseWriter: Sendable {
     case lock(WriterLock)
     case lease(PostgresWriterLease)
 
     /// Lets go: the lock file's lock goes with the process; the lease is given up at once, so
     /// that the next `run`, on any host, need not wait for it to expire.
-    func release() async {
+    package func release() async {
         switch self {
         case .lock(let lock): withExtendedLifetime(lock) {}
         case .lease(let lease): await lease.release()

@@ -125,7 +125,7 @@ enum SettingReload: Sendable, Equatable {
 }
 
 /// What is wrong with a value, phrased to follow the setting's name: "must be between 1 and 30 (got 50)".
-struct SettingProblem: Error, Equatable {
-    let text: String
+package struct SettingProblem: Error, Equatable {
+    package let text: String
     init(_ text: String) { self.text = text }
 }

@@ -75,13 +75,9 @@ struct PhotoFeed: Sendable {
         var added: [StubPhoto] = []
         for _ in 0..<max(0, count) {
             let sequence = photos.count
-            let id = uniqueID(for: "photo:\(sequence)")
-            var generator = Determinism.generator("created:\(seed):\(id)")
-            let photo = StubPhoto(
-                id: id, ixid: ixid(for: id), kind: .feed,
-                createdAt: Self.feedEpoch + sequence * 600 + generator.int(in: 0...599))
+            let photo = Self.feedPhoto(sequence: sequence, id: uniqueID(for: "photo:\(sequence)"), seed: seed)
             photos.append(photo)
-            byID[id] = photo
+            byID[photo.id] = photo
             added.append(photo)
         }
         return added.reversed()
@@ -109,6 +105,25 @@ struct PhotoFeed: Sendable {
         return result
     }
 
+    /// Feed photo `sequence` (0 the oldest) under `id`: its `ixid` and creation time follow.
+    static func feedPhoto(sequence: Int, id: String, seed: UInt64) -> StubPhoto {
+        var generator = Determinism.generator("created:\(seed):\(id)")
+        return StubPhoto(
+            id: id, ixid: ixid(for: id, seed: seed), kind: .feed,
+            createdAt: feedEpoch + sequence * 600 + generator.int(in: 0...599))
+    }
+
+    /// The id feed photo `sequence` gets unless a photo made before it has it already
+    /// (``uniqueID(for:)``), which for ids of 66 random bits is as good as never.
+    static func firstChoiceID(sequence: Int, seed: UInt64) -> String {
+        Determinism.identifier("photo:\(sequence):\(seed)")
+    }
+
+    /// The ids of the advertisements and Unsplash+ photos, made before any feed photo.
+    var reservedIDs: Set<String> {
+        Set((sponsored + premium).map(\.id))
+    }
+
     private mutating func uniqueID(for name: String) -> String {
         var id = Determinism.identifier("\(name):\(seed)")
         var attempt = 1
@@ -120,6 +135,10 @@ struct PhotoFeed: Sendable {
     }
 
     private func ixid(for id: String) -> String {
+        Self.ixid(for: id, seed: seed)
+    }
+
+    private static func ixid(for id: String, seed: UInt64) -> String {
         "M3w" + Determinism.token("ixid:\(seed):\(id)", length: 29)
     }
 }

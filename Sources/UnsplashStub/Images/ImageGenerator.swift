@@ -18,11 +18,14 @@ struct ImageGenerator: Sendable {
 
     static let minimumSize = 64
 
-    func bytes(name: String, variant: String) -> Data {
+    /// The rendition `variant` of `name`'s image; with `pictureOf`, the picture in it is that
+    /// photo's instead (its size and padding still `name`'s own): `scale-load`
+    /// paints a bounded pool of pictures and lends them to millions of photos.
+    func bytes(name: String, variant: String, pictureOf pictureName: String? = nil) -> Data {
         let count = size(name: name, variant: variant)
         var data = noise(count: count, name: name, variant: variant)
         // A comment segment takes 4 bytes at least: room for one whenever the picture is smaller.
-        guard let picture = pictures.picture(of: name, fitting: count - 4) else {
+        guard let picture = pictures.picture(of: pictureName ?? name, fitting: count - 4) else {
             data.replaceSubrange(0..<JPEGEncoder.header.count, with: JPEGEncoder.header)
             data.replaceSubrange((count - 2)..<count, with: [0xFF, 0xD9])
             return data
