@@ -101,36 +101,43 @@ struct StorageBudgetTests {
         }
     }
 
+    /// Makes the database at `path` as migration `version` left it, with photos `ids` (their
+    /// sequences in order from 1) and the images `images` inserts (`?` is a SHA-256).
+    private static func makeDatabase(at path: String, upTo version: String, photos ids: [String], images: String)
+        async throws
+    {
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: version)
+        try await queue.write { db in
+            for (index, id) in ids.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO photo (id, sequence, is_sponsored, json, first_seen_at, last_seen_at)
+                        VALUES (?, ?, 0, '{}', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                        """, arguments: [id, index + 1])
+            }
+            try db.execute(sql: images, arguments: [Sample.sha256])
+        }
+        try queue.close()
+    }
+
     @Test("v18 counts v17's images by variant, and its tallies follow every change; v19 orders them")
     func imageTalliesByVariant() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v17.sqlite").path
             // GIVEN a v17 database, its tallies by status alone: a photo's regular image stored
             // (4 bytes), its thumbnail pending, another photo's thumbnail failed for good
-            do {
-                let queue = try DatabaseQueue(path: path)
-                try Schema.migrator.migrate(queue, upTo: "v17 image tallies")
-                try await queue.write { db in
-                    for (id, sequence) in [("a", 1), ("b", 2)] {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO photo (id, sequence, is_sponsored, json, first_seen_at, last_seen_at)
-                                VALUES (?, ?, 0, '{}', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
-                                """, arguments: [id, sequence])
-                    }
-                    try db.execute(
-                        sql: """
-                            INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
-                                               sha256, fetched_at)
-                            VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
-                            INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
-                            INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'a', 'thumb', 'u');
-                            INSERT INTO image (id, photo_id, variant, status, source_url, attempts, failure_class)
-                            VALUES (3, 'b', 'thumb', 'failed', 'u', 1, 'permanent');
-                            """, arguments: [Sample.sha256])
-                }
-                try queue.close()
-            }
+            try await Self.makeDatabase(
+                at: path, upTo: "v17 image tallies", photos: ["a", "b"],
+                images: """
+                    INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
+                                       sha256, fetched_at)
+                    VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
+                    INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
+                    INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'a', 'thumb', 'u');
+                    INSERT INTO image (id, photo_id, variant, status, source_url, attempts, failure_class)
+                    VALUES (3, 'b', 'thumb', 'failed', 'u', 1, 'permanent');
+                    """)
             // WHEN it is opened, which migrates it
             let store = try PhotoStore(path: path)
             func figures() async throws -> [Int64] {
@@ -164,30 +171,17 @@ struct StorageBudgetTests {
         try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("v7.sqlite").path
             // GIVEN a v7 database with a stored image (bytes in image_data), a pending and a failed one
-            do {
-                let queue = try DatabaseQueue(path: path)
-                try Schema.migrator.migrate(queue, upTo: "v7 an index of Unsplash+ photos")
-                try await queue.write { db in
-                    for (id, sequence) in [("a", 1), ("b", 2), ("c", 3)] {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO photo (id, sequence, is_sponsored, json, first_seen_at, last_seen_at)
-                                VALUES (?, ?, 0, '{}', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
-                                """, arguments: [id, sequence])
-                    }
-                    try db.execute(
-                        sql: """
-                            INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
-                                               sha256, fetched_at)
-                            VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
-                            INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
-                            INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'b', 'regular', 'u');
-                            INSERT INTO image (id, photo_id, variant, status, source_url, attempts, last_error)
-                            VALUES (3, 'c', 'regular', 'failed', 'u', 5, '404');
-                            """, arguments: [Sample.sha256])
-                }
-                try queue.close()
-            }
+            try await Self.makeDatabase(
+                at: path, upTo: "v7 an index of Unsplash+ photos", photos: ["a", "b", "c"],
+                images: """
+                    INSERT INTO image (id, photo_id, variant, status, source_url, content_type, byte_count,
+                                       sha256, fetched_at)
+                    VALUES (1, 'a', 'regular', 'stored', 'u', 'image/jpeg', 4, ?, '2026-01-01 00:00:00.000');
+                    INSERT INTO image_data (image_id, bytes) VALUES (1, x'01020304');
+                    INSERT INTO image (id, photo_id, variant, source_url) VALUES (2, 'b', 'regular', 'u');
+                    INSERT INTO image (id, photo_id, variant, status, source_url, attempts, last_error)
+                    VALUES (3, 'c', 'regular', 'failed', 'u', 5, '404');
+                    """)
             // WHEN it is opened, which migrates it
             let store = try PhotoStore(path: path)
             // THEN every image row and its bytes are there, and the total is counted
