@@ -45,6 +45,10 @@ cd "$(dirname "$0")/.."
 
 sizes=(${1:-100000 1000000 5000000})
 seconds=${2:-2}
+# SIZES is one argument: unquoted, its second size would be taken for SECONDS (and wrk would run
+# for days).
+[[ $seconds =~ ^[0-9]+$ ]] && ((seconds >= 1 && seconds <= 600)) ||
+    { echo "scale.sh: SECONDS must be 1 to 600, not '$seconds' (quote SIZES: \"100000 1000000\")" >&2; exit 2; }
 warmup=${WARMUP:-1}
 rounds=${ROUNDS:-3}
 stores=(${STORES:-sqlite postgres})
