@@ -7,8 +7,8 @@ import Foundation
 ///
 /// A photo is *pending* when its details are wanted but not stored: with `photo_details: all`,
 /// every photo without them; with `on-demand`, those a client of the mirror asked for
-/// (``PhotoDetailsRequests``). Each write is one small transaction. The SQLite implementation
-/// is `SQLitePhotoDetailsStore`.
+/// (``PhotoDetailsRequests``). Each write is one small transaction. Both stores run one
+/// implementation, ``SQLPhotoDetailsStore``.
 public protocol PhotoDetailsStore: Sendable {
     /// The ids of at most `limit` photos whose details are wanted and not stored, those a
     /// client asked for first (oldest request first), then, for ``PhotoDetailsWanted/all``, the others,

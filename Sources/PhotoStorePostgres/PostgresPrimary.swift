@@ -140,10 +140,12 @@ public final class PostgresPrimary: Sendable {
     }
 
     /// Where `serve` records its clients' download requests: the primary.
-    public var downloadRequests: any DownloadRequests { PrimaryDownloadRequests(primary: self) }
+    public var downloadRequests: any DownloadRequests { SQLDownloadRequests(sql: PrimaryExecutor(primary: self)) }
 
     /// Where `serve` records its clients' requests for photos' details: the primary.
-    public var photoDetailsRequests: any PhotoDetailsRequests { PrimaryPhotoDetailsRequests(primary: self) }
+    public var photoDetailsRequests: any PhotoDetailsRequests {
+        SQLPhotoDetailsRequests(sql: PrimaryExecutor(primary: self))
+    }
 
     /// Closes the connection, once made.
     public func close() {
@@ -156,28 +158,21 @@ public final class PostgresPrimary: Sendable {
     }
 }
 
-/// Download requests written to the primary.
-private struct PrimaryDownloadRequests: DownloadRequests {
+/// Statements run on the primary, connected on their first use.
+private struct PrimaryExecutor: SQLExecutor {
     let primary: PostgresPrimary
 
-    func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        try await PostgresDownloadRequests(database: primary.database()).record(photoID: photoID, at: date)
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ statements: [SQLStatement],
+        _ decode: @escaping @Sendable ([[any SQLRow]]) throws -> T
+    ) async throws(StoreError) -> T {
+        try await PostgresExecutor(database: primary.database()).read(operation(), statements, decode)
     }
 
-    func requested() async throws(StoreError) -> [String: Date] {
-        try await PostgresDownloadRequests(database: primary.database()).requested()
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ statements: [SQLStatement],
+        _ decode: @escaping @Sendable ([[any SQLRow]]) throws -> T
+    ) async throws(StoreError) -> T {
+        try await PostgresExecutor(database: primary.database()).write(operation(), statements, decode)
     }
-
-    func close() throws(StoreError) {}
-}
-
-/// Requests for photos' details written to the primary.
-private struct PrimaryPhotoDetailsRequests: PhotoDetailsRequests {
-    let primary: PostgresPrimary
-
-    func record(photoID: String, at date: Date) async throws(StoreError) -> Bool {
-        try await PostgresPhotoDetailsRequests(database: primary.database()).record(photoID: photoID, at: date)
-    }
-
-    func close() throws(StoreError) {}
 }

@@ -8,11 +8,11 @@ struct PostgresStorage: StoreStorage {
     let database: PostgresDatabase
 
     func openDownloadRequests() throws(StoreError) -> any DownloadRequests {
-        PostgresDownloadRequests(database: database)
+        SQLDownloadRequests(sql: PostgresExecutor(database: database))
     }
 
     func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests {
-        PostgresPhotoDetailsRequests(database: database)
+        SQLPhotoDetailsRequests(sql: PostgresExecutor(database: database))
     }
 
     func writerLease() async throws(StoreError) -> WriterLeaseHolder? {

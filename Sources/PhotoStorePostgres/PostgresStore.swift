@@ -57,7 +57,8 @@ public enum PostgresStore {
             path: database.name, ledger: PostgresSyncLedger(database: database),
             imageQueue: PostgresImageQueue(database: database), archive: PostgresImageArchive(database: database),
             catalog: PostgresPhotoCatalog(database: database, lag: lag),
-            photoDetails: PostgresPhotoDetailsStore(database: database), storage: PostgresStorage(database: database),
+            photoDetails: SQLPhotoDetailsStore(sql: PostgresExecutor(database: database)),
+            storage: PostgresStorage(database: database),
             files: nil, transfer: PostgresStoreTransfer(database: database),
             holdsWriterRole: { [fence = database.fence] in fence.mayAct() })
     }

@@ -31,14 +31,3 @@ struct RequestConnection: Sendable {
         try database.close()
     }
 }
-
-/// A writer of `serve`'s requests over a ``RequestConnection`` of its own, which closing closes.
-protocol OnRequestConnection {
-    var connection: RequestConnection { get }
-}
-
-extension OnRequestConnection {
-    func close() throws(StoreError) {
-        try connection.close()
-    }
-}

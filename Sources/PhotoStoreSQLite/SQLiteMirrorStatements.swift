@@ -73,7 +73,7 @@ extension MirrorValue {
     /// The value of `stored` read as `type`, or nil when it is of another type. Kept apart from
     /// the throwing initializer: Swift 6.3.1's optimizer crashes on the two in one function
     /// (CopyPropagation, "Found outside of lifetime use", in a release build).
-    private static func decoded(_ stored: DatabaseValue, as type: MirrorColumnType) -> MirrorValue? {
+    static func decoded(_ stored: DatabaseValue, as type: MirrorColumnType) -> MirrorValue? {
         if stored.isNull { return .null }
         return switch type {
         case .text: String.fromDatabaseValue(stored).map(MirrorValue.text)

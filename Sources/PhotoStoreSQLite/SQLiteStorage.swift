@@ -68,15 +68,15 @@ struct SQLiteStorage: StoreStorage, FileStorage {
     }
 
     func openDownloadRequests() throws(StoreError) -> any DownloadRequests {
-        SQLiteDownloadRequests(
-            connection: try RequestConnection(
-                path: path, label: "PhotoStore.downloadRequests", purpose: "download requests"))
+        let connection = try RequestConnection(
+            path: path, label: "PhotoStore.downloadRequests", purpose: "download requests")
+        return SQLDownloadRequests(sql: SQLiteExecutor(database: connection.database), close: connection.close)
     }
 
     func openPhotoDetailsRequests() throws(StoreError) -> any PhotoDetailsRequests {
-        SQLitePhotoDetailsRequests(
-            connection: try RequestConnection(
-                path: path, label: "PhotoStore.photoDetailsRequests", purpose: "photo details requests"))
+        let connection = try RequestConnection(
+            path: path, label: "PhotoStore.photoDetailsRequests", purpose: "photo details requests")
+        return SQLPhotoDetailsRequests(sql: SQLiteExecutor(database: connection.database), close: connection.close)
     }
 
     /// A database file's writer holds its lock file: no lease.

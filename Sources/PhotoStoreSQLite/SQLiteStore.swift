@@ -171,7 +171,8 @@ extension PhotoStore {
         self.init(
             path: path, ledger: SQLiteSyncLedger(database: database), imageQueue: SQLiteImageQueue(database: database),
             archive: SQLiteImageArchive(database: database), catalog: SQLitePhotoCatalog(database: database, lag: lag),
-            photoDetails: SQLitePhotoDetailsStore(database: database), storage: storage, files: storage,
+            photoDetails: SQLPhotoDetailsStore(sql: SQLiteExecutor(database: database)), storage: storage,
+            files: storage,
             transfer: SQLiteStoreTransfer(database: database))
     }
 

@@ -1,0 +1,74 @@
+import Logging
+import PhotoStore
+import PostgresNIO
+
+/// The policy's statements (``SQLStatement``) on PostgreSQL's pool: a read on one connection
+/// (one snapshot when it has several statements), a write in one fenced transaction of the
+/// writer's turns.
+struct PostgresExecutor: SQLExecutor {
+    let database: PostgresDatabase
+
+    func read<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ statements: [SQLStatement],
+        _ decode: @escaping @Sendable ([[any SQLRow]]) throws -> T
+    ) async throws(StoreError) -> T {
+        let logger = database.logger
+        guard statements.count > 1 else {
+            return try await database.read(operation()) { connection in
+                try decode(try await Self.run(statements, connection, logger))
+            }
+        }
+        return try await database.snapshot(operation()) { connection in
+            try decode(try await Self.run(statements, connection, logger))
+        }
+    }
+
+    func write<T: Sendable>(
+        _ operation: @autoclosure () -> String, _ statements: [SQLStatement],
+        _ decode: @escaping @Sendable ([[any SQLRow]]) throws -> T
+    ) async throws(StoreError) -> T {
+        let logger = database.logger
+        return try await database.write(operation()) { connection in
+            try decode(try await Self.run(statements, connection, logger))
+        }
+    }
+
+    static func run(
+        _ statements: [SQLStatement], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [[any SQLRow]] {
+        var results: [[any SQLRow]] = []
+        for statement in statements {
+            let (sql, values) = statement.rendered(.postgres)
+            var bindings = PostgresBindings(capacity: values.count)
+            for value in values { bindings.append(value) }
+            let rows = try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            results.append(try await rows.collect().map { PostgresSQLRow(cells: Array($0)) })
+        }
+        return results
+    }
+}
+
+/// A row's cells as PostgreSQL returned them, read as ``MirrorValue``'s types read a copy's.
+struct PostgresSQLRow: SQLRow {
+    let cells: [PostgresCell]
+
+    func value(_ index: Int, as type: MirrorColumnType) throws -> MirrorValue {
+        guard cells.indices.contains(index) else {
+            throw MirrorValueMismatch(table: "a statement's result", column: "\(index)", value: .text("nothing"))
+        }
+        return try MirrorValue(cells[index], type)
+    }
+}
+
+extension PostgresBindings {
+    mutating func append(_ value: MirrorValue) {
+        switch value {
+        case .null: appendNull()
+        case .text(let text): append(text)
+        case .integer(let integer): append(integer)
+        case .boolean(let boolean): append(boolean)
+        case .date(let date): append(date)
+        case .bytes(let bytes): append(ByteBuffer(bytes: bytes))
+        }
+    }
+}
