@@ -7,8 +7,9 @@ import PostgresNIO
 /// `MAX(sequence) + 1`, without gaps because one writer (the lease's holder) commits at a time;
 /// a second writer committing at the same moment would break the `UNIQUE` constraint and roll
 /// back, never number a photo twice.
-struct PostgresSyncLedger: SyncLedger {
+struct PostgresSyncLedger: SQLSyncLedger {
     let database: PostgresDatabase
+    var sql: any SQLExecutor { PostgresExecutor(database: database) }
 
     func commitPage(
         _ photos: [PhotoRecord], rejected: [RejectedPhoto], variant: ImageVariant, moreVariants: [ImageVariant],
@@ -61,18 +62,6 @@ struct PostgresSyncLedger: SyncLedger {
         }
     }
 
-    func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
-        let logger = database.logger
-        return try await database.read("reading the state of \(source)") { connection in
-            let rows = try await connection.guardedQuery(
-                "SELECT \(unescaped: Self.syncStateColumns) FROM source WHERE name = \(source.description)",
-                logger: logger
-            ).collect()
-            guard let row = rows.first else { return SyncState() }
-            return try Self.syncState(Array(row))
-        }
-    }
-
     /// The columns of a source's ``SyncState``, as ``syncState(_:)`` reads them.
     static let syncStateColumns = """
         backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at, backfill_stall_reason,
@@ -91,81 +80,6 @@ struct PostgresSyncLedger: SyncLedger {
             backfillStall: stallReason.map {
                 BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
             })
-    }
-
-    func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
-        let logger = database.logger
-        try await database.write("recording a stall of \(source)") { connection in
-            let id = try await Self.sourceID(named: source.description, connection, logger)
-            try await connection.guardedQuery(
-                """
-                UPDATE source SET backfill_stall_reason = \(reason),
-                    backfill_stalled_at = COALESCE(backfill_stalled_at, \(now))
-                WHERE id = \(id)
-                """, logger: logger)
-        }
-    }
-
-    func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError) {
-        let logger = database.logger
-        let reason = reload ? "reload" : "start"
-        try await database.write("recording when the configuration was loaded") { connection in
-            _ = try await connection.guardedQuery(
-                """
-                INSERT INTO configuration_load (id, loaded_at, reason) VALUES (1, \(date), \(reason))
-                ON CONFLICT (id) DO UPDATE SET loaded_at = excluded.loaded_at, reason = excluded.reason
-                """, logger: logger)
-        }
-    }
-
-    func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
-        let logger = database.logger
-        try await database.write("recording the configured sources") { connection in
-            try await connection.guardedQuery("UPDATE source SET active = false", logger: logger)
-            for name in sources.map(\.description) {
-                _ = try await Self.sourceID(named: name, connection, logger)
-                try await connection.guardedQuery(
-                    "UPDATE source SET active = true WHERE name = \(name)", logger: logger)
-            }
-        }
-    }
-
-    func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError) {
-        let logger = database.logger
-        try await database.write("recording a failure of \(source)") { connection in
-            let id = try await Self.sourceID(named: source.description, connection, logger)
-            try await connection.guardedQuery(
-                "UPDATE source SET error = \(message), error_at = COALESCE(error_at, \(now)) WHERE id = \(id)",
-                logger: logger)
-        }
-    }
-
-    func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto] {
-        let logger = database.logger
-        return try await database.read("listing rejected photos") { connection in
-            var rejected: [RejectedPhoto] = []
-            let rows = try await connection.guardedQuery(
-                "SELECT photo_id, json, reason FROM rejected_photo ORDER BY id LIMIT \(limit)", logger: logger)
-            for try await (photoID, json, reason) in rows.decode((String?, String, String).self) {
-                rejected.append(RejectedPhoto(photoID: photoID, json: Data(json.utf8), reason: reason))
-            }
-            return rejected
-        }
-    }
-
-    func maxSequence() async throws(StoreError) -> Int64 {
-        let logger = database.logger
-        return try await database.read("reading the highest sequence") { connection in
-            try await Self.maxSequence(connection, logger)
-        }
-    }
-
-    func maxMembership() async throws(StoreError) -> Int64 {
-        let logger = database.logger
-        return try await database.read("reading the newest membership") { connection in
-            try await connection.guardedQuery("SELECT COALESCE(MAX(id), 0)::bigint FROM photo_source", logger: logger)
-                .collect().first?.decode(Int64.self) ?? 0
-        }
     }
 
     func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
@@ -235,38 +149,6 @@ struct PostgresSyncLedger: SyncLedger {
             let knownIDs = Set(known)
             if let unknown = photoIDs.first(where: { !knownIDs.contains($0) }) {
                 throw StoreError.unknownPhoto(path: name, photoID: unknown)
-            }
-        }
-    }
-
-    func sourceObjectsFetched(sources: [PhotoSource]) async throws(StoreError) -> [PhotoSource: Date] {
-        guard !sources.isEmpty else { return [:] }
-        let logger = database.logger
-        return try await database.read("reading when source objects were fetched") { connection in
-            var fetched: [PhotoSource: Date] = [:]
-            for source in sources {
-                let date = try await connection.guardedQuery(
-                    """
-                    SELECT object_fetched_at FROM source
-                    WHERE name = \(source.description) AND object_json IS NOT NULL
-                    """, logger: logger
-                ).collect().first?.decode(Date?.self)
-                if let date { fetched[source] = date }
-            }
-            return fetched
-        }
-    }
-
-    func storeSourceObject(_ json: Data, sources: [PhotoSource], at now: Date) async throws(StoreError) {
-        let logger = database.logger
-        let text = String(decoding: json, as: UTF8.self)
-        try await database.write("storing the object of \(sources.map(\.description).joined(separator: ", "))") {
-            connection in
-            for source in sources {
-                let id = try await Self.sourceID(named: source.description, connection, logger)
-                try await connection.guardedQuery(
-                    "UPDATE source SET object_json = \(text), object_fetched_at = \(now) WHERE id = \(id)",
-                    logger: logger)
             }
         }
     }

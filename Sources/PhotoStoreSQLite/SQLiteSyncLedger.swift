@@ -5,8 +5,9 @@ import PhotosyncModel
 
 /// The ledger in SQLite: sources are rows of `source`, named by `PhotoSource.description`;
 /// memberships rows of `photo_source`; a page commit is one write transaction with its cursor.
-struct SQLiteSyncLedger: SyncLedger {
+struct SQLiteSyncLedger: SQLSyncLedger {
     let database: StoreDatabase
+    var sql: any SQLExecutor { SQLiteExecutor(database: database) }
 
     @discardableResult
     func commitPage(
@@ -62,70 +63,6 @@ struct SQLiteSyncLedger: SyncLedger {
             }
             try Self.apply(change, source: sourceID, now: now, in: db)
             return commit
-        }
-    }
-
-    func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
-        try await database.read("reading the sync state of \(source)") { db in
-            try Self.syncState(db, source: source.description)
-        }
-    }
-
-    func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
-        try await database.write("recording a backfill stall of \(source)") { db in
-            let id = try Self.sourceID(named: source.description, in: db)
-            try db.execute(
-                sql: """
-                    UPDATE source SET backfill_stall_reason = ?, backfill_stalled_at = COALESCE(backfill_stalled_at, ?)
-                    WHERE id = ?
-                    """,
-                arguments: [reason, now, id])
-        }
-    }
-
-    func recordConfigurationLoaded(at date: Date, reload: Bool) async throws(StoreError) {
-        try await database.write("recording when the configuration was loaded") { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO configuration_load (id, loaded_at, reason) VALUES (1, ?, ?)",
-                arguments: [date, reload ? "reload" : "start"])
-        }
-    }
-
-    func activateSources(_ sources: [PhotoSource]) async throws(StoreError) {
-        try await database.write("recording the configured sources") { db in
-            try db.execute(sql: "UPDATE source SET active = 0")
-            for name in sources.map(\.description) {
-                _ = try Self.sourceID(named: name, in: db)
-                try db.execute(sql: "UPDATE source SET active = 1 WHERE name = ?", arguments: [name])
-            }
-        }
-    }
-
-    func recordSourceFailure(_ source: PhotoSource, message: String, at now: Date) async throws(StoreError) {
-        try await database.write("recording a failure of \(source)") { db in
-            let id = try Self.sourceID(named: source.description, in: db)
-            try db.execute(
-                sql: "UPDATE source SET error = ?, error_at = COALESCE(error_at, ?) WHERE id = ?",
-                arguments: [message, now, id])
-        }
-    }
-
-    func rejectedPhotos(limit: Int) async throws(StoreError) -> [RejectedPhoto] {
-        try await database.read("listing rejected photos") { db in
-            try RejectedPhotoRow.fetchAll(
-                db, sql: "SELECT photo_id, CAST(json AS BLOB) AS json, reason FROM rejected_photo ORDER BY id LIMIT ?",
-                arguments: [limit]
-            ).map(\.rejected)
-        }
-    }
-
-    func maxSequence() async throws(StoreError) -> Int64 {
-        try await database.read("reading the highest sequence") { db in try Self.maxSequence(db) }
-    }
-
-    func maxMembership() async throws(StoreError) -> Int64 {
-        try await database.read("reading the newest membership") { db in
-            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM photo_source") ?? 0
         }
     }
 
@@ -259,17 +196,6 @@ struct SQLiteSyncLedger: SyncLedger {
             ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
         }
     }
-}
-
-/// A `rejected_photo` row as listings read it.
-private struct RejectedPhotoRow: Decodable, FetchableRecord {
-    var photoId: String?
-    var json: Data
-    var reason: String
-
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-
-    var rejected: RejectedPhoto { RejectedPhoto(photoID: photoId, json: json, reason: reason) }
 }
 
 /// A photo whose download is still to be tracked, as ``SQLiteSyncLedger/pendingDownloadTrackingSQL``
