@@ -60,6 +60,13 @@ struct PostgresSQLRow: SQLRow {
     }
 }
 
+extension PostgresConnection {
+    /// The rows of the policy's `statements`, run in this connection's transaction.
+    func run(_ statements: [SQLStatement], _ logger: Logger) async throws -> [[any SQLRow]] {
+        try await PostgresExecutor.run(statements, self, logger)
+    }
+}
+
 extension PostgresBindings {
     mutating func append(_ value: MirrorValue) {
         switch value {

@@ -17,7 +17,8 @@ struct PostgresSyncLedger: SQLSyncLedger {
     ) async throws(StoreError) -> PageCommit {
         let logger = database.logger
         return try await database.write("committing a page of \(photos.count) photos") { connection in
-            let sourceID = try await Self.sourceID(named: source.description, connection, logger)
+            let sourceID = try LedgerStatements.sourceID(
+                await connection.run(LedgerStatements.source(named: source.description), logger))
             let ids = Array(Set(photos.map(\.id)))
             var stored: [String: Int64] = [:]
             for try await (id, sequence) in try await connection.guardedQuery(
@@ -35,7 +36,7 @@ struct PostgresSyncLedger: SQLSyncLedger {
             }
             let plan = PageCommitPlan(
                 page: photos, stored: stored, memberships: memberships,
-                maxSequence: try await Self.maxSequence(connection, logger))
+                maxSequence: try await connection.run([LedgerStatements.maxSequence], logger)[0].first?.integer(0) ?? 0)
             try await Self.upsert(plan.photos, seenAt: now, connection, logger)
             try await connection.guardedQuery(
                 "DELETE FROM rejected_photo WHERE photo_id = ANY (\(ids)::text[])", logger: logger)
@@ -45,19 +46,24 @@ struct PostgresSyncLedger: SQLSyncLedger {
                     from: oldest, except: [variant] + moreVariants, connection, logger)
             }
             var newlyRejected: [RejectedPhoto] = []
-            for element in rejected where try await Self.recordRejected(element, seenAt: now, connection, logger) {
+            for element in rejected
+            where try LedgerStatements.isNew(
+                await connection.run(LedgerStatements.recordRejected(element, seenAt: now), logger))
+            {
                 newlyRejected.append(element)
             }
             let commit = plan.commit(newlyRejected: newlyRejected)
             let change = try cursor(commit)
-            let position = try await Self.nextPosition(after: change, source: sourceID, connection, logger)
+            let (last, block) = try LedgerStatements.lastPosition(before: change, source: sourceID)
+            let position = MembershipPositions.first(
+                after: try await connection.run([last], logger)[0].first?.integer(0), in: block)
             try await connection.guardedQuery(
                 """
                 INSERT INTO photo_source (photo_id, source_id, first_seen_at, position)
                 SELECT joining.id, \(sourceID), \(now), \(position) + joining.number - 1
                 FROM unnest(\(plan.joining)::text[]) WITH ORDINALITY AS joining (id, number)
                 """, logger: logger)
-            try await Self.apply(change, source: sourceID, now: now, connection, logger)
+            _ = try await connection.run([LedgerStatements.apply(change, source: sourceID, now: now)], logger)
             return commit
         }
     }
@@ -155,24 +161,6 @@ struct PostgresSyncLedger: SQLSyncLedger {
 
     // MARK: - Inside a transaction
 
-    static func maxSequence(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        try await connection.guardedQuery("SELECT COALESCE(MAX(sequence), 0)::bigint FROM photo", logger: logger)
-            .collect().first?.decode(Int64.self) ?? 0
-    }
-
-    /// The row id of the source named `name`, created (active) if it is new.
-    static func sourceID(named name: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        if let id = try await connection.guardedQuery("SELECT id FROM source WHERE name = \(name)", logger: logger)
-            .collect().first?.decode(Int64.self)
-        {
-            return id
-        }
-        return try await connection.guardedQuery(
-            "INSERT INTO source (name) VALUES (\(name)) RETURNING id", logger: logger
-        )
-        .collect()[0].decode(Int64.self)
-    }
-
     /// Inserts the photos of a page's commit, or updates the API's columns of those stored
     /// already (the sequence, the first sighting and the tracking stay): one statement for the
     /// page, its columns one JSON array and its original JSON one `text[]`.
@@ -260,59 +248,6 @@ struct PostgresSyncLedger: SQLSyncLedger {
         }
     }
 
-    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
-    static func recordRejected(
-        _ element: RejectedPhoto, seenAt now: Date, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Bool {
-        let json = String(decoding: element.json, as: UTF8.self)
-        let inserted = try await connection.guardedQuery(
-            """
-            INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
-            VALUES (\(element.photoID), \(json), \(element.reason), \(now), \(now))
-            ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
-            RETURNING (xmax = 0)
-            """, logger: logger
-        ).collect().first?.decode(Bool.self)
-        return inserted ?? false
-    }
-
-    /// The position of the first membership a page adds to `source` (``MembershipPositions``).
-    static func nextPosition(
-        after change: CursorChange, source: Int64, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Int64 {
-        let block = try MembershipPositions.block(for: change)
-        let last = try await connection.guardedQuery(
-            """
-            SELECT MAX(position) FROM photo_source
-            WHERE source_id = \(source) AND position >= \(block?.lowerBound ?? .min) AND position < \(block?.upperBound ?? .max)
-            """, logger: logger
-        ).collect().first?.decode(Int64?.self)
-        return MembershipPositions.first(after: last, in: block)
-    }
-
-    static func apply(
-        _ cursor: CursorChange, source: Int64, now: Date, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws {
-        // A page stored means the source exists: an earlier failure is over.
-        switch cursor {
-        case .backfill(let next):
-            try await connection.guardedQuery(
-                """
-                UPDATE source SET backfill_next = \(next?.absoluteString), backfill_complete = \(next == nil),
-                    last_page_at = \(now), backfill_stall_reason = NULL, backfill_stalled_at = NULL,
-                    error = NULL, error_at = NULL
-                WHERE id = \(source)
-                """, logger: logger)
-        case .catchUp(let next, let baseline):
-            let kept: Int64? = next == nil ? nil : baseline
-            try await connection.guardedQuery(
-                """
-                UPDATE source SET catch_up_next = \(next?.absoluteString), catch_up_baseline = \(kept),
-                    last_page_at = \(now), error = NULL, error_at = NULL
-                WHERE id = \(source)
-                """, logger: logger)
-        }
-    }
 }
 
 /// A fault of the store's own making inside a transaction (not the server's): its message.

@@ -43,3 +43,10 @@ struct SQLiteRow: SQLRow {
         return value
     }
 }
+
+extension Database {
+    /// The rows of the policy's `statements`, run in this transaction.
+    func run(_ statements: [SQLStatement]) throws -> [[any SQLRow]] {
+        try SQLiteExecutor.run(statements, self)
+    }
+}

@@ -16,7 +16,7 @@ struct SQLiteSyncLedger: SQLSyncLedger {
         source: PhotoSource, now: Date, cursor: @escaping @Sendable (PageCommit) throws -> CursorChange
     ) async throws(StoreError) -> PageCommit {
         try await database.write("committing a page of \(photos.count) photos") { db in
-            let sourceID = try Self.sourceID(named: source.description, in: db)
+            let sourceID = try LedgerStatements.sourceID(db.run(LedgerStatements.source(named: source.description)))
             // Every statement here is cached (GRDB caches its record statements too): preparing
             // them anew for each photo (the INSERT also compiles the search trigger) was half the
             // page walk's CPU.
@@ -30,7 +30,8 @@ struct SQLiteSyncLedger: SQLSyncLedger {
                     arguments: [id, sourceID])
             }
             let plan = PageCommitPlan(
-                page: photos, stored: stored, memberships: memberships, maxSequence: try Self.maxSequence(db))
+                page: photos, stored: stored, memberships: memberships,
+                maxSequence: try db.run([LedgerStatements.maxSequence])[0].first?.integer(0) ?? 0)
             for photo in plan.photos {
                 let row = PhotoRow(photo.record, sequence: photo.sequence, seenAt: now)
                 if photo.isStored {
@@ -47,12 +48,14 @@ struct SQLiteSyncLedger: SQLSyncLedger {
                 try SQLiteImageQueue.reopenWalks(from: oldest, except: [variant] + moreVariants, in: db)
             }
             var newlyRejected: [RejectedPhoto] = []
-            for element in rejected {
-                if try Self.recordRejected(element, seenAt: now, in: db) { newlyRejected.append(element) }
+            for element in rejected
+            where try LedgerStatements.isNew(db.run(LedgerStatements.recordRejected(element, seenAt: now))) {
+                newlyRejected.append(element)
             }
             let commit = plan.commit(newlyRejected: newlyRejected)
             let change = try cursor(commit)
-            var position = try Self.nextPosition(after: change, source: sourceID, in: db)
+            let (last, block) = try LedgerStatements.lastPosition(before: change, source: sourceID)
+            var position = MembershipPositions.first(after: try db.run([last])[0].first?.integer(0), in: block)
             for photoID in plan.joining {
                 try db.cachedStatement(
                     sql: """
@@ -61,7 +64,7 @@ struct SQLiteSyncLedger: SQLSyncLedger {
                 ).execute(arguments: [photoID, sourceID, now.stored, position])
                 position += 1
             }
-            try Self.apply(change, source: sourceID, now: now, in: db)
+            _ = try db.run([LedgerStatements.apply(change, source: sourceID, now: now)])
             return commit
         }
     }
@@ -106,10 +109,6 @@ struct SQLiteSyncLedger: SQLSyncLedger {
         LIMIT ?
         """
 
-    static func maxSequence(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(sequence), 0) FROM photo")) ?? 0
-    }
-
     static func syncState(_ db: Database, source: String) throws -> SyncState {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source WHERE name = ?", arguments: [source]) else {
             return SyncState()
@@ -132,70 +131,6 @@ struct SQLiteSyncLedger: SQLSyncLedger {
             })
     }
 
-    /// The position of the first membership a page adds to `source` (``MembershipPositions``);
-    /// the others follow.
-    static func nextPosition(after change: CursorChange, source: Int64, in db: Database) throws -> Int64 {
-        let block = try MembershipPositions.block(for: change)
-        let last = try Int64.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT position FROM photo_source
-                    WHERE source_id = ? AND position >= ? AND position < ?
-                    ORDER BY position DESC LIMIT 1
-                    """),
-            arguments: [source, block?.lowerBound ?? .min, block?.upperBound ?? .max])
-        return MembershipPositions.first(after: last, in: block)
-    }
-
-    /// The row id of the source named `name`, created (active) if it is new.
-    static func sourceID(named name: String, in db: Database) throws -> Int64 {
-        if let id = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM source WHERE name = ?"), arguments: [name])
-        {
-            return id
-        }
-        try db.execute(sql: "INSERT INTO source (name) VALUES (?)", arguments: [name])
-        return db.lastInsertedRowID
-    }
-
-    /// Adds `element` to `rejected_photo`, or moves its last-seen time; true when it is new.
-    private static func recordRejected(_ element: RejectedPhoto, seenAt now: Date, in db: Database) throws -> Bool {
-        let known =
-            try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM rejected_photo WHERE json = CAST(? AS TEXT))",
-                arguments: [element.json]) ?? false
-        try db.execute(
-            sql: """
-                INSERT INTO rejected_photo (photo_id, json, reason, first_seen_at, last_seen_at)
-                VALUES (?, CAST(? AS TEXT), ?, ?, ?)
-                ON CONFLICT (json) DO UPDATE SET last_seen_at = excluded.last_seen_at, reason = excluded.reason
-                """,
-            arguments: [element.photoID, element.json, element.reason, now, now])
-        return !known
-    }
-
-    private static func apply(_ cursor: CursorChange, source: Int64, now: Date, in db: Database) throws {
-        // A page stored means the source exists: an earlier failure is over.
-        switch cursor {
-        case .backfill(let next):
-            try db.cachedStatement(
-                sql: """
-                    UPDATE source SET backfill_next = ?, backfill_complete = ?, last_page_at = ?,
-                        backfill_stall_reason = NULL, backfill_stalled_at = NULL, error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [next?.absoluteString, next == nil, now.stored, source])
-        case .catchUp(let next, let baseline):
-            // A finished catch-up leaves no baseline behind: "in progress" is catch_up_next != NULL.
-            try db.cachedStatement(
-                sql: """
-                    UPDATE source SET catch_up_next = ?, catch_up_baseline = ?, last_page_at = ?,
-                        error = NULL, error_at = NULL
-                    WHERE id = ?
-                    """
-            ).execute(arguments: [next?.absoluteString, next == nil ? nil : baseline, now.stored, source])
-        }
-    }
 }
 
 /// A photo whose download is still to be tracked, as ``SQLiteSyncLedger/pendingDownloadTrackingSQL``

@@ -44,6 +44,10 @@ package struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolati
             fragments.append(.value(value.map(MirrorValue.text) ?? .null))
         }
 
+        package mutating func appendInterpolation(_ value: Int64?) {
+            fragments.append(.value(value.map(MirrorValue.integer) ?? .null))
+        }
+
         package mutating func appendInterpolation(_ value: Date?) {
             fragments.append(.value(value.map(MirrorValue.date) ?? .null))
         }
