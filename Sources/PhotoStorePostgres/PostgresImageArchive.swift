@@ -170,27 +170,8 @@ struct PostgresImageArchive: ImageArchive {
     /// server checks its own pages (`data_checksums`, `amcheck`): there is no integrity check here.
     func verify(progress: (VerificationProgress) -> Void) async throws(StoreError) -> VerificationReport {
         let (database, logger) = (database, database.logger)
-        let images = try await database.read("listing stored images") { connection in
-            var images: [VerificationWalk.Recorded] = []
-            let rows = try await connection.guardedQuery(
-                """
-                SELECT image.id, image.photo_id, image.variant, image.byte_count, image.sha256
-                FROM image JOIN photo ON photo.id = image.photo_id
-                WHERE image.status = \(literal: .stored)
-                ORDER BY photo.sequence, image.variant COLLATE "C"
-                """, logger: logger)
-            for try await (id, photoID, variant, byteCount, sha256) in rows.decode(
-                (Int64, String, String, Int64, String).self)
-            {
-                images.append(
-                    VerificationWalk.Recorded(
-                        id: id, photoID: photoID, variant: ImageVariant(rawValue: variant), byteCount: byteCount,
-                        sha256: sha256))
-            }
-            return images
-        }
         return try await VerificationWalk.run(
-            integrityErrors: [], images: images,
+            PostgresExecutor(database: database), bytesIn: "image_chunk", integrityErrors: [],
             rehash: { image throws(StoreError) in
                 try await database.read("verifying the image of photo \(image.photoID)") { connection in
                     var hasher = SHA256()
@@ -202,31 +183,7 @@ struct PostgresImageArchive: ImageArchive {
                     }
                     return chunks == 0 ? nil : VerificationWalk.Bytes(size: size, sha256: Hex.string(hasher.finalize()))
                 }
-            },
-            orphans: { () throws(StoreError) in try await Self.orphanedBytes(database, logger) }, progress: progress)
-    }
-
-    /// The chunks kept for no stored image.
-    private static func orphanedBytes(
-        _ database: PostgresDatabase, _ logger: Logger
-    ) async throws(StoreError) -> [VerificationProblem] {
-        try await database.read("looking for orphaned bytes") { connection in
-            var problems: [VerificationProblem] = []
-            let rows = try await connection.guardedQuery(
-                """
-                SELECT DISTINCT image_chunk.image_id, image.photo_id, image.variant, image.status
-                FROM image_chunk LEFT JOIN image ON image.id = image_chunk.image_id
-                WHERE image.id IS NULL OR image.status <> \(literal: .stored)
-                ORDER BY image_chunk.image_id
-                """, logger: logger)
-            for try await (imageID, photoID, variant, status) in rows.decode((Int64, String?, String?, String?).self) {
-                problems.append(
-                    VerificationWalk.orphan(
-                        imageID: imageID, photoID: photoID, variant: variant.flatMap(ImageVariant.init(rawValue:)),
-                        status: status))
-            }
-            return problems
-        }
+            }, progress: progress)
     }
 
     // MARK: - Inside a transaction
@@ -269,9 +226,7 @@ struct PostgresImageArchive: ImageArchive {
     }
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        try await connection.guardedQuery(
-            "SELECT sum(bytes)::bigint FROM image_tally WHERE status = \(literal: .stored)", logger: logger
-        ).collect().first?.decode(Int64?.self) ?? 0
+        try await connection.run([ArchiveStatements.storedBytes], logger)[0].first?.integer(0) ?? 0
     }
 
     /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
@@ -281,22 +236,13 @@ struct PostgresImageArchive: ImageArchive {
         _ logger: Logger
     ) async throws {
         var used = try await storedBytes(connection, logger)
-        while used + incoming > limit {
-            guard
-                let (id, photoID, variant, byteCount) = try await connection.guardedQuery(
-                    """
-                    SELECT id, photo_id, variant, byte_count FROM image
-                    WHERE status = \(literal: .stored) ORDER BY fetched_at, id LIMIT 1
-                    """, logger: logger
-                ).collect().first?.decode((Int64, String, String, Int64).self)
-            else { return }
-            try await connection.guardedQuery("DELETE FROM image_chunk WHERE image_id = \(id)", logger: logger)
-            try await connection.guardedQuery(
-                "UPDATE image SET status = \(literal: .pruned) WHERE id = \(id)", logger: logger)
-            used -= byteCount
-            if let variant = ImageVariant(rawValue: variant) {
-                pruned.append(PrunedImage(photoID: photoID, variant: variant, byteCount: byteCount))
-            }
+        while used + incoming > limit,
+            let oldest = try await connection.run([ArchiveStatements.oldestStored], logger)[0].first
+        {
+            let prune = try ArchiveStatements.prune(oldest, bytesIn: "image_chunk")
+            _ = try await connection.run(prune.statements, logger)
+            used -= prune.byteCount
+            if let image = prune.image { pruned.append(image) }
         }
     }
 

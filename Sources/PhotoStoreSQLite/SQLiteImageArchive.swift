@@ -144,12 +144,8 @@ struct SQLiteImageArchive: ImageArchive {
     }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: storedBytesSQL)) ?? 0
+        try db.run([ArchiveStatements.storedBytes])[0].first?.integer(0) ?? 0
     }
-
-    /// The stored bytes of every variant, from their tallies (schema v18).
-    private static let storedBytesSQL =
-        "SELECT sum(bytes) FROM image_tally WHERE status = \(ImageStatus.stored.sqlLiteral)"
 
     /// Frees the bytes of the stored images fetched longest ago until `incoming` more bytes fit
     /// within `limit`, or none is left; inside the caller's transaction.
@@ -157,20 +153,11 @@ struct SQLiteImageArchive: ImageArchive {
         for incoming: Int64, within limit: Int64, pruned: inout [PrunedImage], in db: Database
     ) throws {
         var used = try storedBytes(db)
-        while used + incoming > limit {
-            guard
-                let oldest = try Row.fetchOne(
-                    db.cachedStatement(sql: oldestStoredSQL))
-            else { return }
-            let id: Int64 = try oldest.decode(forColumn: "id")
-            let byteCount: Int64 = try oldest.decode(forColumn: "byte_count")
-            try db.cachedStatement(sql: "DELETE FROM image_data WHERE image_id = ?").execute(arguments: [id])
-            try db.cachedStatement(sql: pruneSQL).execute(arguments: [id])
-            used -= byteCount
-            pruned.append(
-                PrunedImage(
-                    photoID: try oldest.decode(forColumn: "photo_id"), variant: try oldest.decode(forColumn: "variant"),
-                    byteCount: byteCount))
+        while used + incoming > limit, let oldest = try db.run([ArchiveStatements.oldestStored])[0].first {
+            let prune = try ArchiveStatements.prune(oldest, bytesIn: "image_data")
+            _ = try db.run(prune.statements)
+            used -= prune.byteCount
+            if let image = prune.image { pruned.append(image) }
         }
     }
 
@@ -201,17 +188,8 @@ struct SQLiteImageArchive: ImageArchive {
         return true
     }
 
-    // The statements the image writer runs for every image, built once, their status literals
-    // from `ImageStatus`. The oldest stored image comes from `image_stored_by_fetch`, the partial
-    // index `WHERE status = 'stored'`, which only a statement with that literal in its text can
-    // use. `INDEXED BY` says so: left to itself, without statistics, SQLite took the queue's
-    // status index and sorted every stored image for each one pruned; with it, a statement that
-    // cannot use the index (a bound status, say) fails to prepare (`QueryPlanTests`).
-    private static let oldestStoredSQL = """
-        SELECT id, photo_id, variant, byte_count FROM image INDEXED BY image_stored_by_fetch
-        WHERE status = \(ImageStatus.stored.sqlLiteral) ORDER BY fetched_at, id LIMIT 1
-        """
-    private static let pruneSQL = "UPDATE image SET status = \(ImageStatus.pruned.sqlLiteral) WHERE id = ?"
+    // The statement the image writer runs for every image, built once, its status literal from
+    // `ImageStatus`.
     private static let markStoredSQL = """
         UPDATE image SET
             status = \(ImageStatus.stored.sqlLiteral), content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
