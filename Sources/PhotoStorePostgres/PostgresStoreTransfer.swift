@@ -8,8 +8,7 @@ import PostgresNIO
 /// copy), written a batch a transaction, each batch's rows one JSON document and its image
 /// chunks one array.
 ///
-/// The progress is the row of `photosync_copy`, a table that exists only while a copy is under
-/// way in this database: the first batch creates it, ``finishCopy()`` drops it.
+/// The progress is kept as ``CopyStatements`` say.
 struct PostgresStoreTransfer: StoreTransfer {
     let database: PostgresDatabase
 
@@ -23,45 +22,14 @@ struct PostgresStoreTransfer: StoreTransfer {
     }
 
     func copyState() async throws(StoreError) -> CopyTargetState {
-        let logger = database.logger
-        return try await database.read("reading where a copy stands") { connection in
-            if try await connection.boolean("SELECT to_regclass('photosync_copy') IS NOT NULL", logger: logger) {
-                let rows = try await connection.guardedQuery(
-                    "SELECT origin, stage, after_integer, after_text FROM photosync_copy", logger: logger
-                ).collect()
-                guard
-                    let (origin, stage, integer, text) = try rows.first?.decode((String, String, Int64?, String?).self),
-                    let table = MirrorTable(rawValue: stage)
-                else { return .holdsMirror }
-                return .copying(CopyProgress(origin: origin, table: table, afterInteger: integer, afterText: text))
-            }
-            let holdsRows = try await connection.boolean(
-                """
-                SELECT EXISTS (SELECT 1 FROM photo) OR EXISTS (SELECT 1 FROM source)
-                    OR EXISTS (SELECT 1 FROM image) OR EXISTS (SELECT 1 FROM rejected_photo)
-                """, logger: logger)
-            return holdsRows ? .holdsMirror : .empty
-        }
+        try await PostgresExecutor(database: database).copyState()
     }
 
     func write(_ rows: MirrorRows, reaching progress: CopyProgress) async throws(StoreError) {
         let logger = database.logger
         try await database.write("copying \(progress.table.rawValue)") { connection in
             try await Self.insert(rows, connection, logger)
-            try await connection.guardedQuery(
-                """
-                CREATE TABLE IF NOT EXISTS photosync_copy (
-                    id integer PRIMARY KEY CHECK (id = 1), origin text NOT NULL, stage text NOT NULL,
-                    after_integer bigint, after_text text)
-                """, logger: logger)
-            let (afterInteger, afterText) = progress.afterColumns
-            try await connection.guardedQuery(
-                """
-                INSERT INTO photosync_copy (id, origin, stage, after_integer, after_text)
-                VALUES (1, \(progress.origin), \(progress.table.rawValue), \(afterInteger), \(afterText))
-                ON CONFLICT (id) DO UPDATE SET origin = excluded.origin, stage = excluded.stage,
-                    after_integer = excluded.after_integer, after_text = excluded.after_text
-                """, logger: logger)
+            _ = try await connection.run(CopyStatements.progress(progress), logger)
         }
     }
 
@@ -70,9 +38,7 @@ struct PostgresStoreTransfer: StoreTransfer {
     /// photos by a scan, not its index) and count rows from the heap instead of an index alone.
     func finishCopy() async throws(StoreError) {
         let logger = database.logger
-        try await database.write("finishing the copy") { connection in
-            _ = try await connection.guardedQuery("DROP TABLE IF EXISTS photosync_copy", logger: logger)
-        }
+        try await PostgresExecutor(database: database).write("finishing the copy", CopyStatements.finish) { _ in }
         // VACUUM runs outside a transaction: on a connection of its own, as a read does.
         try await database.read("vacuuming the copy") { connection in
             _ = try await connection.guardedQuery("VACUUM (ANALYZE)", logger: logger)

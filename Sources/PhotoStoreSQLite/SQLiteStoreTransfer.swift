@@ -3,10 +3,8 @@ import GRDB
 import PhotoStore
 
 /// The SQLite store's tables out and in, for `photosync copy`: each table read in its key order
-/// from one snapshot, and written a batch a transaction with the copy's progress.
-///
-/// The progress is a row of `photosync_copy`, a table that exists only while a copy is under way
-/// in this database: the first batch creates it, ``finishCopy()`` drops it.
+/// from one snapshot, and written a batch a transaction with the copy's progress
+/// (``CopyStatements``).
 struct SQLiteStoreTransfer: StoreTransfer {
     let database: StoreDatabase
 
@@ -29,49 +27,18 @@ struct SQLiteStoreTransfer: StoreTransfer {
     }
 
     func copyState() async throws(StoreError) -> CopyTargetState {
-        try await database.read("reading where a copy stands") { db in
-            if try db.tableExists("photosync_copy") {
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM photosync_copy"),
-                    let table = MirrorTable(rawValue: row["stage"])
-                else { return .holdsMirror }
-                return .copying(
-                    CopyProgress(
-                        origin: row["origin"], table: table, afterInteger: row["after_integer"],
-                        afterText: row["after_text"]))
-            }
-            let holdsRows = try Bool.fetchOne(
-                db,
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM photo) OR EXISTS (SELECT 1 FROM source)
-                        OR EXISTS (SELECT 1 FROM image) OR EXISTS (SELECT 1 FROM rejected_photo)
-                    """)
-            return holdsRows == true ? .holdsMirror : .empty
-        }
+        try await SQLiteExecutor(database: database).copyState()
     }
 
     func write(_ rows: MirrorRows, reaching progress: CopyProgress) async throws(StoreError) {
         try await database.write("copying \(progress.table.rawValue)") { db in
             try Self.insert(rows, db)
-            try db.execute(
-                sql: """
-                    CREATE TABLE IF NOT EXISTS photosync_copy (
-                        id INTEGER PRIMARY KEY CHECK (id = 1), origin TEXT NOT NULL, stage TEXT NOT NULL,
-                        after_integer INTEGER, after_text TEXT)
-                    """)
-            let (afterInteger, afterText) = progress.afterColumns
-            try db.execute(
-                sql: """
-                    INSERT INTO photosync_copy (id, origin, stage, after_integer, after_text) VALUES (1, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET origin = excluded.origin, stage = excluded.stage,
-                        after_integer = excluded.after_integer, after_text = excluded.after_text
-                    """, arguments: [progress.origin, progress.table.rawValue, afterInteger, afterText])
+            _ = try db.run(CopyStatements.progress(progress))
         }
     }
 
     func finishCopy() async throws(StoreError) {
-        try await database.write("finishing the copy") { db in
-            try db.execute(sql: "DROP TABLE IF EXISTS photosync_copy")
-        }
+        try await SQLiteExecutor(database: database).write("finishing the copy", CopyStatements.finish) { _ in }
     }
 
     /// The batch's rows through its table's prepared statements; an image's bytes go beside it.
