@@ -2,9 +2,8 @@ import Foundation
 import GRDB
 import PhotoStore
 
-/// A row of the `photo` table as a GRDB record: its ``CodingKeys`` are the one list of the
-/// table's columns, which page commits write and lookups read.
-struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
+/// A row of the `photo` table as lookups read it (page commits write `MirrorPhoto`'s columns).
+struct PhotoRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "photo"
 
     var id: String
@@ -49,37 +48,6 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         case lastSeenAt = "last_seen_at"
     }
 
-    /// What a page commit keeps of a photo it already had: the rest is the API's, replaced by
-    /// every page that lists the photo.
-    static let keptByPageCommits: Set<CodingKeys> = [.sequence, .firstSeenAt, .downloadTrackedAt]
-
-    /// The columns a page commit rewrites for a photo it already had.
-    static let replacedByPageCommits = CodingKeys.allCases.filter { !keptByPageCommits.contains($0) }.map(\.rawValue)
-
-    /// `photo` as a page lists it, first seen (and last seen) at `now`.
-    init(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date) {
-        id = photo.id
-        self.sequence = sequence
-        createdAt = photo.createdAt?.stored
-        updatedAt = photo.updatedAt?.stored
-        width = photo.width
-        height = photo.height
-        color = photo.color
-        blurHash = photo.blurHash
-        description = photo.description
-        altDescription = photo.altDescription
-        userUsername = photo.userUsername
-        userName = photo.userName
-        likes = photo.likes
-        isSponsored = photo.isSponsored
-        downloadLocation = photo.downloadLocation
-        downloadTrackedAt = nil
-        isPlus = photo.isPlus
-        json = StoredJSON(photo.json)
-        firstSeenAt = now.stored
-        lastSeenAt = now.stored
-    }
-
     /// The row's columns, read one by one: through `Decodable`, GRDB's default, a lookup went
     /// through a keyed decoding container whose generic decodes each asked the runtime whether
     /// a type conforms to a protocol, and the first such question for a type scans every
@@ -106,31 +74,6 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         json = try row.decode(forColumn: CodingKeys.json.rawValue)
         firstSeenAt = try row.decode(forColumn: CodingKeys.firstSeenAt.rawValue)
         lastSeenAt = try row.decode(forColumn: CodingKeys.lastSeenAt.rawValue)
-    }
-
-    /// The row's columns, written one by one: through `Encodable`, GRDB's default, each photo of
-    /// a page commit went through a keyed encoding container.
-    func encode(to container: inout PersistenceContainer) {
-        container[CodingKeys.id.rawValue] = id
-        container[CodingKeys.sequence.rawValue] = sequence
-        container[CodingKeys.createdAt.rawValue] = createdAt
-        container[CodingKeys.updatedAt.rawValue] = updatedAt
-        container[CodingKeys.width.rawValue] = width
-        container[CodingKeys.height.rawValue] = height
-        container[CodingKeys.color.rawValue] = color
-        container[CodingKeys.blurHash.rawValue] = blurHash
-        container[CodingKeys.description.rawValue] = description
-        container[CodingKeys.altDescription.rawValue] = altDescription
-        container[CodingKeys.userUsername.rawValue] = userUsername
-        container[CodingKeys.userName.rawValue] = userName
-        container[CodingKeys.likes.rawValue] = likes
-        container[CodingKeys.isSponsored.rawValue] = isSponsored
-        container[CodingKeys.downloadLocation.rawValue] = downloadLocation
-        container[CodingKeys.downloadTrackedAt.rawValue] = downloadTrackedAt
-        container[CodingKeys.isPlus.rawValue] = isPlus
-        container[CodingKeys.json.rawValue] = json
-        container[CodingKeys.firstSeenAt.rawValue] = firstSeenAt
-        container[CodingKeys.lastSeenAt.rawValue] = lastSeenAt
     }
 
     /// The photo as lookups return it, with the stored image asked for.

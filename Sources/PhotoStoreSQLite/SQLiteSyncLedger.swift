@@ -33,13 +33,7 @@ struct SQLiteSyncLedger: SQLSyncLedger {
                 page: photos, stored: stored, memberships: memberships,
                 maxSequence: try db.run([LedgerStatements.maxSequence])[0].first?.integer(0) ?? 0)
             for photo in plan.photos {
-                let row = PhotoRow(photo.record, sequence: photo.sequence, seenAt: now)
-                if photo.isStored {
-                    // Only the API's columns are written: the sequence and first sighting stay.
-                    try row.update(db, columns: PhotoRow.replacedByPageCommits)
-                } else {
-                    try row.insert(db)
-                }
+                _ = try db.run([LedgerStatements.write(photo, seenAt: now)])
                 try db.cachedStatement(sql: "DELETE FROM rejected_photo WHERE photo_id = ?")
                     .execute(arguments: [photo.record.id])
                 try SQLiteImageQueue.queue(photo.record, variant: variant, moreVariants: moreVariants, in: db)

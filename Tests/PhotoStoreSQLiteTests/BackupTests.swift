@@ -63,7 +63,8 @@ struct BackupTests {
                 guard !wroteDuringBackup, step.pagesCopied < step.pagesTotal else { return }
                 // The store's page commit is async; this callback is not: the same row, written directly.
                 try? store.pool.write { db in
-                    try PhotoRow(Sample.photo("late"), sequence: 1_000, seenAt: Instant.t0).insert(db)
+                    let late = PageCommitPlan.Planned(record: Sample.photo("late"), sequence: 1_000, isStored: false)
+                    _ = try db.run([LedgerStatements.write(late, seenAt: Instant.t0)])
                 }
                 wroteDuringBackup = true
             }

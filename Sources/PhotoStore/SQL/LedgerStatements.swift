@@ -83,3 +83,42 @@ package enum LedgerStatements {
         }
     }
 }
+
+extension LedgerStatements {
+    /// Writes one photo of a page's commit, one statement a photo: inserts a new one, or
+    /// rewrites the API's columns of one stored already (``keptByPageCommits`` stay). The columns
+    /// are `photo`'s description (``MirrorPhoto``), the one list of them.
+    package static func write(_ planned: PageCommitPlan.Planned, seenAt now: Date) -> SQLStatement {
+        let columns = MirrorPhoto.mapping.description.columns.map(\.name)
+        let values = MirrorPhoto(planned.record, sequence: planned.sequence, seenAt: now).mirrorValues
+        var fragments: [SQLStatement.Fragment]
+        if planned.isStored {
+            fragments = [.sql("UPDATE photo SET ")]
+            for (column, value) in zip(columns, values) where !keptByPageCommits.contains(column) {
+                fragments += [.sql(fragments.count == 1 ? "\(column) = " : ", \(column) = "), .value(value)]
+            }
+            fragments += [.sql(" WHERE id = "), .value(.text(planned.record.id))]
+        } else {
+            fragments = [.sql("INSERT INTO photo (\(columns.joined(separator: ", "))) VALUES ")]
+            fragments.append(.list(values))
+        }
+        return SQLStatement(fragments: fragments)
+    }
+
+    /// What a page commit keeps of a photo it already had: the rest is the API's, replaced by
+    /// every page that lists the photo.
+    package static let keptByPageCommits: Set<String> = ["id", "sequence", "first_seen_at", "download_tracked_at"]
+}
+
+extension MirrorPhoto {
+    /// `photo` as a page lists it, first (and last) seen at `now`, its download not tracked yet.
+    package init(_ photo: PhotoRecord, sequence: Int64, seenAt now: Date) {
+        self.init(
+            id: photo.id, sequence: sequence, createdAt: photo.createdAt, updatedAt: photo.updatedAt,
+            width: photo.width, height: photo.height, color: photo.color, blurHash: photo.blurHash,
+            description: photo.description, altDescription: photo.altDescription, userUsername: photo.userUsername,
+            userName: photo.userName, likes: photo.likes, isSponsored: photo.isSponsored,
+            downloadLocation: photo.downloadLocation, downloadTrackedAt: nil, isPlus: photo.isPlus,
+            json: String(decoding: photo.json, as: UTF8.self), firstSeenAt: now, lastSeenAt: now)
+    }
+}

@@ -17,6 +17,10 @@ package struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolati
 
     package private(set) var fragments: [Fragment]
 
+    package init(fragments: [Fragment]) {
+        self.fragments = fragments
+    }
+
     package init(stringLiteral text: String) {
         fragments = [.sql(text)]
     }
