@@ -15,10 +15,8 @@ struct PostgresImageQueue: SQLImageQueue {
         let logger = database.logger
         return try await database.write("queueing images of variant \(variant)") { connection in
             // The step's last photo: the walk's next start, or nil when fewer photos are left.
-            let next = try await connection.guardedQuery(
-                "SELECT sequence FROM photo WHERE sequence > \(sequence) ORDER BY sequence LIMIT 1 OFFSET \(max(limit, 1) - 1)",
-                logger: logger
-            ).collect().first?.decode(Int64.self)
+            let next = try await PostgresExecutor.run(
+                [MissingImagesWalk.last(after: sequence, photos: limit)], connection, logger)[0].first?.integer(0)
             // A URL is the JSON string's text (`#>> '{}'`), not the JSON: quoted, it named no
             // host, and every image of a variant asked for later failed its download.
             // Each photo's job is looked up by the unique (photo_id, variant) index: a lateral
@@ -45,33 +43,19 @@ struct PostgresImageQueue: SQLImageQueue {
                 )
                 SELECT count(*) FROM queued
                 """, logger: logger)
-            // The step's last photo, or the last stored when it took the rest, is the next
-            // walk's start, if the step began within what was walked already.
-            try await connection.guardedQuery(
-                """
-                INSERT INTO image_walk (variant, through_sequence)
-                SELECT \(variant.rawValue), coalesce(\(next)::bigint, (SELECT max(sequence) FROM photo), 0)
-                WHERE \(sequence) <= coalesce(
-                    (SELECT through_sequence FROM image_walk WHERE variant = \(variant.rawValue)), 0)
-                ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
-                WHERE excluded.through_sequence > image_walk.through_sequence
-                """, logger: logger)
+            _ = try await PostgresExecutor.run(
+                [MissingImagesWalk.record(variant, after: sequence, next: next)], connection, logger)
             return MissingImagesStep(queued: Int(queued), next: next)
         }
     }
 
-    /// Lowers every walk of a variant not in `queued` to below `sequence`, the oldest photo a
-    /// page commit listed again, inside the commit's transaction: the page may have changed
-    /// whether that photo can have such an image (its licence, its URLs), and only the variants
-    /// the commit queues were looked at for it (``ImageQueue/queuedThrough(variant:)``).
+    /// Lowers the walks a page commit may have changed (``MissingImagesWalk/reopen(from:except:)``),
+    /// inside its transaction.
     static func reopenWalks(
         from sequence: Int64, except queued: [ImageVariant], _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
-        try await connection.guardedQuery(
-            """
-            UPDATE image_walk SET through_sequence = \(sequence) - 1
-            WHERE through_sequence >= \(sequence) AND variant <> ALL (\(queued.map(\.rawValue))::text[])
-            """, logger: logger)
+        _ = try await PostgresExecutor.run(
+            [MissingImagesWalk.reopen(from: sequence, except: queued)], connection, logger)
     }
 
     func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {

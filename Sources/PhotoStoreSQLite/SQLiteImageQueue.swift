@@ -15,10 +15,8 @@ struct SQLiteImageQueue: SQLImageQueue {
     {
         try await database.write("queueing missing \(variant) images") { db in
             // The step's last photo: the walk's next start, or nil when fewer photos are left.
-            let next = try Int64.fetchOne(
-                db,
-                sql: "SELECT sequence FROM photo WHERE sequence > ? ORDER BY sequence LIMIT 1 OFFSET ?",
-                arguments: [sequence, max(limit, 1) - 1])
+            let next = try SQLiteExecutor.run([MissingImagesWalk.last(after: sequence, photos: limit)], db)[0]
+                .first?.integer(0)
             // json_each looks the variant up as a key, so no JSON path is built from input.
             try db.execute(
                 sql: """
@@ -33,32 +31,15 @@ struct SQLiteImageQueue: SQLImageQueue {
                     """,
                 arguments: ["variant": variant, "after": sequence, "last": next ?? .max])
             let queued = db.changesCount
-            // The step's last photo, or the last stored when it took the rest, is the next
-            // walk's start, if the step began within what was walked already.
-            try db.execute(
-                sql: """
-                    INSERT INTO image_walk (variant, through_sequence)
-                    SELECT :variant, coalesce(:next, (SELECT max(sequence) FROM photo), 0)
-                    WHERE :after <= coalesce((SELECT through_sequence FROM image_walk WHERE variant = :variant), 0)
-                    ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
-                    WHERE excluded.through_sequence > through_sequence
-                    """,
-                arguments: ["variant": variant, "next": next, "after": sequence])
+            _ = try SQLiteExecutor.run([MissingImagesWalk.record(variant, after: sequence, next: next)], db)
             return MissingImagesStep(queued: queued, next: next)
         }
     }
 
-    /// Lowers every walk of a variant not in `queued` to below `sequence`, the oldest photo a
-    /// page commit listed again, inside the commit's transaction: the page may have changed
-    /// whether that photo can have such an image (its licence, its URLs), and only the variants
-    /// the commit queues were looked at for it (``ImageQueue/queuedThrough(variant:)``).
+    /// Lowers the walks a page commit may have changed (``MissingImagesWalk/reopen(from:except:)``),
+    /// inside its transaction.
     static func reopenWalks(from sequence: Int64, except queued: [ImageVariant], in db: Database) throws {
-        try db.cachedStatement(
-            sql: """
-                UPDATE image_walk SET through_sequence = ? - 1
-                WHERE through_sequence >= ? AND variant NOT IN \(variantList)
-                """
-        ).execute(arguments: [sequence, sequence, json(queued)])
+        _ = try SQLiteExecutor.run([MissingImagesWalk.reopen(from: sequence, except: queued)], db)
     }
 
     func dueImageJobs(variants: [ImageVariant], now: Date, limit: Int) async throws(StoreError) -> [ImageJob] {

@@ -215,3 +215,39 @@ extension ImageAttemptFailure {
         throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
     }
 }
+
+/// The statements of the walk that queues missing images which both drivers run in their own
+/// transactions, around their own insert of the jobs
+/// (``ImageQueue/enqueueMissingImages(variant:after:photos:)``), and in a page commit's.
+package enum MissingImagesWalk {
+    /// The sequence of a step's last photo, the `limit`th stored after `sequence`: where the
+    /// next step starts. No row when fewer photos are left.
+    package static func last(after sequence: Int64, photos limit: Int) -> SQLStatement {
+        "SELECT sequence FROM photo WHERE sequence > \(sequence) ORDER BY sequence LIMIT 1 OFFSET \(max(limit, 1) - 1)"
+    }
+
+    /// Records where the walk of `variant` stands after a step that began after `sequence`: at
+    /// its last photo, `next`, or at the last stored when it took the rest (nil). Only when the
+    /// step began within what was walked already, and only further on.
+    package static func record(_ variant: ImageVariant, after sequence: Int64, next: Int64?) -> SQLStatement {
+        let through: SQLStatement = next.map { "\($0)" } ?? "(SELECT max(sequence) FROM photo)"
+        return """
+            INSERT INTO image_walk (variant, through_sequence)
+            SELECT \(variant.rawValue), coalesce(\(sql: through), 0)
+            WHERE \(sequence) <= coalesce((SELECT through_sequence FROM image_walk WHERE variant = \(variant.rawValue)), 0)
+            ON CONFLICT (variant) DO UPDATE SET through_sequence = excluded.through_sequence
+            WHERE excluded.through_sequence > image_walk.through_sequence
+            """
+    }
+
+    /// Lowers every walk of a variant not in `queued` to below `sequence`, the oldest photo a
+    /// page commit listed again, inside the commit's transaction: the page may have changed
+    /// whether that photo can have such an image (its licence, its URLs), and only the variants
+    /// the commit queues were looked at for it (``ImageQueue/queuedThrough(variant:)``).
+    package static func reopen(from sequence: Int64, except queued: [ImageVariant]) -> SQLStatement {
+        // `NOT IN` an empty list, `(NULL)`, would match nothing: no variant is excepted then.
+        let others: SQLStatement = queued.isEmpty ? "" : "AND variant NOT IN \(list: queued.map(\.rawValue))"
+        return
+            "UPDATE image_walk SET through_sequence = \(sequence) - 1 WHERE through_sequence >= \(sequence) \(sql: others)"
+    }
+}
