@@ -4,8 +4,9 @@ import Foundation
 /// ``SQLExecutor``: a job is a row of `image`, its state in `status` and `failure_class`
 /// (``ImageStatus``, ``ImageFailureClass``, written into the statements as literals, where the
 /// partial indexes see them), its next attempt in `next_attempt_at`; the counts by state are
-/// `image_tally`'s, which triggers keep. The walk that queues missing images and the fetchers'
-/// due jobs stay the driver's: their statements and query plans differ.
+/// `image_tally`'s, which triggers keep. The insert of the walk that queues missing images
+/// (around ``MissingImagesWalk``'s statements) and the fetchers' due jobs stay the driver's:
+/// their statements and query plans differ.
 package protocol SQLImageQueue: ImageQueue {
     var sql: any SQLExecutor { get }
 }
