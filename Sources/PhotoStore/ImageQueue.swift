@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Each failure is classified (``ImageFailureClass``): transient (the job stays pending, with a
 /// next attempt time: retried forever) or permanent (the job is failed: never due again until
-/// ``requeue(_:)`` asks). The SQLite implementation is `SQLiteImageQueue`.
+/// ``requeue(_:)`` asks). Written once for both stores as ``SQLImageQueue``, with each driver's
+/// walk of missing images and due jobs.
 public protocol ImageQueue: Sendable {
     /// One step of ``enqueueMissingImages(variant:photosPerStep:)``, in one transaction: a
     /// pending job for `variant` for each of the first `limit` photos stored after the one of

@@ -7,6 +7,7 @@ import PostgresNIO
 /// writer's turns.
 struct PostgresExecutor: SQLExecutor {
     let database: PostgresDatabase
+    var path: String { database.name }
 
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ statements: [SQLStatement],

@@ -45,7 +45,8 @@ struct PostgresImageArchive: ImageArchive {
                 }
             }
             for failure in failures {
-                try await PostgresImageQueue.record(failure, name: name, connection, logger)
+                try failure.check(
+                    try await PostgresExecutor.run(failure.statements, connection, logger), path: name)
             }
             return StoredBatch(stored: stored, pruned: pruned)
         }

@@ -161,6 +161,7 @@ public final class PostgresPrimary: Sendable {
 /// Statements run on the primary, connected on their first use.
 private struct PrimaryExecutor: SQLExecutor {
     let primary: PostgresPrimary
+    var path: String { primary.location.description }
 
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ statements: [SQLStatement],

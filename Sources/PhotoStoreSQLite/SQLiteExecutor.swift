@@ -5,6 +5,7 @@ import PhotoStore
 /// the readers, a write on the writer, each one transaction.
 struct SQLiteExecutor: SQLExecutor {
     let database: StoreDatabase
+    var path: String { database.path }
 
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ statements: [SQLStatement],

@@ -30,7 +30,7 @@ struct SQLiteImageArchive: ImageArchive {
                 try Self.store(image, storageLimit: storageLimit, pruned: &pruned, path: path, in: db)
             }
             for failure in failures {
-                try SQLiteImageQueue.record(failure, path: path, in: db)
+                try failure.check(SQLiteExecutor.run(failure.statements, db), path: path)
             }
             return StoredBatch(stored: stored, pruned: pruned)
         }

@@ -8,6 +8,10 @@ import Foundation
 /// statements see one snapshot. A driver reports every failure, `decode`'s included, as a
 /// `StoreError` that names `operation`, as its own code does.
 package protocol SQLExecutor: Sendable {
+    /// The database as the driver's errors name it (`StoreError`'s `path`): SQLite's file, or
+    /// PostgreSQL's database, for the errors the policy throws itself (an unknown photo, say).
+    var path: String { get }
+
     /// What `decode` makes of each statement's rows, from one read transaction.
     func read<T: Sendable>(
         _ operation: @autoclosure () -> String, _ statements: [SQLStatement],
