@@ -43,55 +43,11 @@ struct PostgresPhotoCatalog: SQLPhotoCatalog {
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
     static let imageColumns = "id, variant, content_type, byte_count, sha256, fetched_at"
 
+    // The sources' names, and whether one exists, from the index kept in `sources` rather
+    // than by a statement each: every gallery page lists them, every API answer looks one up.
     // A read of one statement runs outside a transaction: the statement sees one snapshot by
     // itself, and `BEGIN` and `COMMIT` would be two more round trips to the server, each through
     // NIO's event loop and the server's process, for every request `serve` answers.
-
-    func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
-        let logger = database.logger
-        return try await database.read("reading photo \(id)") { connection in
-            let rows = try await connection.preparedRows(
-                """
-                SELECT photo.id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-                    alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    tracking.tracked_at, json, first_seen_at, last_seen_at, is_plus, image.*
-                FROM photo
-                LEFT JOIN download_tracking AS tracking ON tracking.photo_id = photo.id
-                LEFT JOIN LATERAL (
-                    SELECT \(unescaped: Self.imageColumns) FROM image
-                    WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.rawValue)
-                      AND (\(variant?.rawValue)::text IS NULL OR image.variant = \(variant?.rawValue))
-                    ORDER BY image.fetched_at DESC, image.variant LIMIT 1
-                ) AS image ON true
-                WHERE photo.id = \(id)
-                """, logger: logger)
-            guard let row = rows.first else { return nil }
-            let image =
-                try Array(row)[20].decode(Int64?.self) == nil
-                ? nil : try PostgresImageArchive.storedRow(row, column: 20)?.image
-            return try Self.storedPhoto(row, image: image)
-        }
-    }
-
-    private static func storedPhoto(_ row: PostgresRow, image: StoredImage?) throws -> StoredPhoto {
-        let cells = Array(row)
-        var photo = StoredPhoto(
-            id: try cells[0].decode(String.self), sequence: try cells[1].decode(Int64.self),
-            createdAt: try cells[2].decode(Date?.self), updatedAt: try cells[3].decode(Date?.self),
-            width: try cells[4].decode(Int?.self), height: try cells[5].decode(Int?.self),
-            color: try cells[6].decode(String?.self), blurHash: try cells[7].decode(String?.self),
-            description: try cells[8].decode(String?.self), altDescription: try cells[9].decode(String?.self),
-            userUsername: try cells[10].decode(String?.self), userName: try cells[11].decode(String?.self),
-            likes: try cells[12].decode(Int?.self), isSponsored: try cells[13].decode(Bool.self),
-            downloadLocation: try cells[14].decode(String?.self),
-            downloadTrackedAt: try cells[15].decode(Date?.self), json: Data(try cells[16].decode(String.self).utf8),
-            firstSeenAt: try cells[17].decode(Date.self), lastSeenAt: try cells[18].decode(Date.self), image: image)
-        photo.isPlus = try cells[19].decode(Bool.self)
-        return photo
-    }
-
-    // The sources' names, and whether one exists, from the index kept in `sources` rather
-    // than by a statement each: every gallery page lists them, every API answer looks one up.
 
     func sourceNames() async throws(StoreError) -> [String] {
         let (logger, sources) = (database.logger, sources)

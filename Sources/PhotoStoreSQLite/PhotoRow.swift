@@ -132,18 +132,6 @@ struct PhotoRow: Codable, FetchableRecord, PersistableRecord {
         container[CodingKeys.firstSeenAt.rawValue] = firstSeenAt
         container[CodingKeys.lastSeenAt.rawValue] = lastSeenAt
     }
-
-    /// The photo as lookups return it, with the stored image asked for.
-    func stored(image: StoredImage?) -> StoredPhoto {
-        var stored = StoredPhoto(
-            id: id, sequence: sequence, createdAt: createdAt?.date, updatedAt: updatedAt?.date, width: width,
-            height: height, color: color, blurHash: blurHash, description: description,
-            altDescription: altDescription, userUsername: userUsername, userName: userName, likes: likes,
-            isSponsored: isSponsored, downloadLocation: downloadLocation, downloadTrackedAt: downloadTrackedAt?.date,
-            json: json.data, firstSeenAt: firstSeenAt.date, lastSeenAt: lastSeenAt.date, image: image)
-        stored.isPlus = isPlus
-        return stored
-    }
 }
 
 /// A JSON document kept as TEXT, byte for byte: SQLite's JSON functions refuse BLOBs.

@@ -26,19 +26,6 @@ struct SQLitePhotoCatalog: SQLPhotoCatalog {
 
     var rankLimit: Int { limits.rankLimit }
 
-    func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
-        try await database.read("reading photo \(id)") { db in
-            // By SQL rather than by key: a key lookup first reads the table's schema, which on the
-            // fresh connection of `photosync query` costs more than the lookup itself.
-            guard
-                let photo = try PhotoRow.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM photo WHERE id = ?"), arguments: [id])
-            else { return nil }
-            let image = try StoredImageRow.fetchOne(db, photoID: id, variant: variant)?.image
-            return photo.stored(image: image)
-        }
-    }
-
     func photos(matching query: PhotoQuery) async throws(StoreError) -> [PhotoSummary] {
         let path = database.path
         let limits = limits

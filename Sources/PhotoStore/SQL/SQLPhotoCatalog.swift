@@ -10,6 +10,34 @@ package protocol SQLPhotoCatalog: PhotoCatalog {
 }
 
 extension SQLPhotoCatalog {
+    /// The photo's row and its newest stored image (of `variant` when there is one) in one
+    /// statement, the image found among the photo's own: SQLite joins the image whose id a
+    /// subquery finds, PostgreSQL the subquery's row itself (`LATERAL`), which it would otherwise
+    /// join by hashing every image. The status is bound, as each driver's copy bound it: with
+    /// `'stored'` in the text, PostgreSQL can walk the partial index of every stored image by
+    /// date instead of the photo's few (it does on a small table).
+    package func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
+        let ofVariant: SQLStatement = variant.map { "AND newest.variant = \($0.rawValue)" } ?? ""
+        return try await sql.read(
+            "reading photo \(id)",
+            """
+            SELECT photo.id, photo.sequence, photo.created_at, photo.updated_at, photo.width, photo.height,
+                photo.color, photo.blur_hash, photo.description, photo.alt_description, photo.user_username,
+                photo.user_name, photo.likes, photo.is_sponsored, photo.download_location, \(sql: CatalogSQL.trackedAt),
+                photo.json, photo.first_seen_at, photo.last_seen_at, photo.is_plus,
+                image.variant, image.content_type, image.byte_count, image.sha256, image.fetched_at
+            FROM photo
+            LEFT JOIN \(sqlite: "image ON image.id = (SELECT newest.id", postgres: CatalogSQL.newestImage)
+                FROM image AS newest
+                WHERE newest.photo_id = photo.id AND \(sql: CatalogSQL.imageStatus("newest")) = \(ImageStatus.stored.rawValue)
+                    \(sql: ofVariant)
+                ORDER BY newest.fetched_at DESC, newest.variant LIMIT 1
+            ) \(sqlite: "", postgres: "AS image ON true")
+            WHERE photo.id = \(id)
+            """
+        ) { rows in try rows.first.map(CatalogSQL.storedPhoto) }
+    }
+
     package func photoIDs(withStoredImage: Bool) async throws(StoreError) -> [String] {
         try await sql.texts(
             "listing photos",
@@ -114,6 +142,39 @@ private enum CatalogSQL {
     static func imageStatus(_ table: String = "image") -> SQLStatement {
         "\(sqlite: "+\(table).status", postgres: "\(table).status")"
     }
+
+    /// When the photo's download was last tracked: a column of SQLite's `photo`, PostgreSQL's
+    /// `download_tracking` (a row the tracker writes apart from the photo's).
+    static let trackedAt: SQLStatement = """
+        \(sqlite: "photo.download_tracked_at", postgres: "(SELECT tracked_at FROM download_tracking WHERE photo_id = photo.id)")
+        """
+
+    /// A row of ``SQLPhotoCatalog/photo(id:variant:)``: the photo's columns, then its image's
+    /// from column 20 on (NULL without one).
+    static func storedPhoto(_ row: any SQLRow) throws -> StoredPhoto {
+        let never = Date(timeIntervalSince1970: 0)
+        let image = try row.text(20).flatMap(ImageVariant.init(rawValue:)).map { variant in
+            StoredImage(
+                variant: variant, contentType: try row.text(21) ?? "", byteCount: try row.integer(22) ?? 0,
+                sha256: try row.text(23) ?? "", fetchedAt: try row.date(24) ?? never)
+        }
+        var photo = StoredPhoto(
+            id: try row.text(0) ?? "", sequence: try row.integer(1) ?? 0, createdAt: try row.date(2),
+            updatedAt: try row.date(3), width: try row.integer(4).map(Int.init),
+            height: try row.integer(5).map(Int.init),
+            color: try row.text(6), blurHash: try row.text(7), description: try row.text(8),
+            altDescription: try row.text(9), userUsername: try row.text(10), userName: try row.text(11),
+            likes: try row.integer(12).map(Int.init), isSponsored: try row.boolean(13),
+            downloadLocation: try row.text(14), downloadTrackedAt: try row.date(15), json: try row.json(16) ?? Data(),
+            firstSeenAt: try row.date(17) ?? never, lastSeenAt: try row.date(18) ?? never, image: image)
+        photo.isPlus = try row.boolean(19)
+        return photo
+    }
+
+    /// The opening of PostgreSQL's join of a photo's newest image (``SQLPhotoCatalog/photo(id:variant:)``).
+    static let newestImage = """
+        LATERAL (SELECT newest.variant, newest.content_type, newest.byte_count, newest.sha256, newest.fetched_at
+        """
 
     /// Unsplash+ photos, as the `photo_plus` partial index's condition is written in each
     /// database, so that the count reads the index alone.
