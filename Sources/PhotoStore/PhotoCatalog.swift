@@ -2,7 +2,8 @@ import Foundation
 
 /// What a person looks up in the store: photos listed and searched, one photo, the sources
 /// that listed it, and the statistics of `photosync status`. Every method only reads, from one
-/// snapshot. The SQLite implementation is `SQLitePhotoCatalog`.
+/// snapshot. Its lookups are written once for both stores (`SQLPhotoCatalog`); each driver
+/// lists and searches in its own way.
 public protocol PhotoCatalog: Sendable {
     /// A search by relevance with more matches than this is not ranked (see ``photos(matching:)``).
     var rankLimit: Int { get }

@@ -5,6 +5,11 @@ import PostgresNIO
 /// The policy's statements (``SQLStatement``) on PostgreSQL's pool: a read on one connection
 /// (one snapshot when it has several statements), a write in one fenced transaction of the
 /// writer's turns.
+///
+/// A read's statement is prepared on its connection, as serve's lookups by key were
+/// (``PostgresConnection/preparedRows(_:logger:)``), unless its text or its values' types may
+/// change from one call to the next: a list (`IN` of as many values as the call has) or a NULL
+/// (whose type the server would take from the first call's).
 struct PostgresExecutor: SQLExecutor {
     let database: PostgresDatabase
     var path: String { database.name }
@@ -16,11 +21,11 @@ struct PostgresExecutor: SQLExecutor {
         let logger = database.logger
         guard statements.count > 1 else {
             return try await database.read(operation()) { connection in
-                try decode(try await Self.run(statements, connection, logger))
+                try decode(try await Self.run(statements, connection, logger, preparing: true))
             }
         }
         return try await database.snapshot(operation()) { connection in
-            try decode(try await Self.run(statements, connection, logger))
+            try decode(try await Self.run(statements, connection, logger, preparing: true))
         }
     }
 
@@ -35,17 +40,41 @@ struct PostgresExecutor: SQLExecutor {
     }
 
     static func run(
-        _ statements: [SQLStatement], _ connection: PostgresConnection, _ logger: Logger
+        _ statements: [SQLStatement], _ connection: PostgresConnection, _ logger: Logger, preparing: Bool = false
     ) async throws -> [[any SQLRow]] {
         var results: [[any SQLRow]] = []
         for statement in statements {
             let (sql, values) = statement.rendered(.postgres)
             var bindings = PostgresBindings(capacity: values.count)
             for value in values { bindings.append(value) }
-            let rows = try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
-            results.append(try await rows.collect().map { PostgresSQLRow(cells: Array($0)) })
+            let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+            let rows =
+                if preparing, let types = preparedTypes(statement, values) {
+                    try await connection.preparedRows(PreparableQuery(query: query, types: types), logger: logger)
+                } else {
+                    try await connection.guardedQuery(query, logger: logger).collect()
+                }
+            results.append(rows.map { PostgresSQLRow(cells: Array($0)) })
         }
         return results
+    }
+
+    /// The types of `values`, the values of `statement`, when it can be prepared: nil for a
+    /// statement with a list or a NULL.
+    private static func preparedTypes(_ statement: SQLStatement, _ values: [MirrorValue]) -> [PostgresDataType]? {
+        guard !statement.fragments.contains(where: { if case .list = $0 { true } else { false } }) else { return nil }
+        var types: [PostgresDataType] = []
+        for value in values {
+            switch value {
+            case .null: return nil
+            case .text: types.append(.text)
+            case .integer: types.append(.int8)
+            case .boolean: types.append(.bool)
+            case .date: types.append(.timestamptz)
+            case .bytes: types.append(.bytea)
+            }
+        }
+        return types
     }
 }
 

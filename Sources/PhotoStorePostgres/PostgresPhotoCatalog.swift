@@ -4,8 +4,9 @@ import PostgresNIO
 
 /// The catalog in PostgreSQL: listings over the orders' indexes (``PostgresListing``), search
 /// through the `tsvector` column, each method one read-only snapshot.
-struct PostgresPhotoCatalog: PhotoCatalog {
+struct PostgresPhotoCatalog: SQLPhotoCatalog {
     let database: PostgresDatabase
+    var sql: any SQLExecutor { PostgresExecutor(database: database) }
     /// Counts kept until the data may have changed (and for a lag past that): listings' totals,
     /// and how many photos a search matches up to the rank limit (``PostgresListing``).
     let counts: PostgresChangeCache<Int>
@@ -42,168 +43,16 @@ struct PostgresPhotoCatalog: PhotoCatalog {
     /// An image's columns, as ``PostgresImageArchive/storedRow(_:column:)`` reads them.
     static let imageColumns = "id, variant, content_type, byte_count, sha256, fetched_at"
 
+    // The sources' names, and whether one exists, from the index kept in `sources` rather
+    // than by a statement each: every gallery page lists them, every API answer looks one up.
     // A read of one statement runs outside a transaction: the statement sees one snapshot by
     // itself, and `BEGIN` and `COMMIT` would be two more round trips to the server, each through
     // NIO's event loop and the server's process, for every request `serve` answers.
-
-    func photo(id: String, variant: ImageVariant?) async throws(StoreError) -> StoredPhoto? {
-        let logger = database.logger
-        return try await database.read("reading photo \(id)") { connection in
-            let rows = try await connection.preparedRows(
-                """
-                SELECT photo.id, sequence, created_at, updated_at, width, height, color, blur_hash, description,
-                    alt_description, user_username, user_name, likes, is_sponsored, download_location,
-                    tracking.tracked_at, json, first_seen_at, last_seen_at, is_plus, image.*
-                FROM photo
-                LEFT JOIN download_tracking AS tracking ON tracking.photo_id = photo.id
-                LEFT JOIN LATERAL (
-                    SELECT \(unescaped: Self.imageColumns) FROM image
-                    WHERE image.photo_id = photo.id AND image.status = \(ImageStatus.stored.rawValue)
-                      AND (\(variant?.rawValue)::text IS NULL OR image.variant = \(variant?.rawValue))
-                    ORDER BY image.fetched_at DESC, image.variant LIMIT 1
-                ) AS image ON true
-                WHERE photo.id = \(id)
-                """, logger: logger)
-            guard let row = rows.first else { return nil }
-            let image =
-                try Array(row)[20].decode(Int64?.self) == nil
-                ? nil : try PostgresImageArchive.storedRow(row, column: 20)?.image
-            return try Self.storedPhoto(row, image: image)
-        }
-    }
-
-    private static func storedPhoto(_ row: PostgresRow, image: StoredImage?) throws -> StoredPhoto {
-        let cells = Array(row)
-        var photo = StoredPhoto(
-            id: try cells[0].decode(String.self), sequence: try cells[1].decode(Int64.self),
-            createdAt: try cells[2].decode(Date?.self), updatedAt: try cells[3].decode(Date?.self),
-            width: try cells[4].decode(Int?.self), height: try cells[5].decode(Int?.self),
-            color: try cells[6].decode(String?.self), blurHash: try cells[7].decode(String?.self),
-            description: try cells[8].decode(String?.self), altDescription: try cells[9].decode(String?.self),
-            userUsername: try cells[10].decode(String?.self), userName: try cells[11].decode(String?.self),
-            likes: try cells[12].decode(Int?.self), isSponsored: try cells[13].decode(Bool.self),
-            downloadLocation: try cells[14].decode(String?.self),
-            downloadTrackedAt: try cells[15].decode(Date?.self), json: Data(try cells[16].decode(String.self).utf8),
-            firstSeenAt: try cells[17].decode(Date.self), lastSeenAt: try cells[18].decode(Date.self), image: image)
-        photo.isPlus = try cells[19].decode(Bool.self)
-        return photo
-    }
-
-    func photoIDs(withStoredImage: Bool) async throws(StoreError) -> [String] {
-        let logger = database.logger
-        return try await database.read("listing photos") { connection in
-            let statement: PostgresQuery =
-                withStoredImage
-                ? """
-                SELECT id FROM photo
-                WHERE EXISTS (SELECT 1 FROM image WHERE photo_id = photo.id AND status = \(literal: .stored))
-                ORDER BY sequence
-                """
-                : "SELECT id FROM photo ORDER BY sequence"
-            var ids: [String] = []
-            for try await id in try await connection.guardedQuery(statement, logger: logger).decode(String.self) {
-                ids.append(id)
-            }
-            return ids
-        }
-    }
-
-    func sources(ofPhoto id: String) async throws(StoreError) -> [String] {
-        let logger = database.logger
-        return try await database.read("listing the sources of photo \(id)") { connection in
-            try await connection.preparedRows(
-                """
-                SELECT source.name FROM photo_source JOIN source ON source.id = photo_source.source_id
-                WHERE photo_source.photo_id = \(id) ORDER BY source.name COLLATE "C"
-                """, logger: logger
-            ).map { try $0.decode(String.self) }
-        }
-    }
 
     func sourceNames() async throws(StoreError) -> [String] {
         let (logger, sources) = (database.logger, sources)
         return try await database.read("listing the sources") { connection in
             try await SourceIndex.kept(in: sources, connection, logger).names
-        }
-    }
-
-    func sourceStatistics() async throws(StoreError) -> [SourceStatistics] {
-        let logger = database.logger
-        return try await database.snapshot("listing the sources") { connection in
-            try await Self.sourceStatistics(connection, logger)
-        }
-    }
-
-    static func sourceStatistics(_ connection: PostgresConnection, _ logger: Logger) async throws -> [SourceStatistics]
-    {
-        var statistics: [SourceStatistics] = []
-        let rows = try await connection.guardedQuery(
-            """
-            SELECT name, active, coalesce((SELECT photos FROM source_tally WHERE source_id = source.id), 0),
-                (SELECT count(*) FROM photo_source JOIN photo ON photo.id = photo_source.photo_id
-                 WHERE photo_source.source_id = source.id AND photo.is_plus),
-                error, error_at, \(unescaped: PostgresSyncLedger.syncStateColumns)
-            FROM source ORDER BY name COLLATE "C"
-            """, logger: logger)
-        for try await row in rows {
-            let cells = Array(row)
-            let error = try cells[4].decode(String?.self)
-            let errorAt = try cells[5].decode(Date?.self)
-            statistics.append(
-                SourceStatistics(
-                    name: try cells[0].decode(String.self), active: try cells[1].decode(Bool.self),
-                    photos: try cells[2].decode(Int64.self), plusPhotos: try cells[3].decode(Int64.self),
-                    state: try PostgresSyncLedger.syncState(Array(cells[6...])),
-                    failure: error.map { SourceFailure(message: $0, since: errorAt ?? Date(timeIntervalSince1970: 0)) }
-                ))
-        }
-        return statistics
-    }
-
-    func statistics() async throws(StoreError) -> StoreStatistics {
-        let logger = database.logger
-        return try await database.snapshot("computing statistics") { connection in
-            let photos = try await connection.integer("SELECT photos FROM photo_total", logger: logger)
-            var counts: [ImageStatus: (count: Int64, bytes: Int64)] = [:]
-            for try await (status, count, bytes) in try await connection.guardedQuery(
-                "SELECT status, sum(images)::bigint, sum(bytes)::bigint FROM image_tally GROUP BY status",
-                logger: logger
-            ).decode((String, Int64, Int64).self) {
-                if let status = ImageStatus(rawValue: status) { counts[status] = (count, bytes) }
-            }
-            let sources = try await Self.sourceStatistics(connection, logger)
-            let feed = sources.first { $0.name == PhotoSource.feed.description }?.state ?? SyncState()
-            let active = sources.filter(\.active)
-            var statistics = StoreStatistics(
-                photos: photos, imagesStored: counts[.stored]?.count ?? 0,
-                imagesPending: counts[.pending]?.count ?? 0, imagesFailed: counts[.failed]?.count ?? 0,
-                bytesStored: counts[.stored]?.bytes ?? 0, backfillNext: feed.backfillNext,
-                backfillComplete: !active.isEmpty && active.allSatisfy(\.state.backfillComplete),
-                lastPageAt: sources.compactMap(\.state.lastPageAt).max())
-            statistics.rejectedPhotos = try await connection.integer(
-                "SELECT count(*) FROM rejected_photo", logger: logger)
-            statistics.backfillStall = feed.backfillStall ?? active.lazy.compactMap(\.state.backfillStall).first
-            statistics.sources = sources
-            statistics.plusPhotos = try await connection.integer(
-                "SELECT count(*) FROM photo WHERE is_plus", logger: logger)
-            let retrying = try await connection.guardedQuery(
-                """
-                SELECT count(*), min(next_attempt_at) FROM image
-                WHERE status = \(literal: .pending) AND failure_class = \(literal: .transient)
-                """, logger: logger
-            ).collect()
-            if let row = retrying.first {
-                (statistics.imagesRetrying, statistics.nextImageRetryAt) = try row.decode((Int64, Date?).self)
-            }
-            statistics.imagesPruned = counts[.pruned]?.count ?? 0
-            statistics.bytesPruned = counts[.pruned]?.bytes ?? 0
-            if let load = try await connection.guardedQuery(
-                "SELECT loaded_at, reason FROM configuration_load WHERE id = 1", logger: logger
-            ).collect().first {
-                let (at, reason) = try load.decode((Date, String).self)
-                statistics.configurationLoaded = ConfigurationLoad(at: at, reload: reason == "reload")
-            }
-            return statistics
         }
     }
 
@@ -292,22 +141,6 @@ struct PostgresPhotoCatalog: PhotoCatalog {
             summary.sources = try cells[10].decode([String].self)
             if withSmallest { summary.smallestImage = try stored(at: 17) }
             return summary
-        }
-    }
-
-    func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data] {
-        let ids = Array(Set(photoIDs))
-        guard !ids.isEmpty else { return [:] }
-        let logger = database.logger
-        return try await database.read("reading the JSON of \(ids.count) photos") { connection in
-            var json: [String: Data] = [:]
-            for row in try await connection.preparedRows(
-                "SELECT id, json FROM photo WHERE id = ANY (\(ids)::text[])", logger: logger)
-            {
-                let (id, text) = try row.decode((String, String).self)
-                json[id] = Data(text.utf8)
-            }
-            return json
         }
     }
 
@@ -447,42 +280,6 @@ struct PostgresPhotoCatalog: PhotoCatalog {
         return try await database.read("looking up source \(name)") { connection in
             try await SourceIndex.kept(in: sources, connection, logger).ids[name] != nil
         }
-    }
-
-    func hasPhoto(id: String) async throws(StoreError) -> Bool {
-        let logger = database.logger
-        return try await database.read("looking up photo \(id)") { connection in
-            try await connection.preparedBoolean("SELECT EXISTS (SELECT 1 FROM photo WHERE id = \(id))", logger: logger)
-        }
-    }
-
-    func sourceObject(ofAny sources: [PhotoSource]) async throws(StoreError) -> Data? {
-        guard !sources.isEmpty else { return nil }
-        let (logger, names) = (database.logger, sources.map(\.description))
-        return try await database.read("reading the object of \(names.joined(separator: ", "))") { connection in
-            try await connection.guardedQuery(
-                """
-                SELECT object_json FROM source WHERE name = ANY (\(names)::text[]) AND object_json IS NOT NULL
-                ORDER BY object_fetched_at DESC LIMIT 1
-                """, logger: logger
-            ).collect().first.map { Data(try $0.decode(String.self).utf8) }
-        }
-    }
-
-    func topic(objectIDOrSlug key: String) async throws(StoreError) -> PhotoSource? {
-        let logger = database.logger
-        let name = try await database.read("looking up the topic \(key)") { connection in
-            try await connection.guardedQuery(
-                """
-                SELECT name FROM source
-                WHERE starts_with(name, 'topic:') AND object_json IS NOT NULL
-                  AND (object_json::jsonb ->> 'id' = \(key) OR object_json::jsonb ->> 'slug' = \(key))
-                ORDER BY object_fetched_at DESC LIMIT 1
-                """, logger: logger
-            ).collect().first?.decode(String.self)
-        }
-        // A name this version cannot read names no topic it could ask Unsplash for.
-        return name.flatMap { try? PhotoSource(parsing: $0) }
     }
 }
 

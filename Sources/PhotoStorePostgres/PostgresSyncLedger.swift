@@ -68,26 +68,6 @@ struct PostgresSyncLedger: SQLSyncLedger {
         }
     }
 
-    /// The columns of a source's ``SyncState``, as ``syncState(_:)`` reads them.
-    static let syncStateColumns = """
-        backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at, backfill_stall_reason,
-        backfill_stalled_at
-        """
-
-    /// The state in `cells`, the values of ``syncStateColumns`` in order.
-    static func syncState(_ cells: [PostgresCell]) throws -> SyncState {
-        let stallReason = try cells[5].decode(String?.self)
-        let stalledAt = try cells[6].decode(Date?.self)
-        return SyncState(
-            backfillNext: try cells[0].decode(String?.self).flatMap(URL.init(string:)),
-            backfillComplete: try cells[1].decode(Bool.self),
-            catchUpNext: try cells[2].decode(String?.self).flatMap(URL.init(string:)),
-            catchUpBaseline: try cells[3].decode(Int64?.self), lastPageAt: try cells[4].decode(Date?.self),
-            backfillStall: stallReason.map {
-                BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
-            })
-    }
-
     func pendingDownloadTracking(limit: Int) async throws(StoreError) -> [DownloadTrackingJob] {
         let logger = database.logger
         // The due rows are few, each checked with a lookup of its own (scalar subqueries): as

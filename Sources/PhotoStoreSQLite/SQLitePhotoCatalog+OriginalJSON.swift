@@ -5,23 +5,6 @@ import PhotoStore
 /// The reads that serve photos back in Unsplash's own shapes: each photo's JSON as the API sent
 /// it, and how many photos a listing holds.
 extension SQLitePhotoCatalog {
-    func originalJSON(photoIDs: [String]) async throws(StoreError) -> [String: Data] {
-        let ids = Array(Set(photoIDs))
-        guard !ids.isEmpty else { return [:] }
-        return try await database.read("reading the JSON of \(ids.count) photos") { db in
-            // One placeholder per id: every value is bound, the SQL is only "?, ?, ...".
-            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-            var json: [String: Data] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT id, CAST(json AS BLOB) AS json FROM photo WHERE id IN (\(placeholders))",
-                arguments: StatementArguments(ids))
-            {
-                json[row["id"]] = row["json"]
-            }
-            return json
-        }
-    }
-
     func count(matching query: PhotoQuery) async throws(StoreError) -> Int {
         let result = await listingRead(interruptible: false) { db, anchors in
             try Self.count(db, query, anchors: anchors)
@@ -148,21 +131,6 @@ extension SQLitePhotoCatalog {
             """
         return try anchors.count(db, signature: "\(sql) \(arguments)") {
             try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
-        }
-    }
-
-    func hasSource(_ source: PhotoSource) async throws(StoreError) -> Bool {
-        let name = source.description
-        return try await database.read("looking up source \(name)") { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM source WHERE name = ?)", arguments: [name])
-                ?? false
-        }
-    }
-
-    func hasPhoto(id: String) async throws(StoreError) -> Bool {
-        try await database.read("looking up photo \(id)") { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM photo WHERE id = ?)"), arguments: [id]) ?? false
         }
     }
 }

@@ -103,28 +103,6 @@ struct SQLiteSyncLedger: SQLSyncLedger {
         LIMIT ?
         """
 
-    static func syncState(_ db: Database, source: String) throws -> SyncState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source WHERE name = ?", arguments: [source]) else {
-            return SyncState()
-        }
-        return syncState(row)
-    }
-
-    /// The cursors of a `source` row.
-    static func syncState(_ row: Row) -> SyncState {
-        SyncState(
-            backfillNext: (row["backfill_next"] as String?).flatMap(URL.init(string:)),
-            backfillComplete: row["backfill_complete"] ?? false,
-            catchUpNext: (row["catch_up_next"] as String?).flatMap(URL.init(string:)),
-            catchUpBaseline: row["catch_up_baseline"],
-            lastPageAt: (row["last_page_at"] as StoredDate?)?.date,
-            backfillStall: (row["backfill_stall_reason"] as String?).map { reason in
-                BackfillStall(
-                    reason: reason,
-                    since: (row["backfill_stalled_at"] as StoredDate?)?.date ?? Date(timeIntervalSince1970: 0))
-            })
-    }
-
 }
 
 /// A photo whose download is still to be tracked, as ``SQLiteSyncLedger/pendingDownloadTrackingSQL``

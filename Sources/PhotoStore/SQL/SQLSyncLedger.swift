@@ -11,22 +11,8 @@ extension SQLSyncLedger {
     package func syncState(source: PhotoSource) async throws(StoreError) -> SyncState {
         try await sql.read(
             "reading the state of \(source)",
-            """
-            SELECT backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at,
-                backfill_stall_reason, backfill_stalled_at
-            FROM source WHERE name = \(source.description)
-            """
-        ) { rows in
-            guard let row = rows.first else { return SyncState() }
-            let stalledAt = try row.date(6)
-            return SyncState(
-                backfillNext: try row.text(0).flatMap(URL.init(string:)), backfillComplete: try row.boolean(1),
-                catchUpNext: try row.text(2).flatMap(URL.init(string:)), catchUpBaseline: try row.integer(3),
-                lastPageAt: try row.date(4),
-                backfillStall: try row.text(5).map {
-                    BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
-                })
-        }
+            "SELECT \(sql: SyncState.columns) FROM source WHERE name = \(source.description)"
+        ) { rows in try rows.first.map { try SyncState($0, from: 0) } ?? SyncState() }
     }
 
     package func recordBackfillStall(reason: String, source: PhotoSource, at now: Date) async throws(StoreError) {
@@ -124,5 +110,25 @@ extension SQLSyncLedger {
             "INSERT INTO source (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING",
             "UPDATE source SET \(sql: assignments) WHERE name = \(name)",
         ]
+    }
+}
+
+extension SyncState {
+    /// A source's state in its row, in the order ``init(_:from:)`` reads it.
+    static let columns: SQLStatement = """
+        backfill_next, backfill_complete, catch_up_next, catch_up_baseline, last_page_at, backfill_stall_reason,
+        backfill_stalled_at
+        """
+
+    /// The state in the ``columns`` of `row` from `first` on.
+    init(_ row: any SQLRow, from first: Int) throws {
+        let stalledAt = try row.date(first + 6)
+        self.init(
+            backfillNext: try row.text(first).flatMap(URL.init(string:)), backfillComplete: try row.boolean(first + 1),
+            catchUpNext: try row.text(first + 2).flatMap(URL.init(string:)),
+            catchUpBaseline: try row.integer(first + 3), lastPageAt: try row.date(first + 4),
+            backfillStall: try row.text(first + 5).map {
+                BackfillStall(reason: $0, since: stalledAt ?? Date(timeIntervalSince1970: 0))
+            })
     }
 }
