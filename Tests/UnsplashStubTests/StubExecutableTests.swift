@@ -12,40 +12,50 @@ import UnsplashStub
 @Suite(.timeLimit(.minutes(5))) struct StubExecutableTests {
     @Test func printsItsAddressServesAndExitsZeroOnSIGTERM() async throws {
         let (process, output, _) = try Self.start(["--port", "0", "--photos", "12"])
+        try await withTeardown(await Self.stop(process)) {
+            let line = Self.firstLine(of: output)
+            let match = try #require(
+                line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(12 photos\)/))
+            let base = try #require(URL(string: String(match.1)))
 
-        let line = Self.firstLine(of: output)
-        let match = try #require(
-            line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(12 photos\)/))
-        let base = try #require(URL(string: String(match.1)))
+            let answer = try await Client().get(URL(string: base.absoluteString + "/photos")!)
+            #expect(answer.status == 200)
+            #expect(answer.header("X-Total") == "12")
 
-        let answer = try await Client().get(URL(string: base.absoluteString + "/photos")!)
-        #expect(answer.status == 200)
-        #expect(answer.header("X-Total") == "12")
-
-        process.signal(SIGTERM)
-        let ending = await process.ending()
-        #expect(ending.status == 0)
-        #expect(!ending.bySignal)
+            process.signal(SIGTERM)
+            let ending = await process.ending()
+            #expect(ending.status == 0)
+            #expect(!ending.bySignal)
+        }
     }
 
     @Test func faultFlagsApplyFromTheFirstRequest() async throws {
         let (process, output, _) = try Self.start([
             "--port", "0", "--photos", "30", "--empty-page", "1", "--fail-every", "2", "--fail-status", "503",
         ])
-        let line = Self.firstLine(of: output)
-        let match = try #require(
-            line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
-        let photos = try #require(URL(string: String(match.1) + "/photos"))
+        try await withTeardown(await Self.stop(process)) {
+            let line = Self.firstLine(of: output)
+            let match = try #require(
+                line.wholeMatch(of: /unsplash-stub listening on (http:\/\/127\.0\.0\.1:\d+) \(30 photos\)/))
+            let photos = try #require(URL(string: String(match.1) + "/photos"))
 
-        let empty = try await Client().get(photos)
-        let failed = try await Client().get(photos)
-        let full = try await Client().get(photos)
+            let empty = try await Client().get(photos)
+            let failed = try await Client().get(photos)
+            let full = try await Client().get(photos)
 
-        #expect(String(decoding: empty.body, as: UTF8.self) == "[]")
-        #expect(failed.status == 503)
-        #expect(try full.photoIDs().count == 10)
-        process.signal(SIGTERM)
-        #expect(await process.ending().status == 0)
+            #expect(String(decoding: empty.body, as: UTF8.self) == "[]")
+            #expect(failed.status == 503)
+            #expect(try full.photoIDs().count == 10)
+            process.signal(SIGTERM)
+            #expect(await process.ending().status == 0)
+        }
+    }
+
+    /// Kills the stub if a failed expectation left it running, and waits for it: a stub left
+    /// behind holds the test run's output open, and the run never ends.
+    static func stop(_ process: Spawned) async {
+        process.signal(SIGKILL)
+        _ = await process.ending()
     }
 
     @Test(arguments: [["--sponsored-every", "1"], ["--fail-rate", "2"]])
