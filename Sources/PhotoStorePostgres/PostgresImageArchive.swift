@@ -8,8 +8,10 @@ import PostgresNIO
 /// transaction as the image's `stored` status, and read back a chunk at a time, so that memory
 /// stays bounded both ways with images of 20 MB (postgres-nio holds a whole `bytea` value in
 /// memory). ``ImageArchive``'s contract, as SQLite's.
-struct PostgresImageArchive: ImageArchive {
+struct PostgresImageArchive: SQLImageArchive {
     let database: PostgresDatabase
+    var sql: any SQLExecutor { PostgresExecutor(database: database) }
+    let bytesTable = "image_chunk"
 
     /// The bytes of one `image_chunk` row at most.
     static let chunkBytes = 1 << 20
@@ -62,109 +64,18 @@ struct PostgresImageArchive: ImageArchive {
         }
     }
 
-    func storedBytes() async throws(StoreError) -> Int64 {
-        let logger = database.logger
-        return try await database.read("adding up stored images") { connection in
-            try await Self.storedBytes(connection, logger)
-        }
-    }
-
-    func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
-        let logger = database.logger
-        return try await database.read("reading the image of photo \(photoID)") { connection in
-            try await Self.image(photoID: photoID, variant: variant, status: .pruned, connection, logger)?.image
-        }
-    }
-
-    func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
-        let logger = database.logger
-        return try await database.read("reading the image of photo \(photoID)") { connection in
-            try await Self.image(photoID: photoID, variant: variant, status: .stored, connection, logger)?.image
-        }
-    }
-
-    func storedImages(photoIDs: [String]) async throws(StoreError) -> [String: [StoredImage]] {
-        guard !photoIDs.isEmpty else { return [:] }
-        let logger = database.logger
-        let ids = Array(Set(photoIDs))
-        return try await database.read("reading stored images") { connection in
-            var images: [String: [StoredImage]] = [:]
-            let rows = try await connection.preparedRows(
-                """
-                SELECT photo_id, id, variant, content_type, byte_count, sha256, fetched_at FROM image
-                WHERE photo_id = ANY(\(ids)) AND status = \(literal: .stored)
-                ORDER BY byte_count, variant
-                """, logger: logger)
-            for row in rows {
-                let photoID = try Array(row)[0].decode(String.self)
-                if let found = try Self.storedRow(row, column: 1) { images[photoID, default: []].append(found.image) }
-            }
-            return images
-        }
-    }
-
     func chunks(of image: StoredImage, photoID: String, chunkSize: Int) -> ImageChunks {
         let (database, logger) = (database, database.logger)
         return ImageChunks(image: image, chunkSize: chunkSize) { offset, length throws(StoreError) in
             try await database.read("reading the image of photo \(photoID)") { connection -> Data? in
-                guard
-                    let row = try await Self.image(
-                        photoID: photoID, variant: image.variant, status: .stored, connection, logger),
+                let lookup = ArchiveStatements.image(photoID: photoID, variant: image.variant)
+                let rows = try await PostgresExecutor.run([lookup], connection, logger, preparing: true)[0]
+                guard let row = try rows.first.flatMap({ try ArchiveStatements.image($0, from: 0) }),
                     row.image.sha256 == image.sha256, row.image.byteCount == image.byteCount
                 else { return nil }
                 return try await Self.bytes(of: row.id, offset: offset, length: length, connection, logger)
             }
         }
-    }
-
-    func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
-        let logger = database.logger
-        return try await database.read("reading the image of photo \(photoID)") { connection -> Data? in
-            guard
-                let row = try await Self.image(photoID: photoID, variant: variant, status: .stored, connection, logger)
-            else { return nil }
-            var data = Data()
-            try await Self.forEachChunk(of: row.id, connection, logger) { data.append($0) }
-            return data
-        }
-    }
-
-    func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
-        -> Int64?
-    {
-        guard let image = try await storedImage(photoID: photoID, variant: variant) else { return nil }
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
-            let output = FileHandle(forWritingAtPath: destination.path)
-        else {
-            throw StoreError.cannotWriteImageFile(file: destination.path, reason: "it cannot be created")
-        }
-        defer { try? output.close() }
-        return try await write(image, photoID: photoID, to: output, named: destination.path)
-    }
-
-    func writeImage(
-        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
-    ) async throws(StoreError) -> Int64? {
-        guard let image = try await storedImage(photoID: photoID, variant: variant) else { return nil }
-        return try await write(image, photoID: photoID, to: output, named: name)
-    }
-
-    /// Streams `image`, a chunk at a time, each chunk its own read.
-    private func write(
-        _ image: StoredImage, photoID: String, to output: FileHandle, named name: String
-    ) async throws(StoreError) -> Int64 {
-        var written: Int64 = 0
-        do {
-            for try await chunk in chunks(of: image, photoID: photoID, chunkSize: Self.chunkBytes) {
-                try output.write(contentsOf: chunk)
-                written += Int64(chunk.count)
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.cannotWriteImageFile(file: name, reason: "\(error)")
-        }
-        return written
     }
 
     /// ``VerificationWalk`` over the `image_chunk` rows, one read transaction an image. The
@@ -189,41 +100,15 @@ struct PostgresImageArchive: ImageArchive {
 
     // MARK: - Inside a transaction
 
-    /// An image row of `status`, with its row id.
-    struct Row {
-        var id: Int64
-        var image: StoredImage
-    }
-
-    /// The image of `variant` of `photoID` in `status`, or its most recently fetched one when
-    /// `variant` is nil.
-    static func image(
-        photoID: String, variant: ImageVariant?, status: ImageStatus, _ connection: PostgresConnection,
-        _ logger: Logger
-    ) async throws -> Row? {
-        let rows = try await connection.preparedRows(
-            """
-            SELECT id, variant, content_type, byte_count, sha256, fetched_at FROM image
-            WHERE photo_id = \(photoID) AND status = \(status.rawValue)
-              AND (\(variant?.rawValue)::text IS NULL OR variant = \(variant?.rawValue))
-            ORDER BY fetched_at DESC, variant
-            LIMIT 1
-            """, logger: logger)
-        return try rows.first.flatMap { try storedRow($0, column: 0) }
-    }
-
-    /// The image described by `row`'s columns from `column` on (id, variant, content type, byte
-    /// count, SHA-256, fetch time); nil for a variant this build does not know.
-    static func storedRow(_ row: PostgresRow, column: Int) throws -> Row? {
+    /// The stored image described by `row`'s columns from `column` on (id, variant, content
+    /// type, byte count, SHA-256, fetch time); nil for a variant this build does not know.
+    static func storedImage(_ row: PostgresRow, column: Int) throws -> StoredImage? {
         let cells = Array(row)
-        let id = try cells[column].decode(Int64.self)
         guard let variant = ImageVariant(rawValue: try cells[column + 1].decode(String.self)) else { return nil }
-        return Row(
-            id: id,
-            image: StoredImage(
-                variant: variant, contentType: try cells[column + 2].decode(String.self),
-                byteCount: try cells[column + 3].decode(Int64.self), sha256: try cells[column + 4].decode(String.self),
-                fetchedAt: try cells[column + 5].decode(Date.self)))
+        return StoredImage(
+            variant: variant, contentType: try cells[column + 2].decode(String.self),
+            byteCount: try cells[column + 3].decode(Int64.self), sha256: try cells[column + 4].decode(String.self),
+            fetchedAt: try cells[column + 5].decode(Date.self))
     }
 
     static func storedBytes(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
@@ -257,16 +142,8 @@ struct PostgresImageArchive: ImageArchive {
         if storageLimit == nil, case .data(let data) = image.bytes {
             return try await storeInOneTrip(image, data, name: name, connection, logger)
         }
-        guard
-            let (imageID, status) = try await connection.guardedQuery(
-                "SELECT id, status FROM image WHERE photo_id = \(image.photoID) AND variant = \(image.variant.rawValue)",
-                logger: logger
-            ).collect().first?.decode((Int64, String).self)
-        else {
-            throw StoreError.unknownImageJob(path: name, photoID: image.photoID, variant: image.variant)
-        }
-        // A pruned image was stored once; storing it again would undo the budget that freed it.
-        guard status != ImageStatus.stored.rawValue, status != ImageStatus.pruned.rawValue else { return false }
+        let job = try await connection.run([ArchiveStatements.job(of: image)], logger)[0]
+        guard let imageID = try ArchiveStatements.imageIDToStore(job, of: image, path: name) else { return false }
         if let storageLimit {
             try await makeRoom(for: image.byteCount, within: storageLimit, pruned: &pruned, connection, logger)
         }
@@ -300,12 +177,7 @@ struct PostgresImageArchive: ImageArchive {
                 throw StoreError.imageSizeMismatch(file: file.path, expected: byteCount, actual: read)
             }
         }
-        try await connection.guardedQuery(
-            """
-            UPDATE image SET status = \(literal: .stored), content_type = \(image.contentType), byte_count = \(image.byteCount),
-                sha256 = \(image.sha256), fetched_at = \(image.fetchedAt), next_attempt_at = NULL
-            WHERE id = \(imageID)
-            """, logger: logger)
+        _ = try await connection.run([ArchiveStatements.markStored(image, id: imageID)], logger)
         return true
     }
 

@@ -128,7 +128,7 @@ struct PostgresPhotoCatalog: SQLPhotoCatalog {
             let cells = Array(row)
             func stored(at column: Int) throws -> StoredImage? {
                 try cells[column].decode(Int64?.self) == nil
-                    ? nil : try PostgresImageArchive.storedRow(row, column: column)?.image
+                    ? nil : try PostgresImageArchive.storedImage(row, column: column)
             }
             let image = try stored(at: 11)
             var summary = PhotoSummary(

@@ -53,18 +53,6 @@ enum ImageBlob {
         }
     }
 
-    /// Copies the whole blob of `image_data` row `rowID` to `output`, returning its size.
-    /// Must run inside a read transaction, so the blob cannot change underneath.
-    static func read(rowID: Int64, to output: FileHandle, destination: URL, in db: Database) throws -> Int64 {
-        try forEachChunk(rowID: rowID, in: db) { chunk in
-            do {
-                try output.write(contentsOf: chunk)
-            } catch {
-                throw StoreError.cannotWriteImageFile(file: destination.path, reason: reason(error))
-            }
-        }
-    }
-
     /// Hands the whole blob of `image_data` row `rowID` to `body` in chunks of at most
     /// ``chunkSize`` bytes, in order, returning its size. Must run inside a read transaction.
     static func forEachChunk(rowID: Int64, in db: Database, _ body: (UnsafeRawBufferPointer) throws -> Void) throws

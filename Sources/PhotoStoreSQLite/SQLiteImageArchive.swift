@@ -3,17 +3,13 @@ import GRDB
 import PhotoStore
 import PhotosyncModel
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The archive in SQLite: bytes in `image_data` rows beside their `image` row, written and read
 /// with SQLite's incremental blob I/O a chunk at a time (``ImageBlob``), so memory never grows
 /// with an image.
-struct SQLiteImageArchive: ImageArchive {
+struct SQLiteImageArchive: SQLImageArchive {
     let database: StoreDatabase
+    var sql: any SQLExecutor { SQLiteExecutor(database: database) }
+    let bytesTable = "image_data"
 
     @discardableResult
     func storeImages(
@@ -45,44 +41,11 @@ struct SQLiteImageArchive: ImageArchive {
         }
     }
 
-    func storedBytes() async throws(StoreError) -> Int64 {
-        try await database.read("adding up stored images") { db in try Self.storedBytes(db) }
-    }
-
-    func prunedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
-        try await database.read("reading the image of photo \(photoID)") { db in
-            try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant, status: .pruned)?.image
-        }
-    }
-
+    /// ``SQLImageArchive/storedImage(photoID:variant:)``'s statement, decoded in place: serve
+    /// runs it for every request, and through the executor it took 12 % longer.
     func storedImage(photoID: String, variant: ImageVariant?) async throws(StoreError) -> StoredImage? {
         try await database.read("reading the image of photo \(photoID)") { db in
             try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant)?.image
-        }
-    }
-
-    /// One statement for all of `photoIDs`, which it reads as a JSON array (no variable-length
-    /// `IN` list), in the order of the `UNIQUE (photo_id, variant)` index; each photo's few
-    /// variants are sorted here. A statement a photo, each sorting in a temporary B-tree of its
-    /// own, was 14 % of a gallery page's CPU.
-    func storedImages(photoIDs: [String]) async throws(StoreError) -> [String: [StoredImage]] {
-        guard !photoIDs.isEmpty else { return [:] }
-        return try await database.read("reading stored images") { db in
-            let ids = String(decoding: try JSONEncoder().encode(Array(Set(photoIDs))), as: UTF8.self)
-            var images: [String: [StoredImage]] = [:]
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: """
-                        SELECT image.photo_id, \(StoredImageRow.columns(of: "image")) FROM json_each(?) AS wanted
-                        CROSS JOIN image ON image.photo_id = wanted.value
-                        WHERE +image.status = \(ImageStatus.stored.sqlLiteral)
-                        """),
-                arguments: [ids])
-            while let row = try rows.next() {
-                images[try row.decode(String.self, atIndex: 0), default: []]
-                    .append(try StoredImageRow(row: row, from: 1).image)
-            }
-            return images.mapValues { variants in variants.sorted { $0.isSmaller(than: $1) } }
         }
     }
 
@@ -98,50 +61,7 @@ struct SQLiteImageArchive: ImageArchive {
         }
     }
 
-    func imageData(photoID: String, variant: ImageVariant?) async throws(StoreError) -> Data? {
-        try await database.read("reading the image of photo \(photoID)") { db in
-            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
-            return try Data.fetchOne(db, sql: "SELECT bytes FROM image_data WHERE image_id = ?", arguments: [image.id])
-        }
-    }
-
-    func writeImage(photoID: String, variant: ImageVariant?, to destination: URL) async throws(StoreError)
-        -> Int64?
-    {
-        try await database.read("reading the image of photo \(photoID)") { db in
-            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
-            let output = try Self.createOrTruncate(destination)
-            defer { try? output.close() }
-            return try ImageBlob.read(rowID: image.id, to: output, destination: destination, in: db)
-        }
-    }
-
-    func writeImage(
-        photoID: String, variant: ImageVariant?, to output: FileHandle, named name: String
-    ) async throws(StoreError) -> Int64? {
-        try await database.read("reading the image of photo \(photoID)") { db in
-            guard let image = try StoredImageRow.fetchOne(db, photoID: photoID, variant: variant) else { return nil }
-            return try ImageBlob.read(rowID: image.id, to: output, destination: URL(fileURLWithPath: name), in: db)
-        }
-    }
-
     // MARK: - SQL
-
-    /// The job's row id, or nil when its image is already stored.
-    private static func imageIDToStore(
-        photoID: String, variant: ImageVariant, path: String, in db: Database
-    ) throws -> Int64? {
-        guard
-            let job = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, status FROM image WHERE photo_id = ? AND variant = ?"),
-                arguments: [photoID, variant])
-        else {
-            throw StoreError.unknownImageJob(path: path, photoID: photoID, variant: variant)
-        }
-        let status: ImageStatus = try job.decode(forColumn: "status")
-        // A pruned image was stored once; storing it again would undo the budget that freed it.
-        return status == .stored || status == .pruned ? nil : try job.decode(forColumn: "id")
-    }
 
     static func storedBytes(_ db: Database) throws -> Int64 {
         try db.run([ArchiveStatements.storedBytes])[0].first?.integer(0) ?? 0
@@ -167,8 +87,8 @@ struct SQLiteImageArchive: ImageArchive {
     private static func store(
         _ image: ImageToStore, storageLimit: Int64?, pruned: inout [PrunedImage], path: String, in db: Database
     ) throws -> Bool {
-        guard let imageID = try imageIDToStore(photoID: image.photoID, variant: image.variant, path: path, in: db)
-        else { return false }
+        let job = try db.run([ArchiveStatements.job(of: image)])[0]
+        guard let imageID = try ArchiveStatements.imageIDToStore(job, of: image, path: path) else { return false }
         if let storageLimit {
             try makeRoom(for: image.byteCount, within: storageLimit, pruned: &pruned, in: db)
         }
@@ -181,50 +101,15 @@ struct SQLiteImageArchive: ImageArchive {
                 .execute(arguments: [imageID, byteCount])
             try ImageBlob.write(from: file, byteCount: byteCount, rowID: imageID, in: db)
         }
-        // Cached: run for every image, where parsing it again cost more than running it.
-        try db.cachedStatement(sql: markStoredSQL).execute(arguments: [
-            image.contentType, image.byteCount, image.sha256, image.fetchedAt.stored, imageID,
-        ])
+        _ = try db.run([ArchiveStatements.markStored(image, id: imageID)])
         return true
     }
-
-    // The statement the image writer runs for every image, built once, its status literal from
-    // `ImageStatus`.
-    private static let markStoredSQL = """
-        UPDATE image SET
-            status = \(ImageStatus.stored.sqlLiteral), content_type = ?, byte_count = ?, sha256 = ?, fetched_at = ?,
-            next_attempt_at = NULL
-        WHERE id = ?
-        """
 
     /// Blob offsets in SQLite's C API are 32-bit.
     private static func checkBlobSize(_ image: ImageToStore) throws(StoreError) {
         guard image.byteCount <= Int64(Int32.max) else {
             throw .imageTooLarge(photoID: image.photoID, variant: image.variant, byteCount: image.byteCount)
         }
-    }
-
-    private static func createOrTruncate(_ destination: URL) throws -> FileHandle {
-        let descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw StoreError.cannotWriteImageFile(file: destination.path, reason: String(cString: strerror(errno)))
-        }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-    }
-}
-
-extension StoredImage {
-    /// Fewer bytes, or as many and the first variant by name: the order of
-    /// ``ImageArchive/storedImages(photoIDs:)`` and ``PhotoSummary/smallestImage``, as SQL's
-    /// `ORDER BY byte_count, variant` (variant names are lowercase ASCII).
-    func isSmaller(than other: StoredImage) -> Bool {
-        (byteCount, variant.rawValue) < (other.byteCount, other.variant.rawValue)
-    }
-
-    /// Fetched later, or at once and the first variant by name: ``PhotoSummary/image``, as SQL's
-    /// `ORDER BY fetched_at DESC, variant`.
-    func isNewer(than other: StoredImage) -> Bool {
-        (fetchedAt, other.variant.rawValue) > (other.fetchedAt, variant.rawValue)
     }
 }
 

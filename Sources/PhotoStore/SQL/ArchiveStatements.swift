@@ -20,6 +20,33 @@ package enum ArchiveStatements {
         WHERE status = \(literal: ImageStatus.stored) ORDER BY fetched_at, id LIMIT 1
         """
 
+    /// The job of `image`: its id and status.
+    package static func job(of image: ImageToStore) -> SQLStatement {
+        "SELECT id, status FROM image WHERE photo_id = \(image.photoID) AND variant = \(image.variant.rawValue)"
+    }
+
+    /// The id of the job in `rows` (of ``job(of:)``) to store `image` under; nil when it was
+    /// stored or pruned (a pruned image was stored once: storing it again would undo the budget
+    /// that freed it).
+    /// - Throws: `StoreError.unknownImageJob` without a job, in the database at `path`.
+    package static func imageIDToStore(_ rows: [any SQLRow], of image: ImageToStore, path: String) throws -> Int64? {
+        guard let job = rows.first else {
+            throw StoreError.unknownImageJob(path: path, photoID: image.photoID, variant: image.variant)
+        }
+        let status = try job.text(1)
+        return status == ImageStatus.stored.rawValue || status == ImageStatus.pruned.rawValue ? nil : try job.integer(0)
+    }
+
+    /// Marks job `id` stored with `image`'s metadata, once its bytes are written.
+    package static func markStored(_ image: ImageToStore, id: Int64) -> SQLStatement {
+        """
+        UPDATE image SET status = \(literal: ImageStatus.stored), content_type = \(image.contentType),
+            byte_count = \(image.byteCount), sha256 = \(image.sha256), fetched_at = \(image.fetchedAt),
+            next_attempt_at = NULL
+        WHERE id = \(id)
+        """
+    }
+
     /// Frees the bytes of the image in `row` (a row of ``oldestStored``), kept in `bytesTable`,
     /// and marks it pruned; and the image as pruned, nil for a variant this build does not know.
     package static func prune(
