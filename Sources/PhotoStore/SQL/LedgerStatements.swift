@@ -89,21 +89,27 @@ extension LedgerStatements {
     /// rewrites the API's columns of one stored already (``keptByPageCommits`` stay). The columns
     /// are `photo`'s description (``MirrorPhoto``), the one list of them.
     package static func write(_ planned: PageCommitPlan.Planned, seenAt now: Date) -> SQLStatement {
-        let columns = MirrorPhoto.mapping.description.columns.map(\.name)
         let values = MirrorPhoto(planned.record, sequence: planned.sequence, seenAt: now).mirrorValues
-        var fragments: [SQLStatement.Fragment]
-        if planned.isStored {
-            fragments = [.sql("UPDATE photo SET ")]
-            for (column, value) in zip(columns, values) where !keptByPageCommits.contains(column) {
-                fragments += [.sql(fragments.count == 1 ? "\(column) = " : ", \(column) = "), .value(value)]
-            }
-            fragments += [.sql(" WHERE id = "), .value(.text(planned.record.id))]
-        } else {
-            fragments = [.sql("INSERT INTO photo (\(columns.joined(separator: ", "))) VALUES ")]
-            fragments.append(.list(values))
-        }
+        guard planned.isStored else { return SQLStatement(fragments: [insertPhoto, .list(values)]) }
+        var fragments: [SQLStatement.Fragment] = []
+        fragments.reserveCapacity(2 * replacedColumns.count + 2)
+        for (index, assignment) in replacedColumns { fragments += [assignment, .value(values[index])] }
+        fragments += [.sql(" WHERE id = "), .value(.text(planned.record.id))]
         return SQLStatement(fragments: fragments)
     }
+
+    /// The text before an insert's values, made once: a sync writes it for every new photo.
+    private static let insertPhoto = SQLStatement.Fragment.sql(
+        "INSERT INTO photo (\(MirrorPhoto.mapping.description.columns.map(\.name).joined(separator: ", "))) VALUES ")
+
+    /// The columns an update rewrites, each by its place in `MirrorPhoto`'s values and the text
+    /// before its value (`UPDATE photo SET name = `, `, name = `), made once.
+    private static let replacedColumns: [(Int, SQLStatement.Fragment)] = {
+        let columns = MirrorPhoto.mapping.description.columns.map(\.name).enumerated()
+        return columns.filter { !keptByPageCommits.contains($0.element) }.enumerated().map { place, column in
+            (column.offset, .sql((place == 0 ? "UPDATE photo SET " : ", ") + column.element + " = "))
+        }
+    }()
 
     /// What a page commit keeps of a photo it already had: the rest is the API's, replaced by
     /// every page that lists the photo.
